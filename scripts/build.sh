@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds both targets from the one CMakeLists.txt: build/native (CLI, tests) and build/wasm (web module).
+# Usage: scripts/build.sh [native|wasm|all]   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:-all}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+if [ "$target" = native ] || [ "$target" = all ]; then
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j "$jobs"
+fi
+if [ "$target" = wasm ] || [ "$target" = all ]; then
+  # Debian's emcc runs its JS optimizer with Debian's acorn, found only through NODE_PATH.
+  export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/wasm -j "$jobs"
+fi

@@ -1,0 +1,73 @@
+// serve.mjs: a small static server for the page. / serves web/, /models/ serves models/.
+// Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate]
+//   --csp      adds the strict Content-Security-Policy the page must run under
+//   --isolate  adds COOP/COEP headers (cross-origin isolation)
+import { createServer } from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const mounts = [['/models/', join(root, 'models')], ['/', join(root, 'web')]];
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.bin': 'application/octet-stream', '.safetensors': 'application/octet-stream',
+  '.txt': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
+};
+
+// Maps a URL path to a file inside one of the mounts, or null (never escapes a mount).
+function resolvePath(urlPath) {
+  let path;
+  try { path = decodeURIComponent(urlPath.split('?')[0]); } catch { return null; }
+  if (path.endsWith('/')) path += 'index.html';
+  for (const [prefix, dir] of mounts) {
+    if (!path.startsWith(prefix)) continue;
+    const file = normalize(join(dir, path.slice(prefix.length)));
+    if (file !== dir && !file.startsWith(dir + sep)) return null;
+    return file;
+  }
+  return null;
+}
+
+export function startServer({ port = 8080, host = '127.0.0.1', csp = false, isolate = false } = {}) {
+  const server = createServer((req, res) => {
+    const file = resolvePath(req.url);
+    let stat = null;
+    try { stat = file && statSync(file); } catch { stat = null; }
+    const headers = { 'Cache-Control': 'no-cache' };
+    if (csp) headers['Content-Security-Policy'] = STRICT_CSP;
+    if (isolate) {
+      headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+      headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+    }
+    if (!stat || !stat.isFile()) {
+      res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' });
+      res.end('not found\n');
+      return;
+    }
+    headers['Content-Type'] = types[extname(file)] || 'application/octet-stream';
+    headers['Content-Length'] = stat.size;
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') { res.end(); return; }
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok) => server.listen(port, host, () => ok(server)));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const arg = (name, fallback) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 ? process.argv[i + 1] : fallback;
+  };
+  const options = {
+    port: Number(arg('port', process.env.PORT || 8080)),
+    host: arg('host', '127.0.0.1'),
+    csp: process.argv.includes('--csp'),
+    isolate: process.argv.includes('--isolate'),
+  };
+  await startServer(options);
+  console.log(`arcscope: serving on http://${options.host}:${options.port}/${options.csp ? ' (strict CSP)' : ''}`);
+}

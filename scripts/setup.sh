@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what arcscope needs and is missing: Debian packages (apt-get) and npm packages (from package-lock.json).
+# Already-installed parts are skipped, so running it again costs a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ make libgtest-dev libeigen3-dev emscripten chromium clang libclang-rt-14-dev
+          python3-torch python3-numpy python3-regex)
+command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm packages exactly as locked; reinstall only when the lockfile changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages from package-lock.json"
+  npm ci --no-audit --no-fund --ignore-scripts >/dev/null
+fi

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds both targets and runs every suite. Exits non-zero if any suite fails and
+# ends with a one-line summary.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh || { echo "SUMMARY: setup failed"; exit 1; }
+./scripts/build.sh || { echo "SUMMARY: build failed"; exit 1; }
+
+passed=(); failed=()
+run_suite() {
+  local name=$1; shift
+  echo; echo "=== $name: $*"
+  if "$@"; then passed+=("$name"); else failed+=("$name"); fi
+}
+
+run_suite "c++" ctest --test-dir build/native --output-on-failure -j 2
+run_suite "wasm-node" node --test tests/js/
+run_suite "browser" npx playwright test
+
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "SUMMARY: all ${#passed[@]} suites passed (${passed[*]})"
+else
+  echo "SUMMARY: ${#failed[@]} of $(( ${#passed[@]} + ${#failed[@]} )) suites FAILED (${failed[*]}); passed: ${passed[*]:-none}"
+  exit 1
+fi
