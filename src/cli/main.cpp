@@ -12,14 +12,14 @@ namespace arcscope::cli {
 Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags) {
     for (size_t i = 0; i < argv.size(); ++i) {
         const std::string& a = argv[i];
-        require(a.rfind("--", 0) == 0 && a.size() > 2, "unexpected argument '" + a + "'");
+        arcscope::require(a.rfind("--", 0) == 0 && a.size() > 2, "unexpected argument '" + a + "'");
         std::string key = a.substr(2);
         bool is_flag = false;
         for (const auto& f : flags) is_flag |= (f == key);
         if (is_flag) {
             values_[key] = "";
         } else {
-            require(i + 1 < argv.size(), "option --" + key + " needs a value");
+            arcscope::require(i + 1 < argv.size(), "option --" + key + " needs a value");
             values_[key] = argv[++i];
         }
     }
