@@ -5,6 +5,10 @@
 #include <emscripten/val.h>
 
 #include <exception>
+#include <memory>
+
+#include "attention.h"
+#include "error.h"
 #include <string>
 #include <vector>
 
@@ -38,6 +42,142 @@ std::vector<T> vector_from(const val& array) {
 }  // namespace
 
 // ---- section: attention blocks (attention.h) ----
+namespace blocks {
+using namespace arcscope;
+
+val shape_array(const std::vector<int>& shape) {
+    val a = val::array();
+    for (int d : shape) a.call<void>("push", d);
+    return a;
+}
+
+val tensor_value(const Tensor& t) {
+    val o = val::object();
+    o.set("data", float32_array(t.data.data(), t.data.size()));
+    o.set("shape", shape_array(t.shape));
+    return o;
+}
+
+val matrix_value(const Matrix& m) {
+    val o = val::object();
+    o.set("data", float32_array(m.data(), size_t(m.size())));
+    o.set("shape", shape_array({int(m.rows()), int(m.cols())}));
+    return o;
+}
+
+Tensor tensor_from(const val& data, const val& shape) {
+    return Tensor(vector_from<int>(shape), vector_from<float>(data));
+}
+
+Matrix matrix_from(const val& data, int rows, int cols) {
+    std::vector<float> v = vector_from<float>(data);
+    require(rows > 0 && cols > 0 && v.size() == size_t(rows) * cols,
+            "expected " + std::to_string(rows) + " x " + std::to_string(cols) + " values, got " + std::to_string(v.size()));
+    return Eigen::Map<Matrix>(v.data(), rows, cols);
+}
+
+// mask: null/undefined for none, else T*T values (1 keep, 0 block).
+std::unique_ptr<Matrix> optional_mask(const val& mask, int seq) {
+    if (mask.isNull() || mask.isUndefined()) return nullptr;
+    return std::make_unique<Matrix>(matrix_from(mask, seq, seq));
+}
+
+int seq_len(const Tensor& x) { return x.shape.size() == 3 ? x.shape[1] : 0; }
+
+SingleHeadAttention make_single(int d_model, int d_head, unsigned seed) {
+    return guarded([&] { return SingleHeadAttention(d_model, d_head, seed); });
+}
+
+val single_forward(const SingleHeadAttention& self, val data, val shape, val mask) {
+    return guarded([&] {
+        Tensor x = tensor_from(data, shape);
+        auto m = optional_mask(mask, seq_len(x));
+        auto o = self.forward(x, m.get());
+        val r = val::object();
+        r.set("out", tensor_value(o.out));
+        r.set("weights", tensor_value(o.weights));
+        return r;
+    });
+}
+
+MultiHeadAttention make_multi(int d_model, int n_heads, unsigned seed) {
+    return guarded([&] { return MultiHeadAttention(d_model, n_heads, seed); });
+}
+
+val multi_forward(const MultiHeadAttention& self, val data, val shape, val mask) {
+    return guarded([&] {
+        Tensor x = tensor_from(data, shape);
+        auto m = optional_mask(mask, seq_len(x));
+        auto o = self.forward(x, m.get());
+        val r = val::object();
+        r.set("out", tensor_value(o.out));
+        r.set("weights", tensor_value(o.weights));
+        r.set("q", tensor_value(o.q));
+        r.set("k", tensor_value(o.k));
+        r.set("v", tensor_value(o.v));
+        r.set("merged", tensor_value(o.merged));
+        return r;
+    });
+}
+
+template <class Layer>
+val get_weight(const Layer& self, std::string name) {
+    return guarded([&] { return matrix_value(self.weight(name)); });
+}
+
+template <class Layer>
+void set_weight(Layer& self, std::string name, val data) {
+    guarded([&] {
+        const Matrix& current = self.weight(name);
+        self.set_weight(name, matrix_from(data, int(current.rows()), int(current.cols())));
+    });
+}
+
+PositionalEncoding make_positional(int d_model, int max_seq_len) {
+    return guarded([&] { return PositionalEncoding(d_model, max_seq_len); });
+}
+
+val positional_table(const PositionalEncoding& self) { return matrix_value(self.table()); }
+
+val positional_forward(const PositionalEncoding& self, val data, val shape) {
+    return guarded([&] { return tensor_value(self.forward(tensor_from(data, shape))); });
+}
+
+val causal_mask_value(int n) {
+    return guarded([&] { return matrix_value(causal_mask(n)); });
+}
+
+val random_normal_value(val shape, unsigned seed) {
+    return guarded([&] { return tensor_value(random_normal(vector_from<int>(shape), seed)); });
+}
+
+}  // namespace blocks
+
+EMSCRIPTEN_BINDINGS(attention_blocks) {
+    using namespace emscripten;
+    using namespace blocks;
+    class_<arcscope::SingleHeadAttention>("SingleHeadAttention")
+        .constructor(&make_single)
+        .property("d_model", &arcscope::SingleHeadAttention::d_model)
+        .property("d_head", &arcscope::SingleHeadAttention::d_head)
+        .function("forward", &single_forward)
+        .function("weight", &get_weight<arcscope::SingleHeadAttention>)
+        .function("setWeight", &set_weight<arcscope::SingleHeadAttention>);
+    class_<arcscope::MultiHeadAttention>("MultiHeadAttention")
+        .constructor(&make_multi)
+        .property("d_model", &arcscope::MultiHeadAttention::d_model)
+        .property("n_heads", &arcscope::MultiHeadAttention::n_heads)
+        .property("d_head", &arcscope::MultiHeadAttention::d_head)
+        .function("forward", &multi_forward)
+        .function("weight", &get_weight<arcscope::MultiHeadAttention>)
+        .function("setWeight", &set_weight<arcscope::MultiHeadAttention>);
+    class_<arcscope::PositionalEncoding>("PositionalEncoding")
+        .constructor(&make_positional)
+        .function("table", &positional_table)
+        .function("forward", &positional_forward);
+    function("causalMask", &causal_mask_value);
+    function("randomNormal", &random_normal_value);
+}
 
 // ---- end section: attention blocks ----
 

@@ -1,0 +1,95 @@
+// arcscope.js: the JavaScript face of the engine, for Node 20 and browsers (ES module, no dependencies).
+//
+//   import { createEngine } from './lib/arcscope.js';
+//   const engine = await createEngine();
+//   engine.tokenize('Hello world')            // {ids: [15496, 995], tokens: ['Hello', ' world']}
+//   const attn = engine.singleHeadAttention(64, 16, {seed: 42});
+//   attn.forward(x, [2, 8, 64], {mask: engine.causalMask(8)})   // {out, weights}, each {data, shape}
+//
+// Everything returned is a plain object or typed array owned by JavaScript; C++ errors arrive as Errors with the
+// same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
+import createArcscopeCore from './wasm/arcscope_core.js';
+
+const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+
+// Where the assets are: next to this file in a served site (lib/ + models/), or in the repository layout in Node.
+export const defaultAssets = {
+  wasm: new URL('./wasm/arcscope_core.wasm', import.meta.url),
+  tokenizer: new URL(isNode ? '../../models/gpt2-tokenizer.bin' : '../models/gpt2-tokenizer.bin', import.meta.url),
+};
+
+// Bytes of a URL (http(s) via fetch, file: via fs in Node).
+export async function readBytes(url) {
+  url = url instanceof URL ? url : new URL(url, isNode ? `file://${process.cwd()}/` : globalThis.location?.href);
+  if (url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return new Uint8Array(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`could not load ${url.href}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+const registry = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
+  : null;
+
+// Wraps an Embind object so that free() is idempotent and a forgotten object is still deleted eventually.
+function owned(handle, methods) {
+  const wrapper = {
+    ...methods,
+    free() {
+      if (!handle.isDeleted()) handle.delete();
+      registry?.unregister(wrapper);
+    },
+  };
+  registry?.register(wrapper, handle, wrapper);
+  return wrapper;
+}
+
+function flat(values) {
+  return values instanceof Float32Array ? values : Float32Array.from(values.flat ? values.flat(Infinity) : values);
+}
+
+function maskData(mask) {
+  if (mask == null) return null;
+  return mask.data ? mask.data : flat(mask);
+}
+
+export async function createEngine(options = {}) {
+  const wasmBinary = options.wasmBinary ?? await readBytes(options.wasmUrl ?? defaultAssets.wasm);
+  const core = await createArcscopeCore({ wasmBinary });
+  const engine = { core };
+
+  // ---- attention blocks (the article's SingleHeadAttention, MultiHeadAttention, PositionalEncoding) ----
+  const layer = (handle) => owned(handle, {
+    get config() {
+      return { d_model: handle.d_model, d_head: handle.d_head, ...(handle.n_heads ? { n_heads: handle.n_heads } : {}) };
+    },
+    // x: Float32Array (or nested arrays) of shape [batch, seq, d_model]; mask: causalMask(seq) result, or null.
+    forward(x, shape, { mask = null } = {}) { return handle.forward(flat(x), shape, maskData(mask)); },
+    weight(name) { return handle.weight(name); },
+    setWeight(name, values) { handle.setWeight(name, flat(values)); },
+  });
+  engine.singleHeadAttention = (dModel, dHead, { seed = 42 } = {}) =>
+    layer(new core.SingleHeadAttention(dModel, dHead, seed >>> 0));
+  engine.multiHeadAttention = (dModel, nHeads, { seed = 42 } = {}) =>
+    layer(new core.MultiHeadAttention(dModel, nHeads, seed >>> 0));
+  engine.positionalEncoding = (dModel, maxSeqLen = 2048) => {
+    const handle = new core.PositionalEncoding(dModel, maxSeqLen);
+    return owned(handle, {
+      table() { return handle.table(); },
+      forward(x, shape) { return handle.forward(flat(x), shape); },
+    });
+  };
+  engine.causalMask = (n) => core.causalMask(n);
+  engine.randomNormal = (shape, { seed = 42 } = {}) => core.randomNormal(shape, seed >>> 0);
+
+  // ---- tokenizer block (tokenizer engineer): engine.tokenize(text), engine.decode(ids) ----
+  // ---- end tokenizer block ----
+
+  // ---- model block (engine engineer): engine.loadModel(bytes), engine.convertCheckpoint(...) ----
+  // ---- end model block ----
+
+  return engine;
+}
