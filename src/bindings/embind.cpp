@@ -79,6 +79,9 @@ Matrix matrix_from(const val& data, int rows, int cols) {
 // mask: null/undefined for none, else T*T values (1 keep, 0 block).
 std::unique_ptr<Matrix> optional_mask(const val& mask, int seq) {
     if (mask.isNull() || mask.isUndefined()) return nullptr;
+    const size_t n = mask["length"].as<size_t>();
+    require(n == size_t(seq) * seq, "mask must be (" + std::to_string(seq) + ", " + std::to_string(seq) +
+                                        ") for this input, got " + std::to_string(n) + " values");
     return std::make_unique<Matrix>(matrix_from(mask, seq, seq));
 }
 

@@ -1,0 +1,107 @@
+// The wasm attention blocks against the article's checks and against PyTorch.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { engine, maxAbsDiff, python, repoRoot } from './support.mjs';
+
+function torchReference(job) {
+  const run = spawnSync(python, [`${repoRoot}tests/reference/attention_reference.py`], {
+    input: JSON.stringify(job), encoding: 'utf8', maxBuffer: 1 << 26,
+  });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+function weightsOf(layer, names) {
+  return Object.fromEntries(names.map((n) => {
+    const w = layer.weight(n);
+    return [n, { data: Array.from(w.data), shape: w.shape }];
+  }));
+}
+
+test('single-head attention: shapes, row sums, causal upper triangle (the article\'s printout)', async () => {
+  const e = await engine();
+  const attn = e.singleHeadAttention(64, 16, { seed: 42 });
+  const x = e.randomNormal([2, 8, 64], { seed: 42 });
+  const { out, weights } = attn.forward(x.data, x.shape);
+  assert.deepEqual(out.shape, [2, 8, 16]);
+  assert.deepEqual(weights.shape, [2, 8, 8]);
+  let worstRow = 0;
+  for (let r = 0; r < 16; r++) {
+    const sum = weights.data.slice(r * 8, r * 8 + 8).reduce((a, b) => a + b, 0);
+    worstRow = Math.max(worstRow, Math.abs(sum - 1));
+  }
+  console.log(`largest |row sum - 1|: ${worstRow.toExponential(2)}`);
+  assert.ok(worstRow < 1e-6);
+
+  const masked = attn.forward(x.data, x.shape, { mask: e.causalMask(8) }).weights;
+  let upper = 0;
+  for (let b = 0; b < 2; b++)
+    for (let i = 0; i < 8; i++)
+      for (let j = i + 1; j < 8; j++) upper += masked.data[b * 64 + i * 8 + j];
+  console.log(`upper-triangle weight sum: ${upper}`);
+  assert.equal(upper, 0);
+  attn.free();
+});
+
+test('single-head attention matches PyTorch, with and without the causal mask', async () => {
+  const e = await engine();
+  const attn = e.singleHeadAttention(64, 16, { seed: 3 });
+  const x = e.randomNormal([2, 8, 64], { seed: 4 });
+  for (const mask of [null, e.causalMask(8)]) {
+    const ours = attn.forward(x.data, x.shape, { mask });
+    const ref = torchReference({
+      kind: 'single', x: Array.from(x.data), shape: x.shape,
+      weights: weightsOf(attn, ['W_q', 'W_k', 'W_v']), mask: mask && Array.from(mask.data),
+    });
+    const dOut = maxAbsDiff(ours.out.data, ref.out), dW = maxAbsDiff(ours.weights.data, ref.weights);
+    console.log(`single-head vs PyTorch (mask ${mask ? 'on' : 'off'}): max |Δout| ${dOut.toExponential(2)}, max |Δweights| ${dW.toExponential(2)}`);
+    assert.ok(dOut < 1e-5 && dW < 1e-5);
+  }
+  attn.free();
+});
+
+test('multi-head attention keeps the input shape and matches PyTorch', async () => {
+  const e = await engine();
+  const mha = e.multiHeadAttention(64, 4, { seed: 5 });
+  const x = e.randomNormal([2, 8, 64], { seed: 6 });
+  const mask = e.causalMask(8);
+  const ours = mha.forward(x.data, x.shape, { mask });
+  assert.deepEqual(ours.out.shape, [2, 8, 64]);
+  assert.deepEqual(ours.weights.shape, [2, 4, 8, 8]);
+  const ref = torchReference({
+    kind: 'multi', n_heads: 4, x: Array.from(x.data), shape: x.shape,
+    weights: weightsOf(mha, ['W_q', 'W_k', 'W_v', 'W_o']), mask: Array.from(mask.data),
+  });
+  const dOut = maxAbsDiff(ours.out.data, ref.out), dW = maxAbsDiff(ours.weights.data, ref.weights);
+  console.log(`multi-head vs PyTorch: max |Δout| ${dOut.toExponential(2)}, max |Δweights| ${dW.toExponential(2)}`);
+  assert.ok(dOut < 1e-5 && dW < 1e-5);
+  mha.free();
+});
+
+test('positional encoding: known values and addition', async () => {
+  const e = await engine();
+  const pe = e.positionalEncoding(64, 100);
+  const table = pe.table();
+  assert.deepEqual(table.shape, [100, 64]);
+  const at = (pos, dim) => table.data[pos * 64 + dim];
+  assert.equal(at(0, 0), 0);
+  assert.equal(at(0, 1), 1);
+  assert.ok(Math.abs(at(1, 0) - Math.sin(1)) < 1e-6);
+  assert.ok(Math.abs(at(7, 10) - Math.sin(7 / 10000 ** (10 / 64))) < 1e-6);
+  assert.ok(Math.abs(at(7, 11) - Math.cos(7 / 10000 ** (10 / 64))) < 1e-6);
+  const sum = pe.forward(new Float32Array(3 * 64).fill(1), [1, 3, 64]);
+  assert.ok(Math.abs(sum.data[64 + 0] - (1 + Math.sin(1))) < 1e-6);
+  pe.free();
+});
+
+test('bad input becomes an Error with the C++ message', async () => {
+  const e = await engine();
+  assert.throws(() => e.multiHeadAttention(64, 5), /d_model \(64\) is not divisible by n_heads \(5\)/);
+  const attn = e.singleHeadAttention(8, 4);
+  assert.throws(() => attn.forward(new Float32Array(6), [1, 2, 3]), /the layer expects 8/);
+  assert.throws(() => attn.forward(new Float32Array(16), [1, 2, 8], { mask: e.causalMask(3) }), /mask must be/);
+  assert.throws(() => attn.setWeight('W_q', new Float32Array(3)), /expected 8 x 4 values/);
+  assert.throws(() => e.causalMask(0), /n > 0/);
+  attn.free();
+});

@@ -1,0 +1,20 @@
+// support.mjs: shared set-up for the Node suites: one engine per test process, paths in the repository.
+import { fileURLToPath } from 'node:url';
+import { createEngine } from '../../web/lib/arcscope.js';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const python = '/usr/bin/python3';  // Debian's interpreter, the one with torch
+
+let enginePromise = null;
+export function engine() {
+  enginePromise ??= createEngine();
+  return enginePromise;
+}
+
+// Largest |a[i] - b[i]|; the arrays must be the same length.
+export function maxAbsDiff(a, b) {
+  if (a.length !== b.length) throw new Error(`length ${a.length} != ${b.length}`);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+}
