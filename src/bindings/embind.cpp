@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "attention.h"
+#include "attention_cost.h"
 #include "error.h"
 #include <string>
 #include <vector>
@@ -154,6 +155,33 @@ val random_normal_value(val shape, unsigned seed) {
     return guarded([&] { return tensor_value(random_normal(vector_from<int>(shape), seed)); });
 }
 
+// lengths: array of sequence lengths -> {points: [{seqLen, ms}], fit: {a, b, c} | null}
+val attention_cost_value(val lengths, int d_model, int n_heads, int repeats) {
+    return guarded([&] {
+        const auto points = measure_attention_cost(vector_from<int>(lengths), d_model, n_heads, repeats);
+        val list = val::array();
+        for (const auto& p : points) {
+            val o = val::object();
+            o.set("seqLen", p.seq_len);
+            o.set("ms", p.ms);
+            list.call<void>("push", o);
+        }
+        val r = val::object();
+        r.set("points", list);
+        if (points.size() >= 3) {
+            const auto fit = fit_quadratic(points);
+            val f = val::object();
+            f.set("a", fit.a);
+            f.set("b", fit.b);
+            f.set("c", fit.c);
+            r.set("fit", f);
+        } else {
+            r.set("fit", val::null());
+        }
+        return r;
+    });
+}
+
 }  // namespace blocks
 
 EMSCRIPTEN_BINDINGS(attention_blocks) {
@@ -180,6 +208,7 @@ EMSCRIPTEN_BINDINGS(attention_blocks) {
         .function("forward", &positional_forward);
     function("causalMask", &causal_mask_value);
     function("randomNormal", &random_normal_value);
+    function("attentionCost", &attention_cost_value);
 }
 
 // ---- end section: attention blocks ----

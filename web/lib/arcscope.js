@@ -84,6 +84,9 @@ export async function createEngine(options = {}) {
   };
   engine.causalMask = (n) => core.causalMask(n);
   engine.randomNormal = (shape, { seed = 42 } = {}) => core.randomNormal(shape, seed >>> 0);
+  // The article's cost experiment: {points: [{seqLen, ms}], fit: {a, b, c}} with ms ≈ a n² + b n + c.
+  engine.attentionCost = ({ lengths = [128, 256, 512, 1024], dModel = 768, nHeads = 12, repeats = 3 } = {}) =>
+    core.attentionCost(lengths, dModel, nHeads, repeats);
 
   // ---- tokenizer block (tokenizer engineer): engine.tokenize(text), engine.decode(ids) ----
   // ---- end tokenizer block ----
