@@ -1,0 +1,17 @@
+// quant_check.h: runs every kernel of this build against its scalar reference on random shapes (odd ones, T = 1
+// and T > 1). Shared by the C++ tests and the wasm module, so the SIMD128 code is checked where it runs.
+#pragma once
+#include <cstdint>
+
+namespace arcscope {
+
+struct KernelCheck {
+    int cases = 0;            // shapes tried
+    double q8_max_diff = 0;   // largest |linear_q8 - linear_q8_reference|
+    double q8_portable_max_diff = 0;  // the same for the plain C++ kernel
+    double f32_max_diff = 0;  // largest |linear_f32 - linear_f32_reference|
+};
+
+KernelCheck check_kernels(uint64_t seed);
+
+}  // namespace arcscope

@@ -1,0 +1,64 @@
+// quant_layout.h (internal): where each scale and int8 weight lives in a packed q8 record (see quant.h), and the
+// run-time quantization of activations that every q8 kernel shares.
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "quant.h"
+
+namespace arcscope::detail {
+
+// Offset of weight (r, k) inside its record: r in [0, 8) row of the group, k in [0, 32) column of the block.
+inline size_t q_offset(int r, int k) { return 4 * kQ8RowGroup + (size_t(k / 2) * kQ8RowGroup + r) * 2 + (k % 2); }
+
+// The record holding (row, col).
+inline const uint8_t* record(const Q8View& w, int row, int col) {
+    return w.data + (size_t(row / kQ8RowGroup) * w.blocks() + col / kQ8Block) * kQ8RecordBytes;
+}
+
+inline float record_scale(const uint8_t* rec, int r) {
+    float s;
+    std::memcpy(&s, rec + 4 * r, 4);
+    return s;
+}
+
+inline int record_q(const uint8_t* rec, int r, int k) { return static_cast<int8_t>(rec[q_offset(r, k)]); }
+
+// One activation block quantized: scale = max|x| / 127, q = round(x / scale); the same formula as the weights.
+inline float quantize_block(const float* x, int n, int16_t* q);
+
+// x (T, cols) quantized per token and block into thread-local scratch that only grows:
+//   q (T, ld) int16 holding int8 values, zero-padded to ld = blocks * 32; scale (T, blocks).
+struct QuantizedActs {
+    const int16_t* q;
+    const float* scale;
+    int ld;
+    int blocks;
+};
+QuantizedActs quantize_activations(const float* x, int T, int cols);
+
+// A kernel tile: one group of 8 rows x TT tokens. group = the group's first record; xq/xs = the first token's
+// quantized activations and scales; res (TT, 8) receives the dot products (no bias).
+using Q8Tile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, float* res);
+
+// Runs tiles[tt - 1] (tt = 1..max_tt) over every group and token of out (T, rows) = x . W^T + bias.
+void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const float* bias, const Q8Tile* tiles,
+                  int max_tt);
+
+// The plain C++ kernel (linear_q8 itself where there is no SIMD), kept callable so tests check it in every build.
+void linear_q8_portable(float* out, const float* x, int T, const Q8View& w, const float* bias);
+
+}  // namespace arcscope::detail
+
+#include <cmath>
+
+inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q) {
+    float amax = 0.0f;
+    for (int k = 0; k < n; ++k) amax = std::fmax(amax, std::fabs(x[k]));
+    const float scale = amax / 127.0f;
+    for (int k = 0; k < n; ++k) {
+        long v = amax > 0.0f ? std::lround(x[k] / scale) : 0;
+        q[k] = static_cast<int16_t>(v < -127 ? -127 : v > 127 ? 127 : v);
+    }
+    return scale;
+}

@@ -1,0 +1,59 @@
+// quant_tiles.cpp: what every q8 kernel shares: activation quantization into reused scratch, and the loop that
+// walks tiles of 8 rows x TT tokens over the output.
+#include <algorithm>
+#include <vector>
+
+#include "quant_layout.h"
+
+namespace arcscope::detail {
+
+QuantizedActs quantize_activations(const float* x, int T, int cols) {
+    // Grows to the largest (T, cols) seen, then never allocates again.
+    thread_local std::vector<int16_t> q;
+    thread_local std::vector<float> scale;
+    const int blocks = (cols + kQ8Block - 1) / kQ8Block;
+    const int ld = blocks * kQ8Block;
+    if (q.size() < size_t(T) * ld) q.resize(size_t(T) * ld);
+    if (scale.size() < size_t(T) * blocks) scale.resize(size_t(T) * blocks);
+    for (int t = 0; t < T; ++t) {
+        int16_t* qt = q.data() + size_t(t) * ld;
+        for (int b = 0; b < blocks; ++b) {
+            const int n = std::min(kQ8Block, cols - b * kQ8Block);
+            scale[size_t(t) * blocks + b] = quantize_block(x + size_t(t) * cols + b * kQ8Block, n, qt + b * kQ8Block);
+            std::fill(qt + b * kQ8Block + n, qt + (b + 1) * kQ8Block, int16_t(0));
+        }
+    }
+    return {q.data(), scale.data(), ld, blocks};
+}
+
+void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const float* bias, const Q8Tile* tiles,
+                  int max_tt) {
+    const QuantizedActs a = quantize_activations(x, T, w.cols);
+    const int blocks = w.blocks();
+    // Tokens per pass over the weights: their activations stay in L2 while the weights stream by.
+    constexpr int kChunk = 32;
+    float res[16 * kQ8RowGroup];
+    for (int t0 = 0; t0 < T; t0 += kChunk) {
+        const int t1 = std::min(T, t0 + kChunk);
+        for (int g = 0; g < w.groups(); ++g) {
+            const uint8_t* group = w.data + size_t(g) * blocks * kQ8RecordBytes;
+            const int row0 = g * kQ8RowGroup;
+            const int nr = std::min(kQ8RowGroup, w.rows - row0);
+            for (int t = t0; t < t1;) {
+                const int tt = std::min(max_tt, t1 - t);
+                tiles[tt - 1](group, blocks, a.q + size_t(t) * a.ld, a.ld, a.scale + size_t(t) * blocks, res);
+                for (int i = 0; i < tt; ++i) {
+                    float* o = out + size_t(t + i) * w.rows + row0;
+                    const float* s = res + i * kQ8RowGroup;
+                    if (bias)
+                        for (int r = 0; r < nr; ++r) o[r] = s[r] + bias[row0 + r];
+                    else
+                        for (int r = 0; r < nr; ++r) o[r] = s[r];
+                }
+                t += tt;
+            }
+        }
+    }
+}
+
+}  // namespace arcscope::detail
