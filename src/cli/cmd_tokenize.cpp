@@ -1,0 +1,125 @@
+// cmd_tokenize.cpp: `arcscope tokenize`, GPT-2 tokenization from the command line.
+//   --text TEXT     prints {"ids":[...],"tokens":[...]} (tokens: each token's display text)
+//   --file PATH     the same for a file's raw bytes (invalid UTF-8 becomes U+FFFD, like TextDecoder)
+//   --jsonl         reads one JSON string per stdin line, writes {"ids":[...]} per line
+//   --stats         with --text/--file: prints {"bytes","tokens","cold_seconds","warm_seconds"} instead, timing
+//                   encode() alone, first with an empty word cache, then the best of --repeat N more runs
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "command.h"
+#include "error.h"
+#include "json_strings.h"
+#include "tokenizer.h"
+
+namespace arcscope::cli {
+namespace {
+
+// models/gpt2-tokenizer.bin under the working directory, else in the repository the binary was built in
+// (build/native/arcscope -> ../../models/).
+std::string default_tokenizer_path() {
+    const std::string relative = "models/gpt2-tokenizer.bin";
+    if (std::ifstream(relative).good()) return relative;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        std::string dir(exe, size_t(n));
+        dir = dir.substr(0, dir.find_last_of('/'));
+        std::string beside_repo = dir + "/../../" + relative;
+        if (std::ifstream(beside_repo).good()) return beside_repo;
+    }
+    return relative;  // load() names it in its error
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    require(bool(file), "cannot open '" + path + "'");
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+void append_ids(std::string& out, const std::vector<int>& ids) {
+    out += '[';
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (i) out += ',';
+        out += std::to_string(ids[i]);
+    }
+    out += ']';
+}
+
+int print_tokens(const Tokenizer& tok, const std::string& text) {
+    std::vector<int> ids = tok.encode(text);
+    std::string out = "{\"ids\":";
+    append_ids(out, ids);
+    out += ",\"tokens\":[";
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (i) out += ',';
+        out += json_quote(tok.token_text(ids[i]));
+    }
+    out += "]}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+int print_stats(const Tokenizer& fresh, const std::string& text, long repeat) {
+    using clock = std::chrono::steady_clock;
+    auto seconds = [&](const Tokenizer& tok, size_t& count) {
+        auto t0 = clock::now();
+        count = tok.encode(text).size();
+        return std::chrono::duration<double>(clock::now() - t0).count();
+    };
+    size_t count = 0;
+    double cold = seconds(fresh, count), warm = cold;
+    for (long r = 0; r < repeat; ++r) warm = std::min(r == 0 ? 1e300 : warm, seconds(fresh, count));
+    std::printf("{\"bytes\":%zu,\"tokens\":%zu,\"cold_seconds\":%.6f,\"warm_seconds\":%.6f}\n", text.size(), count,
+                cold, warm);
+    return 0;
+}
+
+int run_jsonl(const Tokenizer& tok) {
+    std::string line, out;
+    std::vector<int> ids;
+    for (long number = 1; std::getline(std::cin, line); ++number) {
+        std::string text;
+        try {
+            text = json_unquote(line);
+        } catch (const Error& e) {
+            throw Error("stdin line " + std::to_string(number) + ": " + e.what());
+        }
+        ids.clear();
+        tok.encode_append(text, ids);
+        out = "{\"ids\":";
+        append_ids(out, ids);
+        out += "}\n";
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
+int run(const Args& args) {
+    args.reject_unknown({"text", "file", "jsonl", "tokenizer", "stats", "repeat"});
+    int sources = int(args.has("text")) + int(args.has("file")) + int(args.has("jsonl"));
+    require(sources == 1, "give exactly one of --text TEXT, --file PATH, --jsonl");
+    require(!args.has("stats") || !args.has("jsonl"), "--stats goes with --text or --file");
+    long repeat = args.get_int("repeat", 3);
+    require(repeat >= 1 && repeat <= 1000, "--repeat must be in [1, 1000]");
+
+    Tokenizer tok = Tokenizer::load(args.get_or("tokenizer", default_tokenizer_path()));
+    if (args.has("jsonl")) return run_jsonl(tok);
+    std::string text = args.has("text") ? args.require("text") : read_file(args.require("file"));
+    return args.has("stats") ? print_stats(tok, text, repeat) : print_tokens(tok, text);
+}
+
+const bool registered = register_command(
+    "tokenize", {"tokenize (--text TEXT | --file PATH | --jsonl) [--tokenizer PATH] [--stats [--repeat N]]",
+                 {"jsonl", "stats"},
+                 run});
+
+}  // namespace
+}  // namespace arcscope::cli
