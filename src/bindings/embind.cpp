@@ -214,7 +214,68 @@ EMSCRIPTEN_BINDINGS(attention_blocks) {
 // ---- end section: attention blocks ----
 
 // ---- section: tokenizer (tokenizer.h) ----
+#include "tokenizer.h"
 
+namespace tokenizer_bindings {
+using arcscope::Tokenizer;
+
+// bytes: the tokenizer file as a Uint8Array (Embind copies it into the string).
+Tokenizer* from_bytes(const std::string& bytes) {
+    return guarded([&] {
+        return new Tokenizer(Tokenizer::from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    });
+}
+
+// text: UTF-8 bytes as a Uint8Array (web/lib/tokenizer.js passes TextEncoder's output) -> Int32Array of ids
+val encode(const Tokenizer& tok, const std::string& text) {
+    return guarded([&] {
+        std::vector<int> ids = tok.encode(text);
+        return int32_array(ids.data(), ids.size());
+    });
+}
+
+// ids -> Uint8Array of the bytes they stand for (JavaScript decodes them with TextDecoder)
+val decode(const Tokenizer& tok, const val& ids) {
+    return guarded([&] {
+        std::string bytes = tok.decode(vector_from<int>(ids));
+        auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+        return val(emscripten::typed_memory_view(bytes.size(), data)).call<val>("slice");
+    });
+}
+
+std::string token_text(const Tokenizer& tok, int id) {
+    return guarded([&] { return tok.token_text(id); });
+}
+
+// ids -> [{first, count, text}]: runs of tokens that together make whole characters
+val token_spans(const Tokenizer& tok, const val& ids) {
+    return guarded([&] {
+        val spans = val::array();
+        for (const auto& s : tok.token_spans(vector_from<int>(ids))) {
+            val span = val::object();
+            span.set("first", s.first);
+            span.set("count", s.count);
+            span.set("text", s.text);
+            spans.call<void>("push", span);
+        }
+        return spans;
+    });
+}
+
+}  // namespace tokenizer_bindings
+
+EMSCRIPTEN_BINDINGS(tokenizer) {
+    using namespace emscripten;
+    using arcscope::Tokenizer;
+    class_<Tokenizer>("Tokenizer")
+        .class_function("fromBytes", &tokenizer_bindings::from_bytes, allow_raw_pointers())
+        .function("encode", &tokenizer_bindings::encode)
+        .function("decode", &tokenizer_bindings::decode)
+        .function("tokenText", &tokenizer_bindings::token_text)
+        .function("tokenSpans", &tokenizer_bindings::token_spans)
+        .property("vocabSize", &Tokenizer::vocab_size)
+        .property("eotId", &Tokenizer::eot_id);
+}
 // ---- end section: tokenizer ----
 
 // ---- section: model (model_file.h, gpt2.h, sampling.h, heads.h, convert.h) ----

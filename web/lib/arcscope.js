@@ -9,6 +9,7 @@
 // Everything returned is a plain object or typed array owned by JavaScript; C++ errors arrive as Errors with the
 // same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
 import createArcscopeCore from './wasm/arcscope_core.js';
+import { createTokenizer } from './tokenizer.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -89,6 +90,15 @@ export async function createEngine(options = {}) {
     core.attentionCost(lengths, dModel, nHeads, repeats);
 
   // ---- tokenizer block (tokenizer engineer): engine.tokenize(text), engine.decode(ids) ----
+  // GPT-2's tokenizer; options.tokenizerBytes (the file's bytes) or options.tokenizerUrl, else models/ beside us.
+  const tokenizer = createTokenizer(core,
+    options.tokenizerBytes ?? await readBytes(options.tokenizerUrl ?? defaultAssets.tokenizer));
+  engine.tokenizer = tokenizer;
+  engine.tokenize = (text) => tokenizer.tokenize(text);   // {ids: number[], tokens: string[]}
+  engine.encode = (text) => tokenizer.encode(text);       // Int32Array of ids
+  engine.decode = (ids) => tokenizer.decode(ids);         // string
+  engine.tokenText = (id) => tokenizer.tokenText(id);
+  engine.tokenSpans = (ids) => tokenizer.tokenSpans(ids); // [{first, count, text}]
   // ---- end tokenizer block ----
 
   // ---- model block (engine engineer): engine.loadModel(bytes), engine.convertCheckpoint(...) ----
