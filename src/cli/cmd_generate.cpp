@@ -1,0 +1,63 @@
+// cmd_generate.cpp: `arcscope generate --model FILE --text TEXT --tokens N [--temperature T --top-k K --top-p P
+// --seed S] [--json]`. Prints the prompt and then each new token as it is made (KV cache: one position per token).
+// With --json, prints {"prompt_ids","ids","text","stop"} at the end instead.
+#include <cstdio>
+
+#include "command.h"
+#include "error.h"
+#include "json_strings.h"
+#include "model_args.h"
+#include "sampling.h"
+
+namespace arcscope::cli {
+namespace {
+
+int run(const Args& args) {
+    args.reject_unknown({"model", "text", "ids", "tokens", "temperature", "top-k", "top-p", "seed", "json",
+                         "tokenizer"});
+    require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
+    std::unique_ptr<GPT2> model = load_model(args);
+    Tokenizer tok = load_tokenizer(args);
+    std::vector<int> prompt = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
+    require(!prompt.empty(), "the prompt is empty: give some text to continue");
+    long n = args.get_int("tokens", 32);
+    require(n >= 0 && n <= 1000000, "--tokens must be between 0 and 1000000");
+    SamplingParams params;
+    params.temperature = float(args.get_double("temperature", 1.0));
+    params.top_k = int(args.get_int("top-k", 0));
+    params.top_p = float(args.get_double("top-p", 1.0));
+    params.seed = uint64_t(args.get_int("seed", 0));
+    params.validate();
+
+    const bool json = args.has("json");
+    if (!json) {
+        std::fputs(tok.decode(prompt).c_str(), stdout);
+        std::fflush(stdout);
+    }
+    std::vector<int> made;
+    StopReason stop = generate(*model, prompt, int(n), params, [&](int id) {
+        made.push_back(id);
+        if (!json && id < tok.vocab_size()) {
+            std::string piece = tok.decode({id});
+            std::fwrite(piece.data(), 1, piece.size(), stdout);
+            std::fflush(stdout);
+        }
+        return true;
+    });
+    if (json) {
+        std::string text = tok.decode(made);
+        std::printf("{\"prompt_ids\":%s,\"ids\":%s,\"text\":%s,\"stop\":\"%s\"}\n", json_ints(prompt).c_str(),
+                    json_ints(made).c_str(), json_quote(text).c_str(), stop_reason_name(stop));
+    } else {
+        std::printf("\n");
+    }
+    return 0;
+}
+
+const bool registered = register_command(
+    "generate", {"generate --model FILE (--text TEXT | --ids 1,2,3) --tokens N [--temperature T] [--top-k K] "
+                 "[--top-p P] [--seed S] [--json] [--tokenizer PATH]",
+                 {"json"}, run});
+
+}  // namespace
+}  // namespace arcscope::cli

@@ -1,0 +1,26 @@
+// model_args.h: what the model commands (info, run, generate) share: loading --model and its tokenizer.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "gpt2.h"
+#include "tokenizer.h"
+
+namespace arcscope::cli {
+
+// --model FILE, validated and ready to run.
+std::unique_ptr<GPT2> load_model(const Args& args);
+
+// --tokenizer PATH, else gpt2-tokenizer.bin beside the model file (where the converter's users put it),
+// else models/gpt2-tokenizer.bin.
+Tokenizer load_tokenizer(const Args& args);
+
+// "1,2,3" -> {1, 2, 3}; throws Error on anything else.
+std::vector<int> parse_ids(const std::string& text);
+
+// [1,2,3] as JSON.
+std::string json_ints(const std::vector<int>& ids);
+
+}  // namespace arcscope::cli

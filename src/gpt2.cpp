@@ -1,0 +1,230 @@
+// gpt2.cpp: the forward pass. Pre-LayerNorm blocks, tanh GELU, learned positions, tied LM head.
+#include "gpt2.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+
+#include "error.h"
+
+namespace arcscope {
+
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstView = Eigen::Map<const RowMajor, 0, Eigen::OuterStride<>>;
+using View = Eigen::Map<RowMajor, 0, Eigen::OuterStride<>>;
+
+// x (T, C) -> out (T, C): normalise each row, then scale and shift.
+void layernorm(float* out, const float* x, int T, int C, const float* w, const float* b, float eps) {
+    for (int t = 0; t < T; ++t) {
+        const float* xt = x + size_t(t) * C;
+        float* ot = out + size_t(t) * C;
+        float mean = 0;
+        for (int i = 0; i < C; ++i) mean += xt[i];
+        mean /= C;
+        float var = 0;
+        for (int i = 0; i < C; ++i) var += (xt[i] - mean) * (xt[i] - mean);
+        var /= C;
+        float inv = 1.0f / std::sqrt(var + eps);
+        for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv * w[i] + b[i];
+    }
+}
+
+// In place, n values: GPT-2's tanh approximation ("gelu_new").
+void gelu(float* x, size_t n) {
+    const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+    for (size_t i = 0; i < n; ++i) {
+        float v = x[i];
+        x[i] = 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
+    }
+}
+
+// In place over one row: softmax of the first n entries, zero after them (the causally masked keys).
+void masked_softmax_row(float* row, int n, int total) {
+    float mx = row[0];
+    for (int j = 1; j < n; ++j) mx = std::max(mx, row[j]);
+    float sum = 0;
+    for (int j = 0; j < n; ++j) {
+        row[j] = std::exp(row[j] - mx);
+        sum += row[j];
+    }
+    float inv = 1.0f / sum;
+    for (int j = 0; j < n; ++j) row[j] *= inv;
+    for (int j = n; j < total; ++j) row[j] = 0.0f;
+}
+
+template <class V>
+void grow(V& v, size_t n) {
+    if (v.size() < n) v.resize(n);
+}
+
+Linear matrix(const ModelFile& f, const std::string& name, const float* bias) {
+    const TensorEntry& t = f.tensor(name);
+    Linear lin;
+    lin.type = t.type;
+    lin.rows = t.rows;
+    lin.cols = t.cols;
+    lin.bias = bias;
+    if (t.type == DType::Q8) lin.q8 = q8_view(t.data, t.size, t.rows, t.cols);
+    else lin.w = reinterpret_cast<const float*>(t.data);
+    return lin;
+}
+
+const float* vec(const ModelFile& f, const std::string& name) {
+    return reinterpret_cast<const float*>(f.tensor(name).data);
+}
+
+}  // namespace
+
+void Linear::apply(float* out, const float* x, int T) const {
+    if (type == DType::Q8) linear_q8(out, x, T, q8, bias);
+    else linear_f32(out, x, T, w, rows, cols, bias);
+}
+
+void Linear::row(int r, float* out) const {
+    if (type == DType::Q8) q8_dequantize_row(q8, r, out);
+    else std::copy(w + size_t(r) * cols, w + size_t(r + 1) * cols, out);
+}
+
+GPT2::GPT2(const ModelFile& file, std::shared_ptr<const void> owner)
+    : config_(file.config()), weight_type_(file.weight_type()), file_(file), owner_(std::move(owner)) {
+    require(reinterpret_cast<uintptr_t>(file.bytes()) % 4 == 0, "model bytes must be 4-byte aligned");
+    wte_ = matrix(file, "wte.weight", nullptr);
+    wpe_ = matrix(file, "wpe.weight", nullptr);
+    for (int l = 0; l < config_.n_layer; ++l) {
+        std::string p = "h." + std::to_string(l) + ".";
+        LayerWeights w;
+        w.ln_1_w = vec(file, p + "ln_1.weight");
+        w.ln_1_b = vec(file, p + "ln_1.bias");
+        w.c_attn = matrix(file, p + "attn.c_attn.weight", vec(file, p + "attn.c_attn.bias"));
+        w.attn_proj = matrix(file, p + "attn.c_proj.weight", vec(file, p + "attn.c_proj.bias"));
+        w.ln_2_w = vec(file, p + "ln_2.weight");
+        w.ln_2_b = vec(file, p + "ln_2.bias");
+        w.c_fc = matrix(file, p + "mlp.c_fc.weight", vec(file, p + "mlp.c_fc.bias"));
+        w.mlp_proj = matrix(file, p + "mlp.c_proj.weight", vec(file, p + "mlp.c_proj.bias"));
+        layers_.push_back(w);
+    }
+    ln_f_w_ = vec(file, "ln_f.weight");
+    ln_f_b_ = vec(file, "ln_f.bias");
+    k_cache_.resize(config_.n_layer);
+    v_cache_.resize(config_.n_layer);
+}
+
+std::unique_ptr<GPT2> GPT2::load(const std::string& path) {
+    std::shared_ptr<AlignedBytes> bytes = read_file_aligned(path);
+    try {
+        ModelFile file = ModelFile::parse(bytes->data, bytes->size);
+        return std::make_unique<GPT2>(file, bytes);
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    }
+}
+
+void GPT2::check_ids(const int* ids, int n) const {
+    require(n > 0, "empty input: at least one token is needed");
+    require(length_ + n <= config_.n_ctx,
+            "sequence of " + std::to_string(length_ + n) + " tokens is longer than the model's context (n_ctx " +
+                std::to_string(config_.n_ctx) + ")");
+    for (int i = 0; i < n; ++i)
+        require(ids[i] >= 0 && ids[i] < config_.n_vocab,
+                "token id " + std::to_string(ids[i]) + " at position " + std::to_string(length_ + i) +
+                    " is outside the vocabulary [0, " + std::to_string(config_.n_vocab) + ")");
+}
+
+void GPT2::ensure_cache(int positions) {
+    if (positions <= cache_capacity_) return;
+    // Grow geometrically (rows stay in place: the cache is (capacity, C) row-major per layer).
+    int cap = std::min(config_.n_ctx, std::max({positions, 2 * cache_capacity_, 16}));
+    for (int l = 0; l < config_.n_layer; ++l) {
+        k_cache_[l].resize(size_t(cap) * config_.n_embd);
+        v_cache_[l].resize(size_t(cap) * config_.n_embd);
+    }
+    cache_capacity_ = cap;
+}
+
+void GPT2::forward(const int* ids, int T, bool attention, bool all_logits) {
+    reset();
+    run(ids, T, attention, all_logits);
+}
+
+void GPT2::append(int id, bool attention) { run(&id, 1, attention, false); }
+
+void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
+    check_ids(ids, T);
+    const int C = config_.n_embd, L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
+    const int p0 = length_, Tk = p0 + T;
+    ensure_cache(Tk);
+    grow(x_, size_t(T) * C);
+    grow(ln_, size_t(T) * C);
+    grow(qkv_, size_t(T) * 3 * C);
+    grow(att_out_, size_t(T) * C);
+    grow(proj_, size_t(T) * C);
+    grow(fc_, size_t(T) * 4 * C);
+    if (attention) grow(attn_capture_, size_t(L) * H * T * Tk);
+    else grow(scores_, size_t(T) * Tk);
+    // Mark the results invalid until this pass completes (a thrown error leaves no stale data behind).
+    has_attention_ = false;
+    logits_rows_ = 0;
+
+    // 1. embeddings: x[t] = wte[id] + wpe[position]
+    for (int t = 0; t < T; ++t) {
+        float* xt = x_.data() + size_t(t) * C;
+        wte_.row(ids[t], xt);
+        wpe_.row(p0 + t, proj_.data());
+        for (int i = 0; i < C; ++i) xt[i] += proj_[i];
+    }
+    // 2. the blocks
+    for (int l = 0; l < L; ++l) {
+        const LayerWeights& w = layers_[l];
+        layernorm(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);
+        w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
+        for (int t = 0; t < T; ++t) {
+            const float* row = qkv_.data() + size_t(t) * 3 * C;
+            std::copy(row + C, row + 2 * C, k_cache_[l].data() + size_t(p0 + t) * C);
+            std::copy(row + 2 * C, row + 3 * C, v_cache_[l].data() + size_t(p0 + t) * C);
+        }
+        attention_layer(l, T, attention);
+        w.attn_proj.apply(proj_.data(), att_out_.data(), T);
+        for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
+
+        layernorm(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
+        w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
+        gelu(fc_.data(), size_t(T) * 4 * C);
+        w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
+        for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
+    }
+    // 3. final LayerNorm and the tied LM head, on the last position only unless every position is wanted
+    int first = all_logits ? 0 : T - 1, rows = T - first;
+    layernorm(ln_.data(), x_.data() + size_t(first) * C, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+    grow(logits_, size_t(rows) * V);
+    wte_.apply(logits_.data(), ln_.data(), rows);  // (rows, C) -> (rows, V)
+
+    length_ = Tk;
+    logits_rows_ = rows;
+    has_attention_ = attention;
+    attn_queries_ = T;
+    attn_keys_ = Tk;
+}
+
+// Causal self-attention of layer l for the T newest positions, against every cached position.
+// q (T, C) inside qkv_ (row stride 3C), K and V (Tk, C) in the cache -> att_out_ (T, C);
+// probabilities (H, T, Tk) into the capture buffer when asked, else into scratch.
+void GPT2::attention_layer(int l, int T, bool capture) {
+    const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
+    const int p0 = length_, Tk = p0 + T;
+    const float scale = 1.0f / std::sqrt(float(hd));
+    for (int h = 0; h < H; ++h) {
+        ConstView q(qkv_.data() + h * hd, T, hd, Eigen::OuterStride<>(3 * C));
+        ConstView k(k_cache_[l].data() + h * hd, Tk, hd, Eigen::OuterStride<>(C));
+        ConstView v(v_cache_[l].data() + h * hd, Tk, hd, Eigen::OuterStride<>(C));
+        float* p = capture ? attn_capture_.data() + (size_t(l) * H + h) * size_t(T) * Tk : scores_.data();
+        View probs(p, T, Tk, Eigen::OuterStride<>(Tk));
+        probs.noalias() = (q * k.transpose()) * scale;  // scores (T, Tk)
+        for (int t = 0; t < T; ++t) masked_softmax_row(p + size_t(t) * Tk, p0 + t + 1, Tk);
+        View out(att_out_.data() + h * hd, T, hd, Eigen::OuterStride<>(C));
+        out.noalias() = probs * v;  // (T, Tk) . (Tk, hd) -> (T, hd)
+    }
+}
+
+}  // namespace arcscope

@@ -1,0 +1,179 @@
+// json.cpp: recursive-descent JSON reader (RFC 8259), with a depth limit so hostile input cannot overflow the stack.
+#include "json.h"
+
+#include <cstdlib>
+
+#include "error.h"
+
+namespace arcscope {
+namespace {
+
+class Reader {
+public:
+    explicit Reader(std::string_view text) : s_(text) {}
+
+    Json document() {
+        Json v = value(0);
+        skip_space();
+        if (pos_ != s_.size()) fail("unexpected trailing text");
+        return v;
+    }
+
+private:
+    std::string_view s_;
+    size_t pos_ = 0;
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw Error("JSON: " + what + " at byte " + std::to_string(pos_));
+    }
+    void skip_space() {
+        while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
+    }
+    char peek() {
+        skip_space();
+        if (pos_ >= s_.size()) fail("unexpected end");
+        return s_[pos_];
+    }
+    void expect(char c) {
+        if (peek() != c) fail(std::string("expected '") + c + "'");
+        ++pos_;
+    }
+    bool literal(std::string_view word) {
+        if (s_.substr(pos_, word.size()) != word) return false;
+        pos_ += word.size();
+        return true;
+    }
+
+    Json value(int depth) {
+        if (depth > 64) fail("nesting too deep");
+        Json v;
+        char c = peek();
+        if (c == '{') {
+            v.kind = Json::Kind::Object;
+            ++pos_;
+            if (peek() == '}') { ++pos_; return v; }
+            for (;;) {
+                if (peek() != '"') fail("expected a key");
+                std::string key = string();
+                expect(':');
+                v.object.emplace_back(std::move(key), value(depth + 1));
+                if (peek() == ',') { ++pos_; continue; }
+                expect('}');
+                return v;
+            }
+        }
+        if (c == '[') {
+            v.kind = Json::Kind::Array;
+            ++pos_;
+            if (peek() == ']') { ++pos_; return v; }
+            for (;;) {
+                v.array.push_back(value(depth + 1));
+                if (peek() == ',') { ++pos_; continue; }
+                expect(']');
+                return v;
+            }
+        }
+        if (c == '"') {
+            v.kind = Json::Kind::String;
+            v.string = string();
+            return v;
+        }
+        if (literal("true")) { v.kind = Json::Kind::Bool; v.boolean = true; return v; }
+        if (literal("false")) { v.kind = Json::Kind::Bool; return v; }
+        if (literal("null")) return v;
+        v.kind = Json::Kind::Number;
+        v.number = number();
+        return v;
+    }
+
+    double number() {
+        size_t start = pos_;
+        while (pos_ < s_.size() && std::string_view("+-0123456789.eE").find(s_[pos_]) != std::string_view::npos) ++pos_;
+        if (start == pos_) fail("unexpected character");
+        std::string text(s_.substr(start, pos_ - start));
+        char* end = nullptr;
+        double x = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size()) fail("bad number '" + text + "'");
+        return x;
+    }
+
+    unsigned hex4() {
+        if (pos_ + 4 > s_.size()) fail("truncated \\u escape");
+        unsigned u = 0;
+        for (int i = 0; i < 4; ++i) {
+            char h = s_[pos_++];
+            u <<= 4;
+            if (h >= '0' && h <= '9') u |= h - '0';
+            else if (h >= 'a' && h <= 'f') u |= h - 'a' + 10;
+            else if (h >= 'A' && h <= 'F') u |= h - 'A' + 10;
+            else fail("bad \\u escape");
+        }
+        return u;
+    }
+
+    static void append_utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) {
+            out += char(cp);
+        } else if (cp < 0x800) {
+            out += char(0xC0 | (cp >> 6));
+            out += char(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += char(0xE0 | (cp >> 12));
+            out += char(0x80 | ((cp >> 6) & 0x3F));
+            out += char(0x80 | (cp & 0x3F));
+        } else {
+            out += char(0xF0 | (cp >> 18));
+            out += char(0x80 | ((cp >> 12) & 0x3F));
+            out += char(0x80 | ((cp >> 6) & 0x3F));
+            out += char(0x80 | (cp & 0x3F));
+        }
+    }
+
+    std::string string() {
+        expect('"');
+        std::string out;
+        for (;;) {
+            if (pos_ >= s_.size()) fail("unterminated string");
+            char c = s_[pos_++];
+            if (c == '"') return out;
+            if (c != '\\') { out += c; continue; }
+            if (pos_ >= s_.size()) fail("unterminated string");
+            char e = s_[pos_++];
+            switch (e) {
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case '/': out += '/'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    unsigned cp = hex4();
+                    if (cp >= 0xD800 && cp < 0xDC00 && s_.substr(pos_, 2) == "\\u") {
+                        pos_ += 2;
+                        unsigned lo = hex4();
+                        if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        else fail("bad surrogate pair");
+                    }
+                    append_utf8(out, cp);
+                    break;
+                }
+                default: fail("bad escape");
+            }
+        }
+    }
+};
+
+}  // namespace
+
+Json Json::parse(std::string_view text) { return Reader(text).document(); }
+
+const Json* Json::find(std::string_view key) const {
+    if (kind != Kind::Object) return nullptr;
+    for (const auto& [k, v] : object)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+}  // namespace arcscope

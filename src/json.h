@@ -1,0 +1,30 @@
+// json.h: a small JSON reader for the few JSON texts the engine reads (HF config.json, the safetensors header).
+// Numbers are kept as double, objects keep their keys' order. Malformed text throws Error with the byte offset.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace arcscope {
+
+struct Json {
+    enum class Kind { Null, Bool, Number, String, Array, Object };
+    Kind kind = Kind::Null;
+    bool boolean = false;
+    double number = 0;
+    std::string string;
+    std::vector<Json> array;
+    std::vector<std::pair<std::string, Json>> object;  // in document order
+
+    static Json parse(std::string_view text);  // throws Error("JSON: ... at byte N")
+
+    const Json* find(std::string_view key) const;  // nullptr if absent or not an object
+    bool is_number() const { return kind == Kind::Number; }
+    bool is_string() const { return kind == Kind::String; }
+    bool is_array() const { return kind == Kind::Array; }
+    bool is_object() const { return kind == Kind::Object; }
+};
+
+}  // namespace arcscope

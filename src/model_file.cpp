@@ -1,0 +1,254 @@
+// model_file.cpp: writing and validating .arcs files. Validation reads only through bounds-checked helpers and
+// checks every size against the buffer before any pointer into the data is formed.
+#include "model_file.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "error.h"
+#include "quant.h"
+
+namespace arcscope {
+
+namespace {
+
+// Header field offsets (see models/README.md).
+enum : size_t {
+    kOffMagic = 0, kOffVersion = 8, kOffWeightType = 12, kOffNLayer = 16, kOffNHead = 20, kOffNEmbd = 24,
+    kOffNCtx = 28, kOffNVocab = 32, kOffLnEps = 36, kOffNTensors = 40, kOffQ8Block = 44, kOffDataOffset = 48,
+    kOffDataSize = 56, kOffChecksum = 64, kOffReserved = 72,
+};
+// Tensor entry field offsets.
+enum : size_t { kEntName = 0, kEntType = 64, kEntNdim = 68, kEntShape = 72, kEntOffset = 80, kEntSize = 88 };
+
+uint32_t get_u32(const uint8_t* p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+uint64_t get_u64(const uint8_t* p) { return uint64_t(get_u32(p)) | uint64_t(get_u32(p + 4)) << 32; }
+float get_f32(const uint8_t* p) {
+    uint32_t u = get_u32(p);
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+void put_u32(uint8_t* p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+void put_u64(uint8_t* p, uint64_t v) {
+    put_u32(p, uint32_t(v));
+    put_u32(p + 4, uint32_t(v >> 32));
+}
+void put_f32(uint8_t* p, float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+
+uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+
+std::string shape_text(uint32_t ndim, uint32_t d0, uint32_t d1) {
+    if (ndim == 1) return "[" + std::to_string(d0) + "]";
+    return "[" + std::to_string(d0) + ", " + std::to_string(d1) + "]";
+}
+
+}  // namespace
+
+std::string human_bytes(uint64_t n) {
+    char buf[32];
+    if (n >= 1000000) std::snprintf(buf, sizeof buf, "%.0f MB", n / 1e6);
+    else if (n >= 1000) std::snprintf(buf, sizeof buf, "%.1f KB", n / 1e3);
+    else std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)n);
+    return buf;
+}
+
+uint64_t fnv1a64_words(const uint8_t* data, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        h ^= get_u64(data + i);
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+FileLayout plan_layout(const std::vector<TensorSpec>& specs) {
+    FileLayout layout;
+    layout.data_offset = align_up(kModelHeaderBytes + kTensorEntryBytes * specs.size(), kDataAlign);
+    uint64_t at = 0;
+    for (const auto& s : specs) {
+        layout.offsets.push_back(at);
+        at = align_up(at + s.bytes, kDataAlign);
+    }
+    layout.data_size = at;
+    return layout;
+}
+
+void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const std::vector<TensorSpec>& specs,
+                  const FileLayout& layout) {
+    std::memset(out, 0, layout.data_offset);
+    std::memcpy(out + kOffMagic, kModelMagic, 8);
+    put_u32(out + kOffVersion, kModelVersion);
+    put_u32(out + kOffWeightType, uint32_t(weight_type));
+    put_u32(out + kOffNLayer, c.n_layer);
+    put_u32(out + kOffNHead, c.n_head);
+    put_u32(out + kOffNEmbd, c.n_embd);
+    put_u32(out + kOffNCtx, c.n_ctx);
+    put_u32(out + kOffNVocab, c.n_vocab);
+    put_f32(out + kOffLnEps, c.ln_eps);
+    put_u32(out + kOffNTensors, uint32_t(specs.size()));
+    put_u32(out + kOffQ8Block, weight_type == DType::Q8 ? kQ8Block : 0);
+    put_u64(out + kOffDataOffset, layout.data_offset);
+    put_u64(out + kOffDataSize, layout.data_size);
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const TensorSpec& s = specs[i];
+        uint8_t* e = out + kModelHeaderBytes + i * kTensorEntryBytes;
+        require(s.name.size() < kTensorNameBytes, "tensor name too long: " + s.name);
+        std::memcpy(e + kEntName, s.name.data(), s.name.size());
+        put_u32(e + kEntType, uint32_t(s.type));
+        put_u32(e + kEntNdim, s.cols == 0 ? 1 : 2);
+        put_u32(e + kEntShape, s.rows);
+        put_u32(e + kEntShape + 4, s.cols);
+        put_u64(e + kEntOffset, layout.offsets[i]);
+        put_u64(e + kEntSize, s.bytes);
+    }
+}
+
+void seal_file(uint8_t* out, uint64_t file_size) {
+    put_u64(out + kOffChecksum, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
+}
+
+ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
+    // Phase 1: the fixed header.
+    require(bytes != nullptr || size == 0, "model file: no data");
+    require(size >= 8 && std::memcmp(bytes, kModelMagic, 8) == 0,
+            "not an arcscope model file (wrong magic; expected \"ARCSCOPE\"): convert a checkpoint with "
+            "`arcscope convert`");
+    require(size >= kModelHeaderBytes, "truncated: the file has " + std::to_string(size) +
+                                           " bytes, less than the " + std::to_string(kModelHeaderBytes) +
+                                           "-byte header");
+    uint32_t version = get_u32(bytes + kOffVersion);
+    require(version == kModelVersion, "unsupported model file version " + std::to_string(version) +
+                                          " (this build reads version " + std::to_string(kModelVersion) + ")");
+    uint32_t wtype = get_u32(bytes + kOffWeightType);
+    require(wtype <= 1, "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32 or 1 = q8)");
+
+    ModelFile f;
+    f.bytes_ = bytes;
+    f.size_ = size;
+    f.weight_type_ = DType(wtype);
+    auto dim = [&](size_t off) {  // keep huge u32s from wrapping negative before validate() sees them
+        uint32_t v = get_u32(bytes + off);
+        return v > (1u << 30) ? (1 << 30) : int(v);
+    };
+    f.config_.n_layer = dim(kOffNLayer);
+    f.config_.n_head = dim(kOffNHead);
+    f.config_.n_embd = dim(kOffNEmbd);
+    f.config_.n_ctx = dim(kOffNCtx);
+    f.config_.n_vocab = dim(kOffNVocab);
+    f.config_.ln_eps = get_f32(bytes + kOffLnEps);
+    f.config_.validate();
+    uint32_t q8_block = get_u32(bytes + kOffQ8Block);
+    require(f.weight_type_ != DType::Q8 || q8_block == kQ8Block,
+            "q8 block size " + std::to_string(q8_block) + " unsupported (this build uses " +
+                std::to_string(kQ8Block) + ")");
+    require(get_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
+
+    // Phase 2: sizes against the buffer, before trusting any offset.
+    std::vector<TensorSpec> specs = gpt2_tensor_specs(f.config_, f.weight_type_);
+    FileLayout expected = plan_layout(specs);
+    uint32_t n_tensors = get_u32(bytes + kOffNTensors);
+    require(n_tensors == specs.size(), "tensor count " + std::to_string(n_tensors) + " does not match the config (" +
+                                           std::to_string(specs.size()) + " expected for " +
+                                           std::to_string(f.config_.n_layer) + " layers)");
+    uint64_t data_offset = get_u64(bytes + kOffDataOffset);
+    uint64_t data_size = get_u64(bytes + kOffDataSize);
+    require(data_offset == expected.data_offset,
+            "data offset " + std::to_string(data_offset) + " is wrong (expected " +
+                std::to_string(expected.data_offset) + ")");
+    require(data_size % kDataAlign == 0 && data_size < (uint64_t(1) << 40),
+            "data size " + std::to_string(data_size) + " is invalid");
+    uint64_t declared = data_offset + data_size;
+    require(size >= declared, "truncated: header says " + human_bytes(declared) + " (" + std::to_string(declared) +
+                                  " bytes), file has " + human_bytes(size) + " (" + std::to_string(size) + " bytes)");
+    require(size == declared, "file has " + std::to_string(size - declared) +
+                                  " bytes of trailing garbage after the declared " + std::to_string(declared));
+    f.checksum_ = get_u64(bytes + kOffChecksum);
+
+    // Phase 3: the tensor table, each entry against the config and the data section.
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < specs.size(); ++i) index[specs[i].name] = i;
+    std::vector<bool> seen(specs.size(), false);
+    f.tensors_.resize(specs.size());
+    for (uint32_t i = 0; i < n_tensors; ++i) {
+        const uint8_t* e = bytes + kModelHeaderBytes + size_t(i) * kTensorEntryBytes;
+        size_t len = 0;
+        while (len < kTensorNameBytes && e[kEntName + len] != 0) ++len;
+        require(len < kTensorNameBytes, "tensor entry " + std::to_string(i) + ": name is not NUL-terminated");
+        std::string name(reinterpret_cast<const char*>(e + kEntName), len);
+        auto it = index.find(name);
+        require(it != index.end(), "tensor entry " + std::to_string(i) + ": unexpected tensor '" + name + "'");
+        require(!seen[it->second], "tensor " + name + " appears twice");
+        seen[it->second] = true;
+        const TensorSpec& spec = specs[it->second];
+        uint32_t type = get_u32(e + kEntType), ndim = get_u32(e + kEntNdim);
+        uint32_t d0 = get_u32(e + kEntShape), d1 = get_u32(e + kEntShape + 4);
+        uint64_t offset = get_u64(e + kEntOffset), tsize = get_u64(e + kEntSize);
+        require(type == uint32_t(spec.type), "tensor " + name + ": expected type " + dtype_name(spec.type) +
+                                                  ", got type code " + std::to_string(type));
+        uint32_t want_ndim = spec.cols == 0 ? 1 : 2;
+        require(ndim == want_ndim && d0 == uint32_t(spec.rows) && (ndim == 1 ? d1 == 0 : d1 == uint32_t(spec.cols)),
+                "tensor " + name + ": expected " + spec.shape_text() + ", got " +
+                    (ndim == 1 || ndim == 2 ? shape_text(ndim, d0, d1) : std::to_string(ndim) + " dimensions"));
+        require(tsize == spec.bytes, "tensor " + name + ": expected " + std::to_string(spec.bytes) +
+                                         " bytes, the table says " + std::to_string(tsize));
+        require(offset % kDataAlign == 0, "tensor " + name + ": offset " + std::to_string(offset) +
+                                              " is not 64-byte aligned");
+        require(offset <= data_size && tsize <= data_size - offset,
+                "tensor " + name + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + tsize) +
+                    ") lie beyond the data section (" + std::to_string(data_size) + " bytes)");
+        f.tensors_[it->second] = {name, spec.type, spec.rows, spec.cols, offset, tsize, bytes + data_offset + offset};
+    }
+    for (size_t i = 0; i < specs.size(); ++i) require(seen[i], "missing tensor " + specs[i].name);
+
+    // Phase 4: the checksum (last, it reads every byte).
+    if (verify_checksum) {
+        uint64_t actual = fnv1a64_words(bytes + kModelHeaderBytes, size - kModelHeaderBytes);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "checksum mismatch: header says %016llx, data gives %016llx",
+                      (unsigned long long)f.checksum_, (unsigned long long)actual);
+        require(actual == f.checksum_, std::string(buf) + " (the file is corrupt)");
+    }
+    return f;
+}
+
+const TensorEntry& ModelFile::tensor(std::string_view name) const {
+    for (const auto& t : tensors_)
+        if (t.name == name) return t;
+    throw Error("missing tensor " + std::string(name));
+}
+
+AlignedBytes::AlignedBytes(size_t n) : size(n) {
+    data = static_cast<uint8_t*>(std::aligned_alloc(kDataAlign, align_up(n ? n : 1, kDataAlign)));
+    require(data != nullptr, "out of memory allocating " + human_bytes(n));
+}
+AlignedBytes::~AlignedBytes() { std::free(data); }
+
+std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
+    std::FILE* fp = std::fopen(path.c_str(), "rb");
+    require(fp != nullptr, "cannot open " + path);
+    std::fseek(fp, 0, SEEK_END);
+    long n = std::ftell(fp);
+    std::fseek(fp, 0, SEEK_SET);
+    if (n < 0) {
+        std::fclose(fp);
+        throw Error("cannot read " + path);
+    }
+    auto buf = std::make_unique<AlignedBytes>(size_t(n));
+    size_t got = n ? std::fread(buf->data, 1, size_t(n), fp) : 0;
+    std::fclose(fp);
+    require(got == size_t(n), "cannot read " + path);
+    return buf;
+}
+
+}  // namespace arcscope
