@@ -14,6 +14,7 @@ run_suite() {
 }
 
 run_suite "c++" ctest --test-dir build/native --output-on-failure -j 2
+run_suite "reference" /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
 run_suite "wasm-node" node --test tests/js/
 run_suite "browser" npx playwright test
 

@@ -1,0 +1,112 @@
+"""The C++ engine against the independent PyTorch reference, on the same random HF-layout checkpoint.
+
+Builds nothing itself: needs build/native/arcscope (./scripts/build.sh native). Makes a 3-layer checkpoint with
+scripts/make_checkpoint.py, converts it to f32 and q8 with `arcscope convert`, runs `arcscope run` and compares:
+  f32: attention max abs error <= 1e-4, logits (every position) max abs error <= 1e-3
+  q8:  attention max abs error <= 0.05, cosine of every position's logits >= 0.999
+Also an F16 checkpoint with "transformer."-prefixed names (the other form HF files come in).
+Run: /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import gpt2_reference as ref  # noqa: E402
+
+CLI = os.path.join(ROOT, "build", "native", "arcscope")
+WORK = os.path.join(ROOT, "build", "test-models", "reference")
+CONFIG = dict(n_layer=3, n_head=4, n_embd=128, n_ctx=160, vocab=50257)
+T = 150  # several q8 row groups and column blocks, most of n_ctx
+
+
+def sh(*args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def make_checkpoint(name, seed, *extra):
+    out = os.path.join(WORK, name)
+    args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", out, "--seed", str(seed)]
+    for k, v in CONFIG.items():
+        args += ["--" + k.replace("_", "-"), str(v)]
+    sh(*args, *extra)
+    return out
+
+
+def engine_run(model_path, ids):
+    """(logits (T, V), attention (L, H, T, T)) from the native CLI."""
+    out_json, out_bin = model_path + ".run.json", model_path + ".logits.f32"
+    sh(CLI, "run", "--model", model_path, "--ids", ",".join(map(str, ids)), "--out", out_json,
+       "--logits-bin", out_bin, "--tokenizer", os.path.join(ROOT, "models", "gpt2-tokenizer.bin"))
+    with open(out_json) as f:
+        result = json.load(f)
+    logits = np.fromfile(out_bin, dtype="<f4").reshape(len(ids), -1)
+    np.testing.assert_array_equal(np.asarray(result["logits_last"], dtype=np.float32), logits[-1])
+    return logits, np.asarray(result["attention"], dtype=np.float32)
+
+
+def reference_run(ckpt, ids):
+    model = ref.load(ckpt)
+    with torch.no_grad():
+        logits, att = model(torch.tensor(ids, dtype=torch.long))
+    return logits.numpy(), att.numpy()
+
+
+def cosines(a, b):
+    return (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+@unittest.skipUnless(os.path.exists(CLI), "build/native/arcscope not built")
+class EngineVsReference(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+        cls.ids = np.random.default_rng(7).integers(0, CONFIG["vocab"], T).tolist()
+        cls.ckpt = make_checkpoint("f32-ckpt", 11)
+        cls.ref_logits, cls.ref_att = reference_run(cls.ckpt, cls.ids)
+
+    def convert(self, ckpt, dtype):
+        path = f"{ckpt}.{dtype}.arcs"
+        sh(CLI, "convert", "--in", ckpt, "--out", path, "--dtype", dtype)
+        return path
+
+    def test_f32_matches_reference(self):
+        logits, att = engine_run(self.convert(self.ckpt, "f32"), self.ids)
+        att_err = np.abs(att - self.ref_att).max()
+        logit_err = np.abs(logits - self.ref_logits).max()
+        print(f"\n  f32, T={T}: attention max abs err {att_err:.3g}, logits max abs err {logit_err:.3g} "
+              f"(logits span {self.ref_logits.min():.1f}..{self.ref_logits.max():.1f})")
+        self.assertLessEqual(att_err, 1e-4)
+        self.assertLessEqual(logit_err, 1e-3)
+
+    def test_q8_matches_reference(self):
+        logits, att = engine_run(self.convert(self.ckpt, "q8"), self.ids)
+        att_err = np.abs(att - self.ref_att).max()
+        cos = cosines(logits.astype(np.float64), self.ref_logits.astype(np.float64))
+        logit_err = np.abs(logits - self.ref_logits).max()
+        print(f"\n  q8, T={T}: attention max abs err {att_err:.3g}, worst per-position logits cosine {cos.min():.6f}, "
+              f"logits max abs err {logit_err:.3g}")
+        self.assertLessEqual(att_err, 0.05)
+        self.assertGreaterEqual(cos.min(), 0.999)
+
+    def test_f16_prefixed_checkpoint(self):
+        ckpt = make_checkpoint("f16-prefixed-ckpt", 12, "--dtype", "f16", "--prefix")
+        ids = self.ids[:40]
+        ref_logits, ref_att = reference_run(ckpt, ids)
+        logits, att = engine_run(self.convert(ckpt, "f32"), ids)
+        att_err, logit_err = np.abs(att - ref_att).max(), np.abs(logits - ref_logits).max()
+        print(f"\n  F16 input with transformer. prefix, f32 model, T=40: attention max abs err {att_err:.3g}, "
+              f"logits max abs err {logit_err:.3g}")
+        self.assertLessEqual(att_err, 1e-4)
+        self.assertLessEqual(logit_err, 1e-3)
+
+
+if __name__ == "__main__":
+    unittest.main()
