@@ -9,7 +9,7 @@
 // holding only part of a character shows U+FFFD; tokenSpans() groups such tokens into whole characters.
 
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });  // keep a leading U+FEFF: decode(encode(s)) == s
 
 export function createTokenizer(core, tokenizerBytes) {
   const handle = core.Tokenizer.fromBytes(tokenizerBytes);
