@@ -1,0 +1,194 @@
+// test_convert.cpp: the streaming converter writes the same file whatever the chunk size, transposes Conv1D weights,
+// quantizes exactly as q8_pack does on the whole matrix, reads F16/BF16, skips buffers, and names what is wrong.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "convert.h"
+#include "engine_fixture.h"
+#include "model_file.h"
+#include "quant.h"
+
+using namespace arcscope;
+using namespace arcscope::testing;
+
+namespace {
+
+std::vector<float> transposed(const std::vector<float>& w, int in, int out) {  // (in, out) -> (out, in)
+    std::vector<float> t(w.size());
+    for (int i = 0; i < in; ++i)
+        for (int o = 0; o < out; ++o) t[size_t(o) * in + i] = w[size_t(i) * out + o];
+    return t;
+}
+
+std::string convert_error(const Checkpoint& ck, GPT2Config c = tiny_config()) {
+    return error_of([&] { convert_bytes(c, safetensors_bytes(ck), DType::Q8); });
+}
+
+uint16_t to_bf16(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return uint16_t(u >> 16);  // truncation: exact for values with <= 8 mantissa bits
+}
+
+}  // namespace
+
+TEST(Convert, ChunkSizeDoesNotMatter) {
+    GPT2Config c = tiny_config();
+    std::vector<uint8_t> st = safetensors_bytes(random_checkpoint(c, 3));
+    for (DType t : {DType::F32, DType::Q8}) {
+        std::vector<uint8_t> whole = convert_bytes(c, st, t, st.size());
+        for (size_t chunk : {size_t(1), size_t(7), size_t(4096), size_t(65537)})
+            ASSERT_EQ(convert_bytes(c, st, t, chunk), whole) << dtype_name(t) << ", chunk " << chunk;
+    }
+}
+
+TEST(Convert, TransposesConv1DAndKeepsEmbeddings) {
+    GPT2Config c = tiny_config();
+    Checkpoint ck = random_checkpoint(c, 4);
+    std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), DType::F32);
+    ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
+    auto floats = [&](const char* name) {
+        const TensorEntry& e = f.tensor(name);
+        std::vector<float> v(e.size / 4);
+        std::memcpy(v.data(), e.data, e.size);
+        return v;
+    };
+    EXPECT_EQ(floats("wte.weight"), f32_values(ck["wte.weight"]));
+    EXPECT_EQ(floats("h.1.ln_2.bias"), f32_values(ck["h.1.ln_2.bias"]));
+    EXPECT_EQ(floats("h.1.attn.c_attn.weight"), transposed(f32_values(ck["h.1.attn.c_attn.weight"]), 64, 192));
+    EXPECT_EQ(floats("h.0.mlp.c_proj.weight"), transposed(f32_values(ck["h.0.mlp.c_proj.weight"]), 256, 64));
+}
+
+TEST(Convert, Q8MatchesPackingTheWholeMatrix) {
+    // A vocabulary that is not a multiple of the 64-row streaming group nor of the 8-row q8 group.
+    GPT2Config c = tiny_config();
+    c.n_vocab = 203;
+    Checkpoint ck = random_checkpoint(c, 5);
+    std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), DType::Q8, 333);
+    ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
+    auto packed = [](const std::vector<float>& w, int rows, int cols) {
+        std::vector<uint8_t> out(q8_packed_bytes(rows, cols));
+        q8_pack(w.data(), rows, cols, out.data());
+        return out;
+    };
+    auto stored = [&](const char* name) {
+        const TensorEntry& e = f.tensor(name);
+        return std::vector<uint8_t>(e.data, e.data + e.size);
+    };
+    EXPECT_EQ(stored("wte.weight"), packed(f32_values(ck["wte.weight"]), 203, 64));
+    EXPECT_EQ(stored("wpe.weight"), packed(f32_values(ck["wpe.weight"]), 48, 64));
+    EXPECT_EQ(stored("h.0.mlp.c_fc.weight"), packed(transposed(f32_values(ck["h.0.mlp.c_fc.weight"]), 64, 256), 256, 64));
+}
+
+TEST(Convert, ReadsF16AndBF16AndPrefixedNames) {
+    GPT2Config c = tiny_config();
+    Checkpoint ck = random_checkpoint(c, 6);
+    // Round the weights to values F16 and BF16 hold exactly, so all three inputs must give identical files.
+    for (auto& [name, t] : ck) {
+        std::vector<float> v = f32_values(t);
+        for (float& x : v) x = std::ldexp(std::round(std::ldexp(x, 6)), -6);
+        t = f32_tensor(t.shape, v);
+    }
+    std::vector<uint8_t> want = convert_bytes(c, safetensors_bytes(ck), DType::F32);
+    for (const char* dtype : {"F16", "BF16"}) {
+        Checkpoint half;
+        for (const auto& [name, t] : ck) {
+            std::vector<float> v = f32_values(t);
+            RawTensor h{dtype, t.shape, std::vector<uint8_t>(v.size() * 2)};
+            for (size_t i = 0; i < v.size(); ++i) {
+                uint16_t bits = to_bf16(v[i]);
+                if (std::string(dtype) == "F16") {  // exact: |x| < 2^6 with 6 fractional bits
+                    float a = std::fabs(v[i]);
+                    int e = a == 0 ? 0 : std::ilogb(a);
+                    uint16_t s = std::signbit(v[i]) ? 0x8000 : 0;
+                    bits = a == 0 ? s : uint16_t(s | (e + 15) << 10 | uint16_t(std::ldexp(a, 10 - e)) & 0x3FF);
+                }
+                std::memcpy(&h.bytes[2 * i], &bits, 2);
+            }
+            half["transformer." + name] = h;
+        }
+        EXPECT_EQ(convert_bytes(c, safetensors_bytes(half), DType::F32, 1000), want) << dtype;
+    }
+}
+
+TEST(Convert, SkipsBuffersAndTiedHead) {
+    GPT2Config c = tiny_config();
+    Checkpoint ck = random_checkpoint(c, 7);
+    std::vector<uint8_t> want = convert_bytes(c, safetensors_bytes(ck), DType::Q8);
+    ck["h.0.attn.masked_bias"] = f32_tensor({}, {-1e4f});
+    ck["lm_head.weight"] = ck["wte.weight"];
+    ck["h.1.attn.bias"].dtype = "BOOL";  // a dtype we cannot read, in a tensor we skip
+    ck["h.1.attn.bias"].bytes.resize(48 * 48);
+    EXPECT_EQ(convert_bytes(c, safetensors_bytes(ck), DType::Q8), want);
+}
+
+TEST(Convert, NamesWhatIsWrong) {
+    GPT2Config c = tiny_config();
+    Checkpoint good = random_checkpoint(c, 8);
+
+    Checkpoint ck = good;
+    ck.erase("h.1.mlp.c_fc.weight");
+    EXPECT_NE(convert_error(ck).find("checkpoint lacks tensor h.1.mlp.c_fc.weight"), std::string::npos);
+
+    ck = good;
+    ck["h.0.attn.c_attn.weight"] = f32_tensor({64, 191}, std::vector<float>(64 * 191));
+    std::string msg = convert_error(ck);
+    EXPECT_NE(msg.find("tensor h.0.attn.c_attn.weight: expected [64, 192], got [64, 191]"), std::string::npos) << msg;
+
+    ck = good;
+    ck["h.0.extra.weight"] = f32_tensor({2}, {1, 2});
+    EXPECT_NE(convert_error(ck).find("unexpected tensor 'h.0.extra.weight'"), std::string::npos);
+
+    ck = good;
+    ck["ln_f.bias"].dtype = "I32";
+    EXPECT_NE(convert_error(ck).find("dtype I32 is not supported"), std::string::npos);
+
+    ck = good;
+    std::vector<float> v = f32_values(ck["ln_f.weight"]);
+    v[3] = std::nanf("");
+    ck["ln_f.weight"] = f32_tensor({64}, v);
+    EXPECT_NE(convert_error(ck).find("tensor ln_f.weight holds a non-finite value"), std::string::npos);
+
+    ck = good;
+    ck["transformer.ln_f.bias"] = ck["ln_f.bias"];
+    EXPECT_NE(convert_error(ck).find("twice"), std::string::npos);
+
+    std::vector<uint8_t> st = safetensors_bytes(good);
+    for (size_t cut : {size_t(3), size_t(100), st.size() / 2, st.size() - 1}) {
+        msg = error_of([&] {
+            Converter conv(c, DType::Q8);
+            conv.feed(st.data(), cut);
+            conv.finish();
+        });
+        EXPECT_NE(msg.find("truncated checkpoint"), std::string::npos) << "cut " << cut << ": " << msg;
+    }
+    st.push_back(0);
+    EXPECT_NE(error_of([&] { convert_bytes(c, st, DType::Q8); }).find("longer than its safetensors header"),
+              std::string::npos);
+
+    std::vector<uint8_t> junk(64, 0xFF);
+    EXPECT_NE(error_of([&] { convert_bytes(c, junk, DType::Q8); }).find("not a safetensors file"), std::string::npos);
+}
+
+TEST(Convert, ReadsHuggingFaceConfig) {
+    GPT2Config c = config_from_hf_json(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024,
+        "vocab_size": 50257, "layer_norm_epsilon": 1e-05, "activation_function": "gelu_new", "n_inner": null})");
+    EXPECT_EQ(c.n_layer, 12);
+    EXPECT_EQ(c.n_ctx, 1024);
+    EXPECT_EQ(c.n_vocab, 50257);
+    EXPECT_FLOAT_EQ(c.ln_eps, 1e-5f);
+    EXPECT_NE(error_of([] { config_from_hf_json(R"({"n_layer": 2, "n_head": 2, "n_embd": 64, "vocab_size": 9})"); })
+                  .find("missing n_positions"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  config_from_hf_json(R"({"n_layer": 2, "n_head": 2, "n_embd": 64, "n_positions": 8,
+                      "vocab_size": 9, "activation_function": "relu"})");
+              }).find("activation_function 'relu' is not supported"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  config_from_hf_json(R"({"n_layer": 2, "n_head": 3, "n_embd": 64, "n_positions": 8, "vocab_size": 9})");
+              }).find("not divisible"),
+              std::string::npos);
+    EXPECT_NE(error_of([] { config_from_hf_json("{\"n_layer\": 2,"); }).find("config.json: JSON"), std::string::npos);
+}
