@@ -1,7 +1,8 @@
 // serve.mjs: a small static server for the page. / serves web/, /models/ serves models/.
-// Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate]
+// Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate] [--fixtures DIR]
 //   --csp      adds the strict Content-Security-Policy the page must run under
 //   --isolate  adds COOP/COEP headers (cross-origin isolation)
+//   --fixtures also serves DIR under /fixtures/ (test checkpoints made under build/)
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -11,6 +12,8 @@ export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-ev
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const mounts = [['/models/', join(root, 'models')], ['/', join(root, 'web')]];
+const fixturesAt = process.argv.indexOf('--fixtures');
+if (fixturesAt >= 0) mounts.unshift(['/fixtures/', resolve(process.argv[fixturesAt + 1])]);
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',

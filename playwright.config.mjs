@@ -1,0 +1,48 @@
+// Playwright: the page and <arc-scope> in Debian's Chromium (Playwright cannot download browsers here).
+// Two servers, started by Playwright itself on free ports: the plain one, and one sending the strict CSP.
+// Test checkpoints are made once by tests/e2e/global-setup.mjs under build/test-fixtures and served at /fixtures/.
+import { defineConfig } from '@playwright/test';
+import { createServer } from 'node:net';
+
+const freePort = () => new Promise((ok, fail) => {
+  const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => ok(port)); });
+  s.on('error', fail);
+});
+// The config is evaluated again in each worker process: the ports chosen first travel in the environment.
+process.env.ARCSCOPE_PORT ??= String(await freePort());
+process.env.ARCSCOPE_CSP_PORT ??= String(await freePort());
+const port = Number(process.env.ARCSCOPE_PORT), cspPort = Number(process.env.ARCSCOPE_CSP_PORT);
+const serve = (p, extra = '') => ({
+  command: `node scripts/serve.mjs --port ${p} --fixtures build/test-fixtures ${extra}`,
+  url: `http://127.0.0.1:${p}/`,
+  reuseExistingServer: false,
+  timeout: 30_000,
+});
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  testMatch: '*.spec.mjs',
+  globalSetup: './tests/e2e/global-setup.mjs',
+  outputDir: 'test-results/playwright',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  reporter: [['list']],
+  use: {
+    baseURL: `http://127.0.0.1:${port}/`,
+    browserName: 'chromium',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    },
+    viewport: { width: 1280, height: 900 },
+    trace: 'off',
+  },
+  projects: [
+    { name: 'page', testIgnore: /csp\.spec/ },
+    { name: 'csp', testMatch: /csp\.spec\.mjs/, use: { baseURL: `http://127.0.0.1:${cspPort}/` } },
+  ],
+  webServer: [serve(port), serve(cspPort, '--csp')],
+});

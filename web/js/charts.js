@@ -1,0 +1,95 @@
+// charts.js: small SVG line charts (positional encoding waves, the cost experiment) and the least-squares
+// quadratic fit the cost chart draws.
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function el(name, attrs, parent, text) {
+  const e = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  parent?.append(e);
+  return e;
+}
+
+// Fits t = a + b n + c n² to points [{n, ms}] by least squares (normal equations, 3×3). Returns [a, b, c].
+export function fitQuadratic(points) {
+  const S = Array.from({ length: 3 }, () => [0, 0, 0]), r = [0, 0, 0];
+  for (const { n, ms } of points) {
+    const x = [1, n, n * n];
+    for (let i = 0; i < 3; i++) { r[i] += x[i] * ms; for (let j = 0; j < 3; j++) S[i][j] += x[i] * x[j]; }
+  }
+  // Gaussian elimination with partial pivoting.
+  const A = S.map((row, i) => [...row, r[i]]);
+  for (let c = 0; c < 3; c++) {
+    let p = c;
+    for (let i = c + 1; i < 3; i++) if (Math.abs(A[i][c]) > Math.abs(A[p][c])) p = i;
+    [A[c], A[p]] = [A[p], A[c]];
+    if (Math.abs(A[c][c]) < 1e-300) return [0, 0, 0];
+    for (let i = 0; i < 3; i++) {
+      if (i === c) continue;
+      const f = A[i][c] / A[c][c];
+      for (let j = c; j < 4; j++) A[i][j] -= f * A[c][j];
+    }
+  }
+  return [0, 1, 2].map((i) => A[i][3] / A[i][i]);
+}
+
+// series: [{values, label, marker (index to mark), alt}] over x = 0..len-1, y in [min, max].
+export function lineChart(root, series, { min, max, width = 420, height = 200 } = {}) {
+  const svg = el('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img',
+    'aria-label': series.map((s) => s.label).join('; ') });
+  const pad = { l: 30, r: 8, t: 8, b: 34 };
+  const W = width - pad.l - pad.r, H = height - pad.t - pad.b;
+  const n = Math.max(...series.map((s) => s.values.length));
+  const x = (i) => pad.l + (i / Math.max(1, n - 1)) * W;
+  const y = (v) => pad.t + (1 - (v - min) / (max - min)) * H;
+  for (const v of [min, 0, max]) {
+    el('line', { class: 'grid', x1: pad.l, x2: pad.l + W, y1: y(v), y2: y(v) }, svg);
+    el('text', { x: pad.l - 4, y: y(v) + 4, 'text-anchor': 'end' }, svg, String(v));
+  }
+  series.forEach((s, k) => {
+    const d = s.values.map((v, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)} ${y(v).toFixed(1)}`).join('');
+    el('path', { class: s.alt ? 'line alt' : 'line', d }, svg);
+    if (s.marker !== undefined) el('circle', { class: 'marker', cx: x(s.marker), cy: y(s.values[s.marker]), r: 3 }, svg);
+    el('text', { x: pad.l + k * (W / 2), y: height - 8 }, svg, s.label).classList.add(s.alt ? 'alt' : 'main');
+  });
+  root.replaceChildren(svg);
+  return svg;
+}
+
+// points: [{n, ms}]; draws the measured points and the fitted quadratic.
+export function costChart(root, points, coef, { width = 560, height = 280 } = {}) {
+  const svg = el('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img',
+    'aria-label': 'Time per forward pass against sequence length, with a fitted quadratic' });
+  const pad = { l: 52, r: 12, t: 12, b: 40 };
+  const W = width - pad.l - pad.r, H = height - pad.t - pad.b;
+  const nMax = 1100;
+  const f = (n) => coef[0] + coef[1] * n + coef[2] * n * n;
+  const tMax = niceCeil(Math.max(1, ...points.map((p) => p.ms), coef[2] ? f(nMax) : 0));
+  const x = (n) => pad.l + (n / nMax) * W, y = (t) => pad.t + (1 - t / tMax) * H;
+  for (let k = 0; k <= 4; k++) {
+    const t = (tMax * k) / 4;
+    el('line', { class: 'grid', x1: pad.l, x2: pad.l + W, y1: y(t), y2: y(t) }, svg);
+    el('text', { x: pad.l - 6, y: y(t) + 4, 'text-anchor': 'end' }, svg, t >= 10 ? t.toFixed(0) : t.toFixed(1));
+  }
+  for (const n of [0, 256, 512, 768, 1024]) el('text', { x: x(n), y: pad.t + H + 16, 'text-anchor': 'middle' }, svg, String(n));
+  el('text', { x: pad.l + W / 2, y: height - 4, 'text-anchor': 'middle' }, svg, 'sequence length n (tokens)');
+  el('text', { x: 12, y: pad.t + H / 2, transform: `rotate(-90 12 ${pad.t + H / 2})`, 'text-anchor': 'middle' }, svg, 'ms per forward');
+  el('line', { class: 'axis', x1: pad.l, x2: pad.l + W, y1: y(0), y2: y(0) }, svg);
+  if (points.length >= 3) {
+    let d = '';
+    for (let n = 0; n <= nMax; n += 10) d += `${n ? 'L' : 'M'}${x(n).toFixed(1)} ${y(Math.max(0, f(n))).toFixed(1)}`;
+    el('path', { class: 'fit', d }, svg);
+  }
+  for (const p of points) {
+    const c = el('circle', { class: 'point', cx: x(p.n), cy: y(p.ms), r: 4.5 }, svg);
+    el('title', {}, c, `n = ${p.n}: ${p.ms.toFixed(1)} ms`);
+  }
+  root.replaceChildren(svg);
+  return svg;
+}
+
+function niceCeil(v) {
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}

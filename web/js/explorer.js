@@ -1,0 +1,347 @@
+// explorer.js: section 5, what the loaded model attends to on the user's text. Owns the view state (mirrored in the
+// URL hash by main.js), asks the worker for a forward pass when the text changes, and redraws cheaply otherwise.
+import { ArcView } from './arcs.js';
+import { Heatmap } from './heatmap.js';
+import { ThumbGrid } from './thumbs.js';
+import { renderHeadScores } from './head-scores.js';
+import { selectMatrices, filterArcs, topAttended, aggregate } from './attention-math.js';
+import { plainLabel } from './token-text.js';
+import { buildSvg, svgText, drawPng, download } from './export.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class Explorer {
+  constructor(engine, state, onChange) {
+    this.engine = engine;
+    this.state = state;
+    this.onChange = onChange;      // called after any state change (main.js writes the hash)
+    this.model = null;             // {key, name, config}
+    this.result = null;            // {ids, labels, attention, shape, next}
+    this.focusIndex = null;        // query token under hover/focus (top-5 table follows it)
+    this.request = 0;
+    this.arcs = new ArcView($('view'), { onFocus: (side, i) => this.onFocus(side, i) });
+    this.thumbs = new ThumbGrid($('thumbs'), (l, h) => this.set({ layer: l, head: h }));
+    this.matrix = null;
+    this.bindControls();
+  }
+
+  bindControls() {
+    const s = this.state;
+    $('text').value = s.text;
+    let timer = 0;
+    $('text').addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { this.state.text = $('text').value; this.state.token = null; this.analyze(); }, 200);
+    });
+    $('layer').addEventListener('change', (e) => this.set({ layer: word(e.target.value) }));
+    $('head').addEventListener('change', (e) => this.set({ head: word(e.target.value) }));
+    $('topk').addEventListener('change', (e) => this.set({ topk: Number(e.target.value) }));
+    $('threshold').addEventListener('input', (e) => this.set({ threshold: Number(e.target.value) }));
+    $('sink').addEventListener('change', (e) => this.set({ sink: e.target.checked }));
+    for (const r of document.querySelectorAll('input[name="mode"]')) {
+      r.addEventListener('change', (e) => this.set({ mode: e.target.value }));
+    }
+    $('generate').addEventListener('click', () => this.generate());
+    $('export-svg').addEventListener('click', () => this.exportSvg());
+    $('export-png').addEventListener('click', () => this.exportPng());
+    $('copy-link').addEventListener('click', () => this.copyLink());
+    document.querySelector('.arc-table').addEventListener('toggle', () => this.renderArcTable());
+    this.syncControls();
+  }
+
+  syncControls() {
+    const s = this.state;
+    if ($('text').value !== s.text) $('text').value = s.text;
+    $('topk').value = String(s.topk);
+    $('threshold').value = String(s.threshold);
+    $('threshold-out').textContent = s.threshold.toFixed(2);
+    $('sink').checked = s.sink;
+    for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === s.mode;
+    if (this.model) {
+      $('layer').value = String(s.layer);
+      $('head').value = String(s.head);
+    }
+  }
+
+  set(patch) {
+    Object.assign(this.state, patch);
+    this.syncControls();
+    this.redraw();
+    this.onChange(this.state);
+  }
+
+  // A model was loaded: rebuild the selects and grids for its shape, then run the text through it.
+  setModel(info) {
+    this.model = info;
+    const { n_layer: L, n_head: H } = info.config;
+    const s = this.state;
+    const gpt2Small = L === 12 && H === 12 && info.config.n_embd === 768;
+    // The article looks at layer 8, head 5 of GPT-2 small; other models open on all heads of the last layer.
+    if (!(typeof s.layer === 'number' && s.layer < L) && s.layer !== 'mean' && s.layer !== 'max') s.layer = gpt2Small ? 8 : L - 1;
+    if (!(typeof s.head === 'number' && s.head < H) && !['all', 'mean', 'max'].includes(s.head)) s.head = gpt2Small ? 5 : 'all';
+    fillSelect($('layer'), L, [['mean', 'mean of layers'], ['max', 'max of layers']], 'layer');
+    fillSelect($('head'), H, [['all', 'all heads'], ['mean', 'mean of heads'], ['max', 'max of heads']], 'head');
+    this.thumbs.build(L, H);
+    this.syncControls();
+    this.onChange(this.state);
+    this.loadScores();
+    return this.analyze();
+  }
+
+  async loadScores() {
+    const root = $('scores');
+    root.previousElementSibling?.classList.contains('legend') && root.previousElementSibling.remove();
+    try {
+      const scores = await this.engine.call('headScores', { model: this.model.key });
+      renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }));
+    } catch (e) {
+      root.textContent = `Head scores are not available: ${e.message}`;
+    }
+  }
+
+  async analyze() {
+    if (!this.model) return;
+    const id = ++this.request;
+    $('view').classList.add('busy');
+    try {
+      const r = await this.engine.call('analyze', { model: this.model.key, text: this.state.text });
+      if (id !== this.request) return; // a newer text is on its way
+      this.showError(null);
+      this.setResult(r);
+    } catch (e) {
+      if (id === this.request) this.showError(e.message);
+    } finally {
+      if (id === this.request) $('view').classList.remove('busy');
+    }
+  }
+
+  setResult(r) {
+    this.result = r;
+    const T = r.labels.length;
+    if (this.state.token !== null && this.state.token >= T) this.state.token = null;
+    this.arcs.setTokens(r.labels);
+    this.matrix = null;
+    this.thumbs.draw(r.attention, r.shape);
+    this.renderNext(r.next);
+    this.redraw();
+    document.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T } }));
+  }
+
+  // The matrices for the current layer/head choice, after the sink toggle.
+  selection() {
+    const { attention, shape } = this.result;
+    return selectMatrices(attention, shape, { layer: this.state.layer, head: this.state.head, sink: this.state.sink });
+  }
+
+  redraw() {
+    if (!this.result) return;
+    const T = this.result.labels.length;
+    const picked = this.selection();
+    const arcsView = this.state.mode === 'arcs';
+    this.arcs.el.hidden = !arcsView;
+    if (arcsView) {
+      const filter = { topK: this.state.topk, threshold: this.state.threshold };
+      this.arcs.setArcs(picked.map(({ head, matrix }) => ({ head, arcs: filterArcs(matrix, T, filter) })));
+    } else {
+      this.drawMatrix(picked, T);
+    }
+    this.thumbs.select(this.state.layer, this.state.head);
+    this.renderTop5();
+    if (document.querySelector('.arc-table').open) this.renderArcTable();
+  }
+
+  drawMatrix(picked, T) {
+    const m = picked.length === 1 ? picked[0].matrix : aggregate(picked.map((p) => p.matrix), 'mean');
+    if (!this.matrix || this.matrix.opt.rows !== T) {
+      const holder = document.createElement('div');
+      holder.className = 'matrix';
+      const names = this.result.labels.map(plainLabel);
+      this.matrix = new Heatmap(holder, { rows: T, cols: T, cell: 18, rowLabels: names, colLabels: names,
+        cellData: true, label: 'attention matrix: rows attend to columns' });
+      $('view').querySelector('.matrix')?.remove();
+      $('view').append(holder);
+    }
+    this.matrix.root.hidden = false;
+    this.matrix.update(m, 1);
+  }
+
+  onFocus(side, index) {
+    this.focusIndex = side === 'from' ? index : null;
+    if (side === 'from' && this.arcs.pinned) this.set({ token: index });
+    else this.renderTop5();
+  }
+
+  // The article's printout: the 5 tokens the chosen token attends to most, in the current layer/head.
+  renderTop5() {
+    const r = this.result;
+    if (!r) return;
+    const T = r.labels.length;
+    const query = this.focusIndex ?? this.state.token ?? defaultQuery(r.labels);
+    const picked = this.selection();
+    const m = picked.length === 1 ? picked[0].matrix : aggregate(picked.map((p) => p.matrix), 'mean');
+    $('top5-token').textContent = plainLabel(r.labels[query]);
+    $('top5-where').textContent = `token ${query}, ${describe(this.state)}${picked.length > 1 ? ' (mean of the heads shown)' : ''}`;
+    const rows = topAttended(m, T, query, 5).map(({ index, weight }) => {
+      const tr = document.createElement('tr');
+      const a = document.createElement('td'), b = document.createElement('td');
+      a.textContent = `${plainLabel(r.labels[index])}`;
+      a.title = `token ${index}`;
+      b.className = 'num-cell';
+      b.textContent = weight.toFixed(3);
+      tr.append(a, b);
+      return tr;
+    });
+    $('top5').tBodies[0].replaceChildren(...rows);
+  }
+
+  // Screen readers get the arcs as a table: each query token with the keys it draws from.
+  renderArcTable() {
+    const holder = $('arc-table');
+    if (!document.querySelector('.arc-table').open || !this.result) return;
+    const labels = this.result.labels;
+    const byQuery = new Map();
+    for (const a of this.arcs.drawnArcs()) {
+      if (!byQuery.has(a.from)) byQuery.set(a.from, []);
+      byQuery.get(a.from).push(a);
+    }
+    const table = document.createElement('table');
+    const cap = document.createElement('caption');
+    cap.textContent = `Arcs drawn for ${describe(this.state)}`;
+    const head = table.createTHead().insertRow();
+    for (const h of ['query token', 'attends to (weight)']) {
+      const th = document.createElement('th');
+      th.scope = 'col'; th.textContent = h;
+      head.append(th);
+    }
+    table.append(cap);
+    const body = table.createTBody();
+    labels.forEach((label, i) => {
+      const tr = body.insertRow();
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = `${i}: ${plainLabel(label)}`;
+      const td = tr.insertCell();
+      const arcs = (byQuery.get(i) || []).sort((a, b) => b.weight - a.weight).slice(0, 8);
+      td.textContent = arcs.map((a) => `${plainLabel(labels[a.to])} (${a.weight.toFixed(3)}${a.head >= 0 && this.state.head === 'all' ? `, head ${a.head}` : ''})`).join(', ') || 'none above the filter';
+      tr.prepend(th);
+    });
+    holder.replaceChildren(table);
+  }
+
+  renderNext(next) {
+    $('next').replaceChildren(...(next || []).map(({ token, prob }) => {
+      const li = document.createElement('li');
+      const t = document.createElement('span');
+      t.className = 't';
+      t.textContent = token.replace(/ /g, '\u00B7').replace(/\n/g, '\u21B5');
+      t.style.setProperty('--p', prob.toFixed(3));
+      const p = document.createElement('span');
+      p.className = 'p';
+      p.textContent = `${(prob * 100).toFixed(1)}%`;
+      li.append(t, p);
+      return li;
+    }));
+  }
+
+  // Appends tokens one by one through the KV cache; each new token brings one attention row per layer and head.
+  async generate() {
+    if (!this.result) return;
+    const button = $('generate');
+    if (this.generating) { this.engine.cancel(this.generating); return; }
+    button.textContent = 'Stop';
+    const r = this.result;
+    let { attention, shape } = r;
+    const job = this.engine.call('generate', {
+      model: this.model.key, ids: r.ids, maxTokens: Number($('gen-count').value) || 20,
+      temperature: Number($('gen-temp').value) || 0, seed: 1 + (this.generations = (this.generations || 0) + 1),
+    }, {
+      onProgress: (p) => {
+        ({ attention, shape } = growAttention(attention, shape, p.row));
+        this.result = { ...this.result, ids: [...this.result.ids, p.id], labels: p.labels, attention, shape, next: p.next };
+        this.state.text = p.text;
+        this.arcs.setTokens(p.labels);
+        this.matrix = null;
+        this.renderNext(p.next);
+        this.redraw();
+        this.syncControls();
+      },
+    });
+    this.generating = job;
+    try {
+      await job;
+      this.thumbs.draw(this.result.attention, this.result.shape);
+      this.onChange(this.state);
+    } catch (e) {
+      this.showError(e.message);
+    } finally {
+      this.generating = null;
+      button.textContent = 'Generate';
+    }
+  }
+
+  exportTitle() {
+    return `arcscope · ${this.model?.name ?? ''} · ${describe(this.state)}`;
+  }
+
+  exportSvg() {
+    if (!this.result) return;
+    const svg = buildSvg(this.result.labels, this.arcs.drawnArcs(), this.exportTitle());
+    download(new Blob([svgText(svg)], { type: 'image/svg+xml' }), 'arcscope-attention.svg');
+  }
+
+  exportPng() {
+    if (!this.result) return;
+    const canvas = drawPng(this.result.labels, this.arcs.drawnArcs(), this.exportTitle());
+    canvas.toBlob((blob) => download(blob, 'arcscope-attention.png'), 'image/png');
+  }
+
+  async copyLink() {
+    const button = $('copy-link');
+    try {
+      await navigator.clipboard.writeText(location.href);
+      button.textContent = 'Copied';
+    } catch {
+      button.textContent = 'Copy the address bar';
+    }
+    setTimeout(() => { button.textContent = 'Copy link'; }, 1500);
+  }
+
+  showError(message) {
+    const el = $('explore-error');
+    el.hidden = !message;
+    el.textContent = message || '';
+  }
+}
+
+// [L, H, T, T] plus one new row per layer/head ([L, H, T+1]) -> [L, H, T+1, T+1].
+export function growAttention(attention, shape, row) {
+  const [L, H, T] = shape, N = T + 1;
+  const out = new Float32Array(L * H * N * N);
+  for (let m = 0; m < L * H; m++) {
+    for (let i = 0; i < T; i++) out.set(attention.subarray((m * T + i) * T, (m * T + i + 1) * T), (m * N + i) * N);
+    out.set(row.subarray(m * N, (m + 1) * N), (m * N + T) * N);
+  }
+  return { attention: out, shape: [L, H, N, N] };
+}
+
+function word(v) {
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
+
+function fillSelect(select, n, extra, name) {
+  const options = Array.from({ length: n }, (_, i) => new Option(`${name} ${i}`, String(i)));
+  for (const [value, label] of extra) options.push(new Option(label, value));
+  select.replaceChildren(...options);
+}
+
+export function describe(s) {
+  const layer = typeof s.layer === 'number' ? `layer ${s.layer}` : `${s.layer} over layers`;
+  const head = typeof s.head === 'number' ? `head ${s.head}` : s.head === 'all' ? 'all heads' : `${s.head} over heads`;
+  return `${layer}, ${head}${s.sink ? '' : ', first token hidden'}`;
+}
+
+// The article asks what "it" attends to; otherwise the last token.
+function defaultQuery(labels) {
+  const it = labels.findIndex((l) => l.text.trim().toLowerCase() === 'it');
+  return it >= 0 ? it : labels.length - 1;
+}

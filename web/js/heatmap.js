@@ -1,0 +1,140 @@
+// heatmap.js: a matrix drawn as coloured cells. Small matrices are SVG (one <rect> per cell, with data attributes
+// and a <title> so the values are inspectable); large ones are a canvas. Built once per shape; update() recolours.
+// Colours come from CSS (--heat, --heat-neg) so dark mode works without code; a cell's strength is its fill-opacity.
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const MAX_SVG_CELLS = 96 * 96;
+
+export class Heatmap {
+  // options: {rows, cols, cell (px), signed (diverging scale), rowLabels, colLabels, label, cellData (data-from/to)}
+  constructor(root, options) {
+    this.root = root;
+    this.opt = { cell: 18, signed: false, rowLabels: null, colLabels: null, label: 'heatmap', cellData: false, ...options };
+    this.build();
+  }
+
+  build() {
+    const { rows, cols, cell, rowLabels, colLabels, label } = this.opt;
+    const doc = this.root.ownerDocument;
+    const { bands, notes } = this.opt;
+    const left = rowLabels ? 28 : 0, top = colLabels ? 30 : bands ? 16 : 0, right = notes ? 52 : 0;
+    this.left = left; this.top = top;
+    const width = left + cols * cell + right, height = top + rows * cell;
+    this.useCanvas = rows * cols > MAX_SVG_CELLS;
+    if (this.useCanvas) {
+      this.el = doc.createElement('canvas');
+      this.el.width = cols; this.el.height = rows;
+      this.el.className = 'heatmap canvas';
+      this.el.setAttribute('role', 'img');
+      this.el.setAttribute('aria-label', label);
+      this.root.replaceChildren(this.el);
+      return;
+    }
+    const svg = doc.createElementNS(SVG_NS, 'svg');
+    svg.setAttribute('class', 'heatmap');
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    svg.setAttribute('width', String(width));
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', label);
+    const text = (x, y, s, cls, rotate) => {
+      const t = doc.createElementNS(SVG_NS, 'text');
+      t.setAttribute('x', String(x)); t.setAttribute('y', String(y));
+      t.setAttribute('class', cls);
+      if (rotate) t.setAttribute('transform', `rotate(-60 ${x} ${y})`);
+      t.textContent = s;
+      svg.append(t);
+      return t;
+    };
+    if (rowLabels) rowLabels.forEach((s, i) => text(left - 4, top + (i + 0.5) * cell, clip(s), 'row-label'));
+    if (colLabels) colLabels.forEach((s, j) => text(left + (j + 0.5) * cell, top - 4, clip(s), 'col-label', true));
+    // bands: a label and a divider every `bands` columns (e.g. one band per head).
+    if (bands) {
+      for (let b = 0; b * bands < cols; b++) {
+        text(left + (b + 0.5) * bands * cell, top - 5, `head ${b}`, 'band-label');
+        if (b > 0) {
+          const line = doc.createElementNS(SVG_NS, 'line');
+          line.setAttribute('x1', String(left + b * bands * cell - 0.5)); line.setAttribute('x2', String(left + b * bands * cell - 0.5));
+          line.setAttribute('y1', String(top - 12)); line.setAttribute('y2', String(top + rows * cell));
+          line.setAttribute('class', 'band');
+          svg.append(line);
+        }
+      }
+    }
+    // notes: one text per row on the right (e.g. row sums), set with setNotes().
+    this.noteEls = notes ? Array.from({ length: rows }, (_, i) =>
+      text(left + cols * cell + 6, top + (i + 0.5) * cell, '', 'note')) : [];
+    this.cells = [];
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const r = doc.createElementNS(SVG_NS, 'rect');
+        r.setAttribute('x', String(left + j * cell));
+        r.setAttribute('y', String(top + i * cell));
+        r.setAttribute('width', String(cell - 1));
+        r.setAttribute('height', String(cell - 1));
+        if (this.opt.cellData) { r.dataset.from = i; r.dataset.to = j; }
+        const title = doc.createElementNS(SVG_NS, 'title');
+        r.append(title);
+        svg.append(r);
+        this.cells.push(r);
+      }
+    }
+    this.el = svg;
+    this.root.replaceChildren(svg);
+  }
+
+  // values: rows*cols numbers, row-major. scale: the value shown at full colour (default: max |v|).
+  update(values, scale) {
+    const n = this.opt.rows * this.opt.cols;
+    let max = scale || 0;
+    if (!scale) for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(values[i]));
+    max = max || 1;
+    if (this.useCanvas) return this.paint(values, max);
+    for (let i = 0; i < n; i++) {
+      const v = values[i], r = this.cells[i];
+      const masked = v === -Infinity || Number.isNaN(v);
+      r.setAttribute('class', masked ? 'cell masked' : v < 0 && this.opt.signed ? 'cell neg' : 'cell');
+      r.setAttribute('fill-opacity', masked ? '1' : (0.04 + 0.96 * Math.min(1, Math.abs(v) / max)).toFixed(3));
+      if (this.opt.cellData) r.dataset.weight = masked ? '0' : v.toPrecision(6);
+      r.firstChild.textContent = masked ? 'masked' : formatValue(v);
+    }
+  }
+
+  setNotes(strings) {
+    strings.forEach((s, i) => { if (this.noteEls[i]) this.noteEls[i].textContent = s; });
+  }
+
+  paint(values, max) {
+    const { rows, cols } = this.opt;
+    const ctx = this.el.getContext('2d');
+    const style = getComputedStyle(this.el);
+    const pos = rgb(style.getPropertyValue('--heat')), neg = rgb(style.getPropertyValue('--heat-neg'));
+    const bg = rgb(style.getPropertyValue('--heat-bg'));
+    const img = ctx.createImageData(cols, rows);
+    for (let i = 0; i < rows * cols; i++) {
+      const v = values[i], a = Math.min(1, Math.abs(v) / max) || 0;
+      const c = v < 0 && this.opt.signed ? neg : pos;
+      for (let ch = 0; ch < 3; ch++) img.data[4 * i + ch] = bg[ch] + (c[ch] - bg[ch]) * a;
+      img.data[4 * i + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+  }
+}
+
+export function formatValue(v) {
+  if (!Number.isFinite(v)) return String(v);
+  return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3);
+}
+
+function clip(s) {
+  return s.length > 12 ? `${s.slice(0, 11)}\u2026` : s;
+}
+
+// '#rrggbb' or 'rgb(r, g, b)' -> [r, g, b]
+export function rgb(css) {
+  const s = css.trim();
+  if (s.startsWith('#')) {
+    const h = s.length === 4 ? [...s.slice(1)].map((c) => c + c).join('') : s.slice(1);
+    return [0, 2, 4].map((k) => parseInt(h.slice(k, k + 2), 16));
+  }
+  const m = s.match(/\d+(\.\d+)?/g);
+  return m ? m.slice(0, 3).map(Number) : [0, 0, 0];
+}

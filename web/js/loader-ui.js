@@ -1,0 +1,82 @@
+// loader-ui.js: the "Load GPT-2 small" dialog. A Hugging Face checkpoint from URLs or local files (picker or
+// drag-and-drop) is converted to int8 in the worker with a progress bar; an .arcs file loads directly. On success
+// onLoaded(info) switches the page to the new model; on failure the message stays here and the current model stays.
+const $ = (id) => document.getElementById(id);
+
+export function formatBytes(n) {
+  if (!(n >= 0)) return '?';
+  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
+}
+
+// The checkpoint a model key names: a .safetensors URL means "convert this checkpoint (config.json beside it)".
+export function checkpointSource(url) {
+  if (!/\.safetensors([?#]|$)/.test(url)) return null;
+  return { safetensorsUrl: url, configUrl: url.replace(/[^/?#]+\.safetensors/, 'config.json') };
+}
+
+export function setupLoader(engine, onLoaded) {
+  const dialog = $('loader');
+  const busy = (on) => {
+    for (const id of ['load-url', 'files']) $(id).disabled = on;
+    $('progress').hidden = !on && $('progress-bar').value === 0;
+  };
+  const progress = ({ stage, loaded, total }) => {
+    $('progress').hidden = false;
+    $('progress-bar').max = total || 1;
+    $('progress-bar').value = Math.min(loaded || 0, total || 1);
+    $('progress-text').textContent = `${stage}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
+  };
+  const run = async (start) => {
+    $('loader-error').hidden = true;
+    $('progress-bar').value = 0;
+    busy(true);
+    try {
+      const info = await start();
+      $('progress-text').textContent = `Loaded ${info.name}.`;
+      onLoaded(info);
+      dialog.close();
+    } catch (e) {
+      $('loader-error').textContent = `Could not load the model: ${e.message}. The current model is still loaded.`;
+      $('loader-error').hidden = false;
+    } finally {
+      busy(false);
+    }
+  };
+
+  $('open-loader').addEventListener('click', () => dialog.showModal());
+  $('load-url').addEventListener('click', () => {
+    const weights = $('src-weights').value.trim(), config = $('src-config').value.trim();
+    if (!weights) return;
+    const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
+    run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress));
+  });
+
+  const takeFiles = (files) => {
+    files = [...files];
+    if (files.length === 0) return;
+    const arcs = files.find((f) => f.name.endsWith('.arcs'));
+    const key = (f) => `local:${f.name}:${f.size}`;
+    if (arcs) {
+      run(async () => engine.loadModelBytes(new Uint8Array(await arcs.arrayBuffer()), key(arcs), arcs.name, progress));
+      return;
+    }
+    const weights = files.find((f) => f.name.endsWith('.safetensors'));
+    if (!weights) {
+      $('loader-error').textContent = 'Pick model.safetensors and config.json together (or one .arcs file).';
+      $('loader-error').hidden = false;
+      return;
+    }
+    run(() => engine.convertModel({ files }, key(weights), weights.name, progress));
+  };
+  $('files').addEventListener('change', (e) => takeFiles(e.target.files));
+  const drop = $('drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => { e.preventDefault(); drop.classList.remove('over'); takeFiles(e.dataTransfer.files); });
+  drop.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); $('files').click(); } });
+}
+
+export function nameFromUrl(url) {
+  const m = url.match(/huggingface\.co\/([^/]+\/[^/]+)\//);
+  return m ? m[1] : url.split(/[?#]/)[0].split('/').slice(-2).join('/');
+}

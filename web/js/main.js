@@ -1,0 +1,87 @@
+// main.js: wires the tutorial page together. One shared engine worker; the default model loads on open; the view
+// state lives in the URL hash.
+import { sharedEngine } from '../lib/worker-client.js';
+import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
+import { Explorer } from './explorer.js';
+import { setupTutorial } from './tutorial.js';
+import { setupCost } from './cost.js';
+import { setupLoader, checkpointSource, formatBytes, nameFromUrl } from './loader-ui.js';
+
+const $ = (id) => document.getElementById(id);
+const isStateHash = (hash) => hash.includes('=');
+
+const engine = sharedEngine();
+const state = isStateHash(location.hash) ? parseHash(location.hash) : defaults();
+let writtenHash = '';
+const writeHash = (s) => {
+  writtenHash = formatHash(s);
+  if (location.hash !== writtenHash) history.replaceState(null, '', writtenHash);
+};
+const explorer = new Explorer(engine, state, writeHash);
+
+function status(text, kind) {
+  const el = $('model-status');
+  el.textContent = text;
+  el.className = `status ${kind || ''}`;
+}
+
+function showModel(info) {
+  const c = info.config;
+  status(`${info.name}: ${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, ${c.dtype}, ${formatBytes(info.size)}`, 'ok');
+}
+
+// Loads the model a key names (an .arcs URL, a checkpoint URL to convert, or a cached local file).
+async function openModel(key) {
+  status(`Loading ${key.split('/').pop()}…`, 'busy');
+  const onProgress = (p) => status(`${p.stage}: ${formatBytes(p.loaded)}${p.total ? ` of ${formatBytes(p.total)}` : ''}`, 'busy');
+  const source = checkpointSource(key);
+  const info = source ? await engine.convertModel(source, key, nameFromUrl(key), onProgress)
+    : await engine.loadModel(key, onProgress);
+  return info;
+}
+
+async function switchModel(key) {
+  try {
+    const info = await openModel(key);
+    state.model = key;
+    showModel(info);
+    await explorer.setModel(info);
+  } catch (e) {
+    explorer.showError(`Could not load the model ${key}: ${e.message}`);
+    if (!explorer.model && key !== DEFAULT_MODEL) return switchModel(DEFAULT_MODEL);
+    if (explorer.model) showModel(explorer.model); else status('No model loaded', '');
+  }
+}
+
+setupLoader(engine, (info) => {
+  state.model = info.key;
+  showModel(info);
+  explorer.setModel(info);
+});
+setupTutorial(engine);
+setupCost(engine);
+engine.ready.catch((e) => status(`The engine could not start: ${e.message}`, ''));
+switchModel(state.model);
+
+// A pasted link or back/forward: apply the new state.
+window.addEventListener('hashchange', () => {
+  if (!isStateHash(location.hash) || location.hash === writtenHash) return;
+  const next = parseHash(location.hash);
+  const modelChanged = next.model !== state.model, textChanged = next.text !== state.text;
+  Object.assign(state, next);
+  explorer.syncControls();
+  if (modelChanged) switchModel(next.model);
+  else if (textChanged) explorer.analyze();
+  else explorer.set({});
+});
+
+// Section links scroll without replacing the state in the hash.
+for (const a of document.querySelectorAll('.toc a')) {
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    document.querySelector(a.getAttribute('href')).scrollIntoView({ block: 'start' });
+  });
+}
+
+// For tests and benchmarks: the live objects (read-only use).
+window.arcscopePage = { engine, explorer, state };

@@ -1,0 +1,96 @@
+// thumbs.js: the layer × head grid of small attention matrices (like BertViz's model view). One canvas per head;
+// clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails.
+import { headMatrix } from './attention-math.js';
+import { rgb } from './heatmap.js';
+
+export class ThumbGrid {
+  constructor(root, onPick) {
+    this.root = root;
+    this.onPick = onPick;
+    this.buttons = [];
+    root.addEventListener('keydown', (e) => this.onKey(e));
+  }
+
+  // Builds the grid for a model shape (once per model).
+  build(L, H) {
+    this.L = L; this.H = H;
+    this.root.style.setProperty('--heads', String(H));
+    const cells = [document.createElement('span')];
+    for (let h = 0; h < H; h++) {
+      const s = document.createElement('span');
+      s.textContent = `h${h}`;
+      cells.push(s);
+    }
+    this.buttons = [];
+    for (let l = 0; l < L; l++) {
+      const label = document.createElement('span');
+      label.textContent = `L${l}`;
+      cells.push(label);
+      for (let h = 0; h < H; h++) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.tabIndex = l === 0 && h === 0 ? 0 : -1;
+        b.dataset.layer = l; b.dataset.head = h;
+        b.setAttribute('aria-label', `layer ${l}, head ${h}`);
+        b.setAttribute('aria-pressed', 'false');
+        b.append(document.createElement('canvas'));
+        b.addEventListener('click', () => this.onPick(l, h));
+        cells.push(b);
+        this.buttons.push(b);
+      }
+    }
+    this.root.replaceChildren(...cells);
+  }
+
+  // Draws every head's (T, T) matrix, downsampled (max-pooled) to at most 64 pixels a side.
+  draw(attention, shape) {
+    const [L, H, T] = shape;
+    const size = Math.min(T, 64);
+    const style = getComputedStyle(this.root);
+    const fg = rgb(style.getPropertyValue('--heat')), bg = rgb(style.getPropertyValue('--heat-bg'));
+    for (let l = 0; l < L; l++) {
+      for (let h = 0; h < H; h++) {
+        const m = headMatrix(attention, shape, l, h);
+        const canvas = this.buttons[l * H + h].firstChild;
+        canvas.width = size; canvas.height = size;
+        const ctx = canvas.getContext('2d');
+        const img = ctx.createImageData(size, size);
+        const pooled = new Float32Array(size * size);
+        for (let i = 0; i < T; i++) {
+          const pi = Math.floor((i * size) / T);
+          for (let j = 0; j <= i && j < T; j++) {
+            const k = pi * size + Math.floor((j * size) / T);
+            if (m[i * T + j] > pooled[k]) pooled[k] = m[i * T + j];
+          }
+        }
+        for (let p = 0; p < size * size; p++) {
+          const a = Math.sqrt(pooled[p]);
+          for (let c = 0; c < 3; c++) img.data[4 * p + c] = bg[c] + (fg[c] - bg[c]) * a;
+          img.data[4 * p + 3] = 255;
+        }
+        ctx.putImageData(img, 0, 0);
+      }
+    }
+  }
+
+  select(layer, head) {
+    for (const b of this.buttons) {
+      const on = Number(b.dataset.layer) === layer && Number(b.dataset.head) === head;
+      b.setAttribute('aria-pressed', String(on));
+    }
+  }
+
+  onKey(e) {
+    const b = e.target.closest('button');
+    if (!b) return;
+    const l = Number(b.dataset.layer), h = Number(b.dataset.head);
+    const move = { ArrowRight: [0, 1], ArrowLeft: [0, -1], ArrowDown: [1, 0], ArrowUp: [-1, 0] }[e.key];
+    if (!move) return;
+    e.preventDefault();
+    const nl = Math.max(0, Math.min(this.L - 1, l + move[0])), nh = Math.max(0, Math.min(this.H - 1, h + move[1]));
+    b.tabIndex = -1;
+    const next = this.buttons[nl * this.H + nh];
+    next.tabIndex = 0;
+    next.focus();
+  }
+}

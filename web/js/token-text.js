@@ -1,0 +1,31 @@
+// token-text.js: how a BPE piece is shown. Leading spaces become a faint middle dot, newlines and tabs get visible
+// marks, and pieces that hold only part of a UTF-8 character are merged with their neighbours into the character.
+
+// One display piece: {text, lead} where lead is the visible-whitespace prefix shown faintly.
+export function displayPiece(text) {
+  let lead = '';
+  let i = 0;
+  while (i < text.length && text[i] === ' ') { lead += '\u00B7'; i++; }
+  const body = text.slice(i).replace(/\n/g, '\u21B5').replace(/\t/g, '\u21E5').replace(/\r/g, '\u240D');
+  if (!body && lead) return { lead: '', text: lead.replace(/\u00B7/g, '\u2423') };
+  return { lead, text: body };
+}
+
+// Labels from the tokenizer's spans [{first, count, text}] (runs of tokens whose bytes make whole characters):
+// one {lead, text, continuation, group: [start, end)} per token. The first token of a multi-token character shows
+// the character; the others show a faint ellipsis.
+export function spanLabels(spans, n) {
+  const labels = new Array(n);
+  for (const { first, count, text } of spans) {
+    const shown = displayPiece(text);
+    const group = [first, first + count];
+    labels[first] = { ...shown, continuation: false, group };
+    for (let k = first + 1; k < first + count; k++) labels[k] = { lead: '', text: '\u2026', continuation: true, group };
+  }
+  return labels;
+}
+
+// Plain one-line label, for tables, titles and exports.
+export function plainLabel(label) {
+  return label.continuation ? '(cont.)' : label.lead + label.text;
+}

@@ -1,0 +1,105 @@
+// tutorial.js: sections 1-4, the article's building blocks run live in the worker.
+import { Heatmap, formatValue } from './heatmap.js';
+import { lineChart } from './charts.js';
+
+const $ = (id) => document.getElementById(id);
+const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+export function setupTutorial(engine) {
+  setupQkv(engine);
+  setupMasking(engine);
+  setupHeads(engine);
+  setupPositions(engine);
+}
+
+function heat(id, rows, cols, extra = {}) {
+  return new Heatmap($(id), { rows, cols, cell: 16, rowLabels: labels(rows, 't'), label: id, ...extra });
+}
+
+function fail(section, error) {
+  const p = document.createElement('p');
+  p.className = 'error';
+  p.setAttribute('role', 'alert');
+  p.textContent = `This demo could not run: ${error.message}`;
+  $(section).querySelector('.demo').prepend(p);
+}
+
+function setupQkv(engine) {
+  const q = heat('qkv-q', 8, 16, { signed: true }), k = heat('qkv-k', 8, 16, { signed: true });
+  const v = heat('qkv-v', 8, 16, { signed: true });
+  const scores = heat('qkv-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
+  const weights = heat('qkv-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true, notes: true });
+  let seed = 42;
+  const run = async () => {
+    const r = await engine.call('singleHead', { seed, mask: false });
+    q.update(r.q); k.update(r.k); v.update(r.v);
+    scores.update(r.scores);
+    weights.update(r.weights, 1);
+    $('qkv-seed').textContent = String(seed);
+    weights.setNotes(r.rowSums.map((x) => `Σ ${x.toFixed(4)}`));
+  };
+  $('qkv-reseed').addEventListener('click', () => { seed = (seed * 7 + 13) % 10007; run().catch((e) => fail('qkv', e)); });
+  run().catch((e) => fail('qkv', e));
+}
+
+function setupMasking(engine) {
+  const scores = heat('mask-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
+  const weights = heat('mask-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true });
+  const run = async () => {
+    const mask = $('mask-toggle').checked;
+    const r = await engine.call('singleHead', { seed: 7, mask });
+    scores.update(r.scores);
+    weights.update(r.weights, 1);
+    $('mask-upper').textContent = r.upper.toFixed(6);
+  };
+  $('mask-toggle').addEventListener('change', () => run().catch((e) => fail('masking', e)));
+  run().catch((e) => fail('masking', e));
+}
+
+function setupHeads(engine) {
+  const root = $('heads-weights');
+  const maps = [0, 1, 2, 3].map((h) => {
+    const fig = document.createElement('figure');
+    const cap = document.createElement('figcaption');
+    cap.textContent = `head ${h}`;
+    const box = document.createElement('div');
+    box.className = 'heat';
+    fig.append(cap, box);
+    root.append(fig);
+    return new Heatmap(box, { rows: 8, cols: 8, cell: 16, label: `head ${h} weights`, cellData: true });
+  });
+  const merged = new Heatmap($('heads-merged'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'merged heads' });
+  let seed = 42;
+  const run = async () => {
+    const r = await engine.call('multiHead', { seed });
+    maps.forEach((m, h) => m.update(r.weights.subarray(h * 64, (h + 1) * 64), 1));
+    merged.update(r.merged);
+  };
+  $('heads-reseed').addEventListener('click', () => { seed = (seed * 7 + 13) % 10007; run().catch((e) => fail('heads', e)); });
+  run().catch((e) => fail('heads', e));
+}
+
+function setupPositions(engine) {
+  const table = new Heatmap($('pe-table'), { rows: 64, cols: 64, cell: 6, signed: true, label: 'positional encoding' });
+  let pe = null;
+  const draw = () => {
+    if (!pe) return;
+    const pos = Number($('pe-pos').value), dim = Number($('pe-dim').value);
+    $('pe-pos-out').textContent = String(pos);
+    $('pe-dim-out').textContent = String(dim);
+    $('pe-value').textContent = formatValue(pe.table[pos * 64 + dim]);
+    const column = Array.from({ length: 64 }, (_, p) => pe.table[p * 64 + dim]);
+    const row = Array.from(pe.table.subarray(pos * 64, pos * 64 + 64));
+    lineChart($('pe-lines'), [
+      { values: column, label: `dimension ${dim} over positions`, marker: pos },
+      { values: row, label: `position ${pos} over dimensions`, marker: dim, alt: true },
+    ], { min: -1, max: 1 });
+  };
+  engine.call('positional', { dModel: 64, maxLen: 64 }).then((r) => {
+    pe = r;
+    table.update(r.table, 1);
+    draw();
+  }).catch((e) => fail('positions', e));
+  $('pe-pos').addEventListener('input', draw);
+  $('pe-dim').addEventListener('input', draw);
+}

@@ -1,0 +1,76 @@
+// worker-client.js: the page side of worker.js. One shared worker per page: the tutorial and every <arc-scope>
+// element call the same engine, and a model URL is loaded once however many elements ask for it.
+//   const engine = sharedEngine();
+//   const model = await engine.loadModel(url);                 // {key, name, size, config}
+//   const r = await engine.call('analyze', {model: model.key, text});
+export class EngineClient {
+  constructor(workerUrl) {
+    this.worker = new Worker(workerUrl, { type: 'module' });
+    this.nextId = 1;
+    this.pending = new Map();
+    this.models = new Map(); // url -> Promise<model info>
+    this.worker.onmessage = ({ data }) => this.receive(data);
+    this.worker.onerror = (e) => this.failAll(`the engine worker failed to start: ${e.message || 'script error'}`);
+    this.ready = this.call('init');
+  }
+
+  receive({ id, progress, result, error }) {
+    const p = this.pending.get(id);
+    if (!p) return;
+    if (progress !== undefined) { p.onProgress?.(progress); return; }
+    this.pending.delete(id);
+    if (error !== undefined) p.reject(new Error(error)); else p.resolve(result);
+  }
+
+  failAll(message) {
+    for (const p of this.pending.values()) p.reject(new Error(message));
+    this.pending.clear();
+  }
+
+  // Runs op in the worker. onProgress receives intermediate reports; the returned promise has .id for cancel().
+  call(op, args = {}, { onProgress, transfer = [] } = {}) {
+    const id = this.nextId++;
+    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
+    this.worker.postMessage({ id, op, args }, transfer);
+    promise.id = id;
+    return promise;
+  }
+
+  cancel(promise) {
+    if (promise?.id) this.worker.postMessage({ id: 0, op: 'cancel', args: { target: promise.id } });
+  }
+
+  // Absolute URL -> the loaded model's info; concurrent and repeated requests share one load.
+  loadModel(url, onProgress) {
+    const key = new URL(url, document.baseURI).href;
+    if (!this.models.has(key)) {
+      const loading = this.call('loadModel', { url: key }, { onProgress });
+      loading.catch(() => this.models.delete(key));
+      this.models.set(key, loading);
+    }
+    return this.models.get(key);
+  }
+
+  // A checkpoint (URLs or Files) converted in the worker; key names it in the cache and in shared links.
+  convertModel(source, key, name, onProgress) {
+    return this.track(key, this.call('convertModel', { source, key, name }, { onProgress }));
+  }
+
+  // An .arcs file's bytes (from a picker or a drop); the bytes are transferred to the worker.
+  loadModelBytes(bytes, key, name, onProgress) {
+    return this.track(key, this.call('loadModelBytes', { bytes, key, name }, { onProgress, transfer: [bytes.buffer] }));
+  }
+
+  track(key, promise) {
+    const previous = this.models.get(key);
+    this.models.set(key, promise);
+    promise.catch(() => { if (this.models.get(key) === promise) previous ? this.models.set(key, previous) : this.models.delete(key); });
+    return promise;
+  }
+}
+
+let shared = null;
+export function sharedEngine() {
+  shared ??= new EngineClient(new URL('./worker.js', import.meta.url));
+  return shared;
+}

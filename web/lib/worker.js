@@ -1,0 +1,197 @@
+// worker.js: the Web Worker that hosts the wasm engine, so the page never freezes while a model loads, converts,
+// runs or generates. Protocol (see worker-client.js):
+//   page -> worker  {id, op, args}
+//   worker -> page  {id, progress}            zero or more, while the operation runs
+//                   {id, result} | {id, error}  exactly one, at the end
+// Typed arrays in results are transferred, not copied.
+import { createEngine } from './arcscope.js';
+import { spanLabels } from '../js/token-text.js';
+import { loadModelBytes, convertToModel, storeModel } from './model-source.js';
+import * as demos from './demos.js';
+
+const enginePromise = createEngine();
+const models = new Map();   // key (model URL or cache key) -> {model, name, size}
+const sessions = new Map(); // model key -> {ids} whose KV cache is live (generation)
+
+const ops = {
+  async init() {
+    await enginePromise;
+    return { ok: true };
+  },
+
+  async tokenize({ text }) {
+    const engine = await enginePromise;
+    const { ids } = engine.tokenize(text);
+    return { ids, labels: labelsFor(engine, ids) };
+  },
+
+  // Loads (or reuses) the model behind a URL: an .arcs file, or a cached conversion.
+  async loadModel({ url }, progress) {
+    if (models.has(url)) return describe(url);
+    const engine = await enginePromise;
+    const { bytes, name } = await loadModelBytes(url, progress);
+    progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
+    models.set(url, { model: engine.loadModel(bytes), name, size: bytes.length });
+    return describe(url);
+  },
+
+  // An .arcs file the user picked: loaded directly and cached under key, so a shared link can find it again.
+  async loadModelBytes({ bytes, key, name }, progress) {
+    const engine = await enginePromise;
+    progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
+    const model = engine.loadModel(bytes);
+    await storeModel(key, bytes);
+    models.get(key)?.model.free();
+    models.set(key, { model, name, size: bytes.length });
+    return describe(key);
+  },
+
+  // Converts a Hugging Face checkpoint (URLs or Files) in the browser, caches the result, loads it.
+  async convertModel({ source, key, name }, progress) {
+    const engine = await enginePromise;
+    if (models.has(key)) return describe(key);
+    const bytes = await convertToModel(engine, source, key, progress);
+    progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
+    const model = engine.loadModel(bytes);
+    models.get(key)?.model.free();
+    models.set(key, { model, name, size: bytes.length });
+    return describe(key);
+  },
+
+  // A full forward over text (or ids): tokens, labels, every head's attention, and the next-token top-k.
+  async analyze({ model: key, text, ids, topk = 10 }) {
+    const engine = await enginePromise;
+    const { model } = need(key);
+    if (!ids) ids = model.tokenize(text).ids;
+    if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
+    const n_ctx = model.config.n_ctx;
+    if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
+    const out = model.forward(ids, { attention: true });
+    return {
+      ids,
+      labels: labelsFor(engine, ids),
+      attention: out.attention,
+      shape: out.attentionShape,
+      next: model.topk(lastRow(out.logits, out.logitsShape), topk),
+    };
+  },
+
+  async headScores({ model: key }) {
+    return need(key).model.headScores();
+  },
+
+  // Generates token by token with the KV cache: each new token arrives as progress with its attention row for
+  // every layer and head ([L, H, T]), so the page grows the arcs as it goes.
+  async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, seed = 1 }, progress) {
+    const engine = await enginePromise;
+    const { model } = need(key);
+    const n_ctx = model.config.n_ctx;
+    if (ids.length === 0) throw new Error('generation needs at least one token of text');
+    model.reset();
+    let step;
+    for (const id of ids) step = model.append(id);
+    const random = mulberry32(seed);
+    const generated = [];
+    for (let n = 0; n < maxTokens && ids.length + generated.length < n_ctx && !progress.cancelled(); n++) {
+      const id = sample(step.logits, temperature, topK, random);
+      if (id === (engine.tokenizer?.eotId ?? 50256)) break;
+      step = model.append(id);
+      generated.push(id);
+      const all = ids.concat(generated);
+      progress({
+        id,
+        text: engine.decode(all),
+        labels: labelsFor(engine, all),
+        row: step.attention,
+        rowShape: step.attentionShape,
+        next: model.topk(step.logits, 10),
+      });
+      await nextTask(); // lets a 'cancel' message in
+
+    }
+    return { ids: ids.concat(generated), generated };
+  },
+
+  async singleHead(args) { return demos.singleHead(await enginePromise, args); },
+  async multiHead(args) { return demos.multiHead(await enginePromise, args); },
+  async positional(args) { return demos.positional(await enginePromise, args); },
+  async costExperiment(args, progress) { return demos.costExperiment(await enginePromise, args, progress); },
+};
+
+function need(key) {
+  const entry = models.get(key);
+  if (!entry) throw new Error(`no model loaded from ${key}`);
+  return entry;
+}
+
+function describe(key) {
+  const { model, name, size } = models.get(key);
+  return { key, name, size, config: model.config };
+}
+
+// Display labels; tokenSpans groups tokens that only make whole characters together (e.g. an emoji's bytes).
+function labelsFor(engine, ids) {
+  return spanLabels(engine.tokenSpans(ids), ids.length);
+}
+
+// The last row of logits (rows, n_vocab).
+function lastRow(logits, shape) {
+  const [rows, n] = shape;
+  return logits.subarray((rows - 1) * n, rows * n);
+}
+
+// Greedy at temperature 0; else softmax(logits / temperature) over the topK largest, sampled with a seeded RNG.
+function sample(logits, temperature, topK, random) {
+  let best = 0;
+  for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+  if (!(temperature > 0)) return best;
+  const k = Math.max(1, Math.min(topK || logits.length, logits.length));
+  const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, k);
+  const weights = order.map((i) => Math.exp((logits[i] - logits[best]) / temperature));
+  let r = random() * weights.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < k; i++) { r -= weights[i]; if (r <= 0) return order[i]; }
+  return order[k - 1];
+}
+
+const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Every typed array inside a result travels by transfer.
+// (Only arrays that own their whole buffer: a view into wasm memory must never be detached.)
+function transferables(value, out = []) {
+  if (ArrayBuffer.isView(value)) {
+    if (value.byteOffset === 0 && value.byteLength === value.buffer.byteLength && value.buffer instanceof ArrayBuffer) out.push(value.buffer);
+  }
+  else if (Array.isArray(value)) for (const v of value) transferables(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) transferables(v, out);
+  return [...new Set(out)];
+}
+
+// One operation at a time: the engine is single-threaded and a KV cache must not be interleaved.
+// 'cancel' skips the queue: long loops (generation, the cost experiment) check it between steps.
+const cancelled = new Set();
+let queue = Promise.resolve();
+self.onmessage = ({ data: { id, op, args } }) => {
+  if (op === 'cancel') { cancelled.add(args.target); return; }
+  queue = queue.then(async () => {
+    const progress = (p) => self.postMessage({ id, progress: p }, transferables(p));
+    progress.cancelled = () => cancelled.has(id);
+    try {
+      if (!ops[op]) throw new Error(`unknown operation ${op}`);
+      const result = await ops[op](args || {}, progress);
+      self.postMessage({ id, result }, transferables(result));
+    } catch (error) {
+      self.postMessage({ id, error: String(error?.message || error) });
+    }
+    cancelled.delete(id);
+  });
+};
