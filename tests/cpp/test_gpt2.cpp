@@ -1,0 +1,235 @@
+// test_gpt2.cpp: forward pass invariants, KV-cache decoding == full forward, bad input, sampling and generation.
+// (Agreement with the PyTorch reference is tests/reference/test_engine.py.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "engine_fixture.h"
+#include "gpt2.h"
+#include "sampling.h"
+
+using namespace arcscope;
+using namespace arcscope::testing;
+
+namespace {
+
+struct Loaded {
+    std::vector<uint8_t> bytes;
+    std::unique_ptr<GPT2> model;
+};
+
+Loaded load_tiny(DType t, uint64_t seed = 1) {
+    Loaded m;
+    m.bytes = tiny_model_bytes(t, seed);
+    m.model = std::make_unique<GPT2>(ModelFile::parse(m.bytes.data(), m.bytes.size()));
+    return m;
+}
+
+std::vector<int> some_ids(int n, int vocab, uint64_t seed = 9) {
+    Random rng(seed);
+    std::vector<int> ids(n);
+    for (int& id : ids) id = int(rng.next_u64() % vocab);
+    return ids;
+}
+
+}  // namespace
+
+TEST(GPT2, AttentionIsCausalAndRowsSumToOne) {
+    Loaded m = load_tiny(DType::F32);
+    GPT2& g = *m.model;
+    const int T = 20, L = 2, H = 4;
+    std::vector<int> ids = some_ids(T, 300);
+    g.forward(ids.data(), T, true);
+    ASSERT_NE(g.attention(), nullptr);
+    EXPECT_EQ(g.attention_queries(), T);
+    EXPECT_EQ(g.attention_keys(), T);
+    EXPECT_EQ(g.logits_rows(), 1);
+    double worst_sum = 0, upper = 0, peak = 0;
+    for (int l = 0; l < L; ++l)
+        for (int h = 0; h < H; ++h)
+            for (int i = 0; i < T; ++i) {
+                const float* row = g.attention() + ((size_t(l) * H + h) * T + i) * T;
+                double s = 0;
+                for (int j = 0; j < T; ++j) {
+                    s += row[j];
+                    if (j > i) upper += std::fabs(row[j]);
+                    else if (i > 0) peak = std::max(peak, double(row[j]));
+                }
+                worst_sum = std::max(worst_sum, std::fabs(s - 1));
+            }
+    std::printf("  worst |row sum - 1| %.3g, upper triangle total %.3g, largest weight %.3f\n", worst_sum, upper, peak);
+    EXPECT_LT(worst_sum, 1e-5);
+    EXPECT_EQ(upper, 0.0);
+    EXPECT_GT(peak, 0.2);  // the random heads are not uniform: the comparisons below mean something
+
+    g.forward(ids.data(), T, false);
+    EXPECT_EQ(g.attention(), nullptr);
+}
+
+TEST(GPT2, LastLogitsEqualLastRowOfAllLogits) {
+    Loaded m = load_tiny(DType::Q8);
+    std::vector<int> ids = some_ids(17, 300);
+    m.model->forward(ids.data(), 17, false, true);
+    ASSERT_EQ(m.model->logits_rows(), 17);
+    std::vector<float> all(m.model->logits(), m.model->logits() + 17 * 300);
+    m.model->forward(ids.data(), 17);
+    for (int v = 0; v < 300; ++v) ASSERT_FLOAT_EQ(m.model->logits()[v], all[16 * 300 + v]);
+}
+
+TEST(GPT2, KVCacheDecodingEqualsFullForward) {
+    for (DType t : {DType::F32, DType::Q8}) {
+        Loaded m = load_tiny(t);
+        GPT2& g = *m.model;
+        const int T = 40, P = 5, L = 2, H = 4, V = 300;
+        std::vector<int> ids = some_ids(T, V);
+        g.forward(ids.data(), T, true, true);
+        std::vector<float> logits(g.logits(), g.logits() + size_t(T) * V);
+        std::vector<float> att(g.attention(), g.attention() + size_t(L) * H * T * T);
+
+        g.forward(ids.data(), P);
+        double logit_err = 0, att_err = 0;
+        const float* first_logits_buffer = nullptr;
+        for (int pos = P; pos < T; ++pos) {
+            g.append(ids[pos], true);
+            ASSERT_EQ(g.length(), pos + 1);
+            ASSERT_EQ(g.attention_queries(), 1);
+            ASSERT_EQ(g.attention_keys(), pos + 1);
+            if (pos == P + 1) first_logits_buffer = g.logits();
+            if (pos > P + 1) EXPECT_EQ(g.logits(), first_logits_buffer);  // buffers reused, not reallocated
+            for (int v = 0; v < V; ++v)
+                logit_err = std::max(logit_err, double(std::fabs(g.logits()[v] - logits[size_t(pos) * V + v])));
+            for (int l = 0; l < L; ++l)
+                for (int h = 0; h < H; ++h)
+                    for (int j = 0; j <= pos; ++j) {
+                        float full = att[((size_t(l) * H + h) * T + pos) * T + j];
+                        float row = g.attention()[(size_t(l) * H + h) * (pos + 1) + j];
+                        att_err = std::max(att_err, double(std::fabs(full - row)));
+                    }
+        }
+        std::printf("  %s: KV-cache decode vs full forward, %d positions: logits max diff %.3g, attention max diff %.3g\n",
+                    dtype_name(t), T - P, logit_err, att_err);
+        EXPECT_LT(logit_err, 1e-4);
+        EXPECT_LT(att_err, 1e-5);
+    }
+}
+
+TEST(GPT2, RejectsBadInputClearly) {
+    Loaded m = load_tiny(DType::Q8);
+    GPT2& g = *m.model;
+    std::vector<int> ids = some_ids(48, 300);
+    EXPECT_NE(error_of([&] { g.forward(ids.data(), 0); }).find("empty input"), std::string::npos);
+    std::vector<int> long_ids = some_ids(49, 300);
+    EXPECT_NE(error_of([&] { g.forward(long_ids.data(), 49); }).find("49 tokens is longer than the model's context (n_ctx 48)"),
+              std::string::npos);
+    std::vector<int> bad = {1, 2, 300};
+    EXPECT_NE(error_of([&] { g.forward(bad.data(), 3); }).find("token id 300 at position 2 is outside the vocabulary [0, 300)"),
+              std::string::npos);
+    bad = {-1};
+    EXPECT_NE(error_of([&] { g.forward(bad.data(), 1); }).find("token id -1"), std::string::npos);
+
+    g.forward(ids.data(), 48);  // the context is now full
+    EXPECT_NE(error_of([&] { g.append(5); }).find("longer than the model's context"), std::string::npos);
+    EXPECT_EQ(g.length(), 48);  // a rejected append leaves the cache as it was
+    g.reset();
+    EXPECT_EQ(g.length(), 0);
+    g.append(5);
+    EXPECT_EQ(g.length(), 1);
+}
+
+TEST(Sampling, GreedyTopKTopPAndSeeds) {
+    std::vector<float> logits = {1.0f, 3.0f, 2.0f, 3.0f, -1.0f};
+    SamplingParams greedy;
+    greedy.temperature = 0;
+    EXPECT_EQ(Sampler(greedy).sample(logits.data(), 5), 1);  // ties go to the lower id
+
+    SamplingParams top1;
+    top1.top_k = 1;
+    top1.seed = 3;
+    Sampler s1(top1);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(s1.sample(logits.data(), 5), 1);
+
+    SamplingParams nucleus;
+    nucleus.top_p = 0.5f;  // ids 1 and 3 hold 2 x 0.39 of the mass: the first alone is under 0.5
+    Sampler sp(nucleus);
+    std::vector<int> counts(5, 0);
+    for (int i = 0; i < 2000; ++i) counts[sp.sample(logits.data(), 5)]++;
+    EXPECT_EQ(counts[0] + counts[2] + counts[4], 0);
+    EXPECT_GT(counts[1], 800);
+    EXPECT_GT(counts[3], 800);
+
+    SamplingParams hot;
+    hot.seed = 42;
+    Sampler a(hot), b(hot);
+    std::vector<int> sa, sb;
+    for (int i = 0; i < 200; ++i) {
+        sa.push_back(a.sample(logits.data(), 5));
+        sb.push_back(b.sample(logits.data(), 5));
+    }
+    EXPECT_EQ(sa, sb);
+    std::vector<int> c(5, 0);
+    for (int v : sa) c[v]++;
+    EXPECT_GT(c[4], 0);  // temperature 1 reaches the unlikely token now and then
+
+    SamplingParams bad;
+    bad.temperature = -1;
+    EXPECT_NE(error_of([&] { Sampler x(bad); }).find("temperature"), std::string::npos);
+    bad = SamplingParams{};
+    bad.top_p = 0;
+    EXPECT_NE(error_of([&] { Sampler x(bad); }).find("top_p"), std::string::npos);
+}
+
+TEST(Sampling, TopKProbabilities) {
+    std::vector<float> logits = {0.0f, 2.0f, 1.0f, 2.0f};
+    std::vector<TokenProb> top = top_k_probs(logits.data(), 4, 3);
+    ASSERT_EQ(top.size(), 3u);
+    EXPECT_EQ(top[0].id, 1);
+    EXPECT_EQ(top[1].id, 3);
+    EXPECT_EQ(top[2].id, 2);
+    double z = 1 + 2 * std::exp(2.0) + std::exp(1.0);
+    EXPECT_NEAR(top[0].prob, std::exp(2.0) / z, 1e-6);
+    EXPECT_NEAR(top[2].prob, std::exp(1.0) / z, 1e-6);
+    EXPECT_EQ(top_k_probs(logits.data(), 4, 10).size(), 4u);
+    EXPECT_NE(error_of([&] { top_k_probs(logits.data(), 4, 0); }).find("k must be positive"), std::string::npos);
+}
+
+TEST(Generate, ReproducibleAndStopsAtTheContext) {
+    Loaded m = load_tiny(DType::Q8);
+    std::vector<int> prompt = some_ids(6, 300);
+    SamplingParams p;
+    p.seed = 7;
+    p.top_k = 40;
+    auto run = [&](const SamplingParams& params, int n, StopReason* why = nullptr) {
+        std::vector<int> out;
+        StopReason r = generate(*m.model, prompt, n, params, [&](int id) {
+            out.push_back(id);
+            return true;
+        });
+        if (why) *why = r;
+        return out;
+    };
+    std::vector<int> a = run(p, 20), b = run(p, 20);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(a.size(), 20u);
+    p.seed = 8;
+    EXPECT_NE(run(p, 20), a);
+
+    // Greedy generation equals repeatedly taking the argmax of a full forward pass.
+    SamplingParams greedy;
+    greedy.temperature = 0;
+    std::vector<int> g = run(greedy, 8);
+    std::vector<int> seq = prompt;
+    for (int i = 0; i < 8; ++i) {
+        m.model->forward(seq.data(), int(seq.size()));
+        const float* lg = m.model->logits();
+        int best = int(std::max_element(lg, lg + 300) - lg);
+        EXPECT_EQ(g[i], best) << "token " << i;
+        seq.push_back(best);
+    }
+
+    StopReason why;
+    std::vector<int> full = run(p, 1000, &why);
+    EXPECT_EQ(why, StopReason::ContextFull);
+    EXPECT_EQ(prompt.size() + full.size(), 48u);  // exactly n_ctx tokens in all
+}
