@@ -14,7 +14,7 @@ namespace {
 
 constexpr char kMagic[8] = {'A', 'R', 'C', 'S', 'B', 'P', 'E', '\0'};
 constexpr uint32_t kVersion = 1;
-constexpr size_t kCacheSlots = size_t(1) << 16;  // power of two; cleared when half full
+constexpr size_t kCacheSlots = size_t(1) << 17;  // power of two; cleared when half full (2 MB)
 constexpr size_t kCacheMaxWord = 128;            // longer words are rare: not worth the memory
 
 // Bounds-checked little-endian reads from the tokenizer file.
@@ -51,9 +51,9 @@ private:
     size_t size_, pos_ = 0;
 };
 
-uint64_t hash_bytes(std::string_view s) {  // FNV-1a
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+uint32_t hash_bytes(std::string_view s) {  // FNV-1a
+    uint32_t h = 2166136261u;
+    for (unsigned char c : s) h = (h ^ c) * 16777619u;
     return h;
 }
 
@@ -152,7 +152,7 @@ void Tokenizer::encode_word(std::string_view word, std::vector<int>& ids) const 
         return;
     }
     const bool cacheable = word.size() <= kCacheMaxWord;
-    const uint64_t h = cacheable ? hash_bytes(word) : 0;
+    const uint32_t h = cacheable ? hash_bytes(word) : 0;
     size_t slot = h & (kCacheSlots - 1);
     if (cacheable) {
         for (;; slot = (slot + 1) & (kCacheSlots - 1)) {
@@ -178,8 +178,8 @@ void Tokenizer::encode_word(std::string_view word, std::vector<int>& ids) const 
         cache_used_ = 0;
         for (slot = h & (kCacheSlots - 1); cache_[slot].ids_count != 0;) slot = (slot + 1) & (kCacheSlots - 1);
     }
-    cache_[slot] = {h, uint32_t(cache_keys_.size()), uint32_t(word.size()), uint32_t(cache_ids_.size()),
-                    uint32_t(scratch_.size())};
+    cache_[slot] = {h, uint32_t(cache_keys_.size()), uint32_t(cache_ids_.size()), uint16_t(word.size()),
+                    uint16_t(scratch_.size())};
     cache_keys_.append(word);
     cache_ids_.insert(cache_ids_.end(), scratch_.begin(), scratch_.end());
     ++cache_used_;

@@ -59,9 +59,9 @@ private:
     int eot_id_ = -1;
 
     // Word cache: bytes of a word -> its ids. Open addressing; cleared when full, so memory stays bounded.
-    struct CacheSlot {
-        uint64_t hash = 0;
-        uint32_t key_offset = 0, key_length = 0, ids_offset = 0, ids_count = 0;
+    struct CacheSlot {  // 16 bytes; ids_count 0 marks an empty slot
+        uint32_t hash = 0, key_offset = 0, ids_offset = 0;
+        uint16_t key_length = 0, ids_count = 0;
     };
     mutable std::vector<CacheSlot> cache_;
     mutable std::string cache_keys_;
