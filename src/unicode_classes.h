@@ -10,7 +10,9 @@
 namespace arcscope {
 
 // \p{L}, \p{N}, JavaScript's \s, or anything else. Tables are generated at build time from Node (see
-// scripts/gen_unicode_tables.mjs), so they agree with the JavaScript tokenizers we test against.
+// scripts/gen_unicode_tables.mjs), so they agree with the JavaScript tokenizers we test against. JavaScript's \s
+// (our choice) counts U+FEFF as space and U+0085 as other; the Python `regex` module used by OpenAI's encoder.py
+// does the opposite (measured), so text with those two characters can tokenize differently there.
 enum class CharClass : uint8_t { Other, Letter, Number, Space };
 
 extern const std::array<CharClass, 128> kAsciiClasses;
