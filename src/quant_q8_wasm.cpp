@@ -12,6 +12,10 @@ namespace arcscope {
 namespace {
 
 template <int TT>
+constexpr int kUnroll = TT == 1 ? 4 : 1;
+
+// res (TT, 8) = the 8 rows of this group . TT tokens (tiles wider than 3 spill registers in V8).
+template <int TT>
 void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, float* res) {
     v128_t f_lo[TT], f_hi[TT];
     for (int t = 0; t < TT; ++t) f_lo[t] = f_hi[t] = wasm_f32x4_splat(0.0f);
@@ -21,7 +25,9 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         const int16_t* xb = xq + b * kQ8Block;
         v128_t acc_lo[TT], acc_hi[TT];
         for (int t = 0; t < TT; ++t) acc_lo[t] = acc_hi[t] = wasm_i32x4_splat(0);
-#pragma clang loop unroll(full)
+        // GEMV (TT = 1) streams best unrolled; wider tiles keep their accumulators in registers only if the
+        // loop stays rolled (unrolled, LLVM hoists every load and V8 spills).
+#pragma clang loop unroll_count(kUnroll<TT>)
         for (int p = 0; p < kQ8Block / 2; ++p) {
             const v128_t w8 = wasm_v128_load(q + 16 * p);
             const v128_t w_lo = wasm_i16x8_extend_low_i8x16(w8);
@@ -46,7 +52,7 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
     }
 }
 
-constexpr detail::Q8Tile kTiles[] = {tile<1>, tile<2>, tile<3>, tile<4>};
+constexpr detail::Q8Tile kTiles[] = {tile<1>, tile<2>, tile<3>};
 
 }  // namespace
 

@@ -281,3 +281,54 @@ EMSCRIPTEN_BINDINGS(tokenizer) {
 // ---- section: model (model_file.h, gpt2.h, sampling.h, heads.h, convert.h) ----
 
 // ---- end section: model ----
+
+// ---- section: kernels (quant.h, quant_check.h, quant_bench.h) ----
+#include "quant.h"
+#include "quant_bench.h"
+#include "quant_check.h"
+
+namespace kernels {
+
+// Every kernel of this (SIMD128) build against its scalar reference: {cases, q8MaxDiff, q8PortableMaxDiff, f32MaxDiff}.
+val check(double seed) {
+    return guarded([&] {
+        arcscope::KernelCheck c = arcscope::check_kernels(uint64_t(seed));
+        val o = val::object();
+        o.set("isa", std::string(arcscope::kernel_isa()));
+        o.set("cases", c.cases);
+        o.set("q8MaxDiff", c.q8_max_diff);
+        o.set("q8PortableMaxDiff", c.q8_portable_max_diff);
+        o.set("f32MaxDiff", c.f32_max_diff);
+        return o;
+    });
+}
+
+// {bestMs, medianMs, gops, gbs, weightBytes} of linear_q8/linear_f32 on random (rows, cols) weights and T tokens.
+val bench_linear(std::string dtype, int rows, int cols, int T, int reps) {
+    return guarded([&] {
+        arcscope::KernelTiming k = arcscope::bench_linear(dtype.c_str(), rows, cols, T, reps);
+        val o = val::object();
+        o.set("bestMs", k.best_ms);
+        o.set("medianMs", k.median_ms);
+        o.set("gops", k.gops);
+        o.set("gbs", k.gbs);
+        o.set("weightBytes", double(k.weight_bytes));
+        return o;
+    });
+}
+
+double bench_stream_read(double bytes, int reps) {
+    return guarded([&] { return arcscope::bench_stream_read(size_t(bytes), reps); });
+}
+
+std::string isa() { return arcscope::kernel_isa(); }
+
+}  // namespace kernels
+
+EMSCRIPTEN_BINDINGS(arcscope_kernels) {
+    emscripten::function("kernelIsa", &kernels::isa);
+    emscripten::function("checkKernels", &kernels::check);
+    emscripten::function("benchLinear", &kernels::bench_linear);
+    emscripten::function("benchStreamRead", &kernels::bench_stream_read);
+}
+// ---- end section: kernels ----
