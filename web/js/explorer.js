@@ -147,6 +147,8 @@ export class Explorer {
     }
     this.thumbs.select(this.state.layer, this.state.head);
     this.renderTop5();
+    // A counter tests and benchmarks can wait on.
+    $('view').dataset.renders = String(Number($('view').dataset.renders || 0) + 1);
     if (document.querySelector('.arc-table').open) this.renderArcTable();
   }
 
@@ -243,33 +245,33 @@ export class Explorer {
     }));
   }
 
-  // Appends tokens one by one through the KV cache; each new token brings one attention row per layer and head.
+  // Appends tokens one by one through the KV cache; each new token brings one attention row per layer and head,
+  // and the arcs grow with it. At the end one full forward refreshes the next-token list and the thumbnails.
   async generate() {
     if (!this.result) return;
     const button = $('generate');
     if (this.generating) { this.engine.cancel(this.generating); return; }
     button.textContent = 'Stop';
-    const r = this.result;
-    let { attention, shape } = r;
+    this.request++; // a pending text analysis must not overwrite the generated tokens
+    let { attention, shape } = this.result;
     const job = this.engine.call('generate', {
-      model: this.model.key, ids: r.ids, maxTokens: Number($('gen-count').value) || 20,
-      temperature: Number($('gen-temp').value) || 0, seed: 1 + (this.generations = (this.generations || 0) + 1),
+      model: this.model.key, ids: this.result.ids, maxTokens: Number($('gen-count').value) || 20,
+      temperature: Number($('gen-temp').value) || 0, topK: 40, seed: 1 + (this.generations = (this.generations || 0) + 1),
     }, {
       onProgress: (p) => {
         ({ attention, shape } = growAttention(attention, shape, p.row));
-        this.result = { ...this.result, ids: [...this.result.ids, p.id], labels: p.labels, attention, shape, next: p.next };
+        this.result = { ...this.result, ids: [...this.result.ids, p.id], labels: p.labels, attention, shape };
         this.state.text = p.text;
         this.arcs.setTokens(p.labels);
         this.matrix = null;
-        this.renderNext(p.next);
         this.redraw();
         this.syncControls();
       },
     });
     this.generating = job;
     try {
-      await job;
-      this.thumbs.draw(this.result.attention, this.result.shape);
+      const { ids } = await job;
+      this.setResult(await this.engine.call('analyze', { model: this.model.key, ids }));
       this.onChange(this.state);
     } catch (e) {
       this.showError(e.message);

@@ -16,7 +16,7 @@ export class Heatmap {
     const { rows, cols, cell, rowLabels, colLabels, label } = this.opt;
     const doc = this.root.ownerDocument;
     const { bands, notes } = this.opt;
-    const left = rowLabels ? 28 : 0, top = colLabels ? 30 : bands ? 16 : 0, right = notes ? 52 : 0;
+    const left = rowLabels ? 28 : 0, top = colLabels ? 30 : bands ? 16 : 0, right = notes ? 66 : 0;
     this.left = left; this.top = top;
     const width = left + cols * cell + right, height = top + rows * cell;
     this.useCanvas = rows * cols > MAX_SVG_CELLS;
@@ -63,13 +63,14 @@ export class Heatmap {
     this.noteEls = notes ? Array.from({ length: rows }, (_, i) =>
       text(left + cols * cell + 6, top + (i + 0.5) * cell, '', 'note')) : [];
     this.cells = [];
+    const gap = cell >= 10 ? 1 : 0; // small cells touch, so fine patterns don't turn into stripes
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const r = doc.createElementNS(SVG_NS, 'rect');
         r.setAttribute('x', String(left + j * cell));
         r.setAttribute('y', String(top + i * cell));
-        r.setAttribute('width', String(cell - 1));
-        r.setAttribute('height', String(cell - 1));
+        r.setAttribute('width', String(cell - gap));
+        r.setAttribute('height', String(cell - gap));
         if (this.opt.cellData) { r.dataset.from = i; r.dataset.to = j; }
         const title = doc.createElementNS(SVG_NS, 'title');
         r.append(title);

@@ -34,7 +34,7 @@ function setupQkv(engine) {
     const r = await engine.call('singleHead', { seed, mask: false });
     q.update(r.q); k.update(r.k); v.update(r.v);
     scores.update(r.scores);
-    weights.update(r.weights, 1);
+    weights.update(r.weights);
     $('qkv-seed').textContent = String(seed);
     weights.setNotes(r.rowSums.map((x) => `Σ ${x.toFixed(4)}`));
   };

@@ -64,8 +64,9 @@ export async function fetchBytes(url, stage, progress) {
   return buffer.length === loaded ? buffer : buffer.slice(0, loaded);
 }
 
-// A checkpoint source, read in order: {configText, size, read(offset, length) -> Promise<Uint8Array>}.
+// A checkpoint as the converter reads it: {configText, size, chunks: ReadableStream of model.safetensors}.
 // source is {safetensorsUrl, configUrl} or {files: [File, File]} (model.safetensors + config.json, any order).
+// Nothing holds the whole checkpoint: the download (or the file) streams straight into the converter.
 export async function openCheckpoint(source, progress) {
   if (source.files) {
     const files = [...source.files];
@@ -73,32 +74,37 @@ export async function openCheckpoint(source, progress) {
     const weights = files.find((f) => f.name.endsWith('.safetensors'));
     if (!weights) throw new Error('pick the checkpoint\'s model.safetensors (and its config.json)');
     if (!config) throw new Error('pick the checkpoint\'s config.json too: it holds the model\'s shape');
-    return {
-      configText: await config.text(),
-      size: weights.size,
-      read: async (offset, length) => new Uint8Array(await weights.slice(offset, offset + length).arrayBuffer()),
-    };
+    return { configText: await config.text(), size: weights.size, chunks: weights.stream() };
   }
-  const configBytes = await fetchBytes(source.configUrl, 'downloading config.json', progress);
-  const weights = await fetchBytes(source.safetensorsUrl, 'downloading model.safetensors', progress);
-  return {
-    configText: new TextDecoder().decode(configBytes),
-    size: weights.length,
-    read: async (offset, length) => weights.subarray(offset, offset + length),
-  };
+  const configText = new TextDecoder().decode(await fetchBytes(source.configUrl, 'downloading config.json', progress));
+  let response;
+  try {
+    response = await fetch(source.safetensorsUrl);
+  } catch (e) {
+    throw new Error(`could not reach ${source.safetensorsUrl} (offline, blocked by the page's security policy, or ` +
+      `the server refuses cross-origin requests): ${e.message}`);
+  }
+  if (!response.ok) throw new Error(`could not download ${source.safetensorsUrl}: HTTP ${response.status}`);
+  return { configText, size: Number(response.headers.get('Content-Length')) || 0, chunks: response.body };
 }
 
-// Converts a checkpoint to an int8 .arcs model in the engine, caches it under key, returns its bytes.
+// Converts a checkpoint to an int8 .arcs model in the engine (streaming), caches it under key, returns its bytes.
 export async function convertToModel(engine, source, key, progress) {
   const cached = await cachedModel(key);
   if (cached) return cached;
   const checkpoint = await openCheckpoint(source, progress);
+  const stages = { header: 'reading the header', tensors: 'converting to int8', checksum: 'checking', done: 'converted' };
+  let last = 0;
   const bytes = await engine.convertCheckpoint({
     config: checkpoint.configText,
-    size: checkpoint.size,
-    read: checkpoint.read,
+    chunks: checkpoint.chunks,
     dtype: 'q8',
-    onProgress: (p) => progress({ stage: p.stage || 'converting', loaded: p.loaded ?? p.done, total: p.total }),
+    onProgress: ({ stage, bytesDone, bytesTotal }) => {
+      if (bytesDone - last < 4 << 20 && stage === 'tensors') return; // a report every 4 MB is plenty
+      last = bytesDone;
+      progress({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
+        loaded: bytesDone, total: bytesTotal || checkpoint.size });
+    },
   });
   progress({ stage: 'saving to the browser cache', loaded: bytes.length, total: bytes.length });
   await storeModel(key, bytes);

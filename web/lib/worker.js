@@ -81,35 +81,22 @@ const ops = {
   },
 
   // Generates token by token with the KV cache: each new token arrives as progress with its attention row for
-  // every layer and head ([L, H, T]), so the page grows the arcs as it goes.
-  async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, seed = 1 }, progress) {
+  // every layer and head ([L, H, T]), so the page grows the arcs as it goes. A 'cancel' stops after the current token.
+  async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, topP = 1, seed = 1 }, progress) {
     const engine = await enginePromise;
     const { model } = need(key);
-    const n_ctx = model.config.n_ctx;
     if (ids.length === 0) throw new Error('generation needs at least one token of text');
-    model.reset();
-    let step;
-    for (const id of ids) step = model.append(id);
-    const random = mulberry32(seed);
-    const generated = [];
-    for (let n = 0; n < maxTokens && ids.length + generated.length < n_ctx && !progress.cancelled(); n++) {
-      const id = sample(step.logits, temperature, topK, random);
-      if (id === (engine.tokenizer?.eotId ?? 50256)) break;
-      step = model.append(id);
-      generated.push(id);
-      const all = ids.concat(generated);
-      progress({
-        id,
-        text: engine.decode(all),
-        labels: labelsFor(engine, all),
-        row: step.attention,
-        rowShape: step.attentionShape,
-        next: model.topk(step.logits, 10),
-      });
-      await nextTask(); // lets a 'cancel' message in
-
-    }
-    return { ids: ids.concat(generated), generated };
+    const all = [...ids];
+    const result = await model.generate({
+      ids, maxTokens, temperature, topK, topP, seed, attention: true,
+      onToken: async ({ id, attention, attentionShape }) => {
+        all.push(id);
+        progress({ id, text: engine.decode(all), labels: labelsFor(engine, all), row: attention, rowShape: attentionShape });
+        await nextTask(); // lets a 'cancel' message in
+        return !progress.cancelled();
+      },
+    });
+    return { ids: all, stop: result.stop };
   },
 
   async singleHead(args) { return demos.singleHead(await enginePromise, args); },
@@ -140,30 +127,7 @@ function lastRow(logits, shape) {
   return logits.subarray((rows - 1) * n, rows * n);
 }
 
-// Greedy at temperature 0; else softmax(logits / temperature) over the topK largest, sampled with a seeded RNG.
-function sample(logits, temperature, topK, random) {
-  let best = 0;
-  for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
-  if (!(temperature > 0)) return best;
-  const k = Math.max(1, Math.min(topK || logits.length, logits.length));
-  const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, k);
-  const weights = order.map((i) => Math.exp((logits[i] - logits[best]) / temperature));
-  let r = random() * weights.reduce((a, b) => a + b, 0);
-  for (let i = 0; i < k; i++) { r -= weights[i]; if (r <= 0) return order[i]; }
-  return order[k - 1];
-}
-
 const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Every typed array inside a result travels by transfer.
 // (Only arrays that own their whole buffer: a view into wasm memory must never be detached.)

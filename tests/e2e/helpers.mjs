@@ -1,0 +1,48 @@
+// Shared steps for the browser tests.
+import { expect } from '@playwright/test';
+
+export const ARTICLE_TEXT = "The trophy didn't fit in the bag because it was too big";
+
+// Collects console errors and page errors; call .check() at the end of a test.
+export function watchConsole(page) {
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+// Opens the tutorial (optionally at a hash) and waits until the explorer drew the model's arcs.
+export async function openPage(page, hash = '') {
+  await page.goto(`./${hash}`);
+  await waitForRender(page);
+}
+
+export async function waitForRender(page, previous = 0) {
+  await expect(page.locator('#model-status')).toHaveClass(/ok/, { timeout: 30_000 });
+  await expect.poll(() => renders(page), { timeout: 30_000 }).toBeGreaterThan(previous);
+}
+
+export const renders = (page) => page.locator('#view').getAttribute('data-renders').then((v) => Number(v || 0));
+
+// Every arc drawn in the explorer: [{from, to, head, weight}].
+export function drawnArcs(page, scope = '#view') {
+  return page.locator(`${scope} path[data-from]`).evaluateAll((paths) => paths
+    .filter((p) => getComputedStyle(p).display !== 'none')
+    .map((p) => ({ from: +p.dataset.from, to: +p.dataset.to, head: +p.dataset.head, weight: +p.dataset.weight })));
+}
+
+// Runs the model in the page's main thread with the engine module itself (not the worker, not the page's code):
+// the independent reference the drawing is checked against.
+export async function engineAttention(page, modelUrl, text) {
+  return page.evaluate(async ({ modelUrl, text }) => {
+    const { createEngine } = await import('/lib/arcscope.js');
+    const engine = await createEngine();
+    const bytes = new Uint8Array(await (await fetch(modelUrl)).arrayBuffer());
+    const model = engine.loadModel(bytes);
+    const { ids } = model.tokenize(text);
+    const out = model.forward(ids, { attention: true });
+    const result = { ids, shape: out.attentionShape, attention: Array.from(out.attention) };
+    model.free();
+    return result;
+  }, { modelUrl, text });
+}

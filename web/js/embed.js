@@ -1,0 +1,15 @@
+// embed.js: the embed page's two small behaviours: copy the snippet, and drive an example's layer attribute.
+const $ = (id) => document.getElementById(id);
+
+$('copy-snippet').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText($('snippet').textContent);
+    $('copy-snippet').textContent = 'Copied';
+  } catch {
+    $('copy-snippet').textContent = 'Select the text above to copy it';
+  }
+});
+
+const example = $('example-arcs');
+example.addEventListener('arcscope-ready', (e) => { $('example-layer').max = String(e.detail.config.n_layer - 1); });
+$('example-layer').addEventListener('input', (e) => example.setAttribute('layer', e.target.value));
