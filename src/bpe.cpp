@@ -82,14 +82,14 @@ void bpe_merge_heap(const MergeTable& merges, std::vector<int>& symbols) {
         prev[i] = i - 1;
     }
     struct Candidate {
-        int merged, left, left_id, right_id;  // pair (left_id, right_id) starting at symbol `left`
+        int merged, left;  // the pair starting at symbol `left` merges into `merged`
         bool operator>(const Candidate& o) const { return merged != o.merged ? merged > o.merged : left > o.left; }
     };
     std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
     auto push = [&](int left) {
         if (left < 0 || next[left] < 0) return;
         int m = merges.find(id[left], id[next[left]]);
-        if (m != MergeTable::kNone) queue.push({m, left, id[left], id[next[left]]});
+        if (m != MergeTable::kNone) queue.push({m, left});
     };
     for (int i = 0; i + 1 < n; ++i) push(i);
 
@@ -97,8 +97,8 @@ void bpe_merge_heap(const MergeTable& merges, std::vector<int>& symbols) {
         Candidate c = queue.top();
         queue.pop();
         int r = next[c.left];
-        // stale if either side has changed since the candidate was queued (ids only ever grow, never come back)
-        if (id[c.left] != c.left_id || r < 0 || id[r] != c.right_id) continue;
+        // stale unless the pair there still merges into c.merged (one merged id, one pair: so it is the same pair)
+        if (id[c.left] < 0 || r < 0 || merges.find(id[c.left], id[r]) != c.merged) continue;
         id[c.left] = c.merged;
         id[r] = -1;
         next[c.left] = next[r];
