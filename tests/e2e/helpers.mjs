@@ -11,11 +11,21 @@ export function watchConsole(page) {
   return errors;
 }
 
+// The model the explorer tests run on: the shipped default, or another served one (ARCSCOPE_E2E_MODEL=/fixtures/...).
+export const DEFAULT_MODEL = process.env.ARCSCOPE_E2E_MODEL || '/models/shakespeare-4l.q8.arcs';
+const modelHash = process.env.ARCSCOPE_E2E_MODEL ? `model=${encodeURIComponent(DEFAULT_MODEL)}` : '';
+export const FIXTURE_ARCS = '/fixtures/tiny.q8.arcs';
+export const FIXTURE_HF = '/fixtures/tiny-hf';
+
 // Opens the tutorial (optionally at a hash) and waits until the explorer drew the model's arcs.
 export async function openPage(page, hash = '') {
+  if (modelHash && !hash.includes('model=')) hash = hash ? `${hash}&${modelHash}` : `#${modelHash}`;
   await page.goto(`./${hash}`);
   await waitForRender(page);
 }
+
+// The explorer's current token labels as shown.
+export const tokenTexts = (page) => page.locator('#view .tokens.from [data-token-index]').allTextContents();
 
 export async function waitForRender(page, previous = 0) {
   await expect(page.locator('#model-status')).toHaveClass(/ok/, { timeout: 30_000 });

@@ -1,0 +1,195 @@
+// Section 5 on the default model: tokens, arcs, filters, focus, generation, export, shared links, XSS.
+import { test, expect } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { encode } from 'gpt-3-encoder';
+import { ARTICLE_TEXT, DEFAULT_MODEL, watchConsole, openPage, waitForRender, renders, drawnArcs, engineAttention,
+  tokenTexts } from './helpers.mjs';
+
+const at = (a, [L, H, T], l, h, i, j) => a[((l * H + h) * T + i) * T + j];
+
+async function setText(page, text) {
+  const before = await renders(page);
+  await page.fill('#text', text);
+  await waitForRender(page, before);
+}
+
+async function choose(page, id, value) {
+  const before = await renders(page);
+  await page.selectOption(id, String(value));
+  await expect.poll(() => renders(page)).toBeGreaterThan(before);
+}
+
+test('the default model opens on the article sentence, tokenized exactly like GPT-2', async ({ page }) => {
+  const errors = watchConsole(page);
+  await openPage(page);
+  const ids = encode(ARTICLE_TEXT);
+  const shown = await tokenTexts(page);
+  expect(shown).toHaveLength(ids.length);
+  expect(shown[1]).toBe('\u00B7trophy'); // the leading space is visible
+  expect(await drawnArcs(page)).not.toHaveLength(0);
+  // The article's question: what does "it" attend to? The table lists 5 tokens.
+  await expect(page.locator('#top5-token')).toHaveText('\u00B7it');
+  await expect(page.locator('#top5 tbody tr')).toHaveCount(5);
+  expect(errors).toEqual([]);
+});
+
+test('typed text is re-tokenized, with byte fragments merged into characters', async ({ page }) => {
+  await openPage(page);
+  const text = 'Hello world, naïve café 🦜\n  spaced';
+  await setText(page, text);
+  const shown = await tokenTexts(page);
+  const ids = encode(text);
+  console.log(`tokens: ${shown.length} shown, ${ids.length} from gpt-3-encoder`);
+  expect(shown).toHaveLength(ids.length);
+  expect(shown.join('')).toContain('🦜');
+  expect(shown.join('')).toContain('\u21B5'); // newline mark
+  const continuations = await page.locator('#view .tokens.from .token.continuation').count();
+  expect(continuations).toBeGreaterThan(0);     // the emoji spans several byte tokens
+  expect(shown.join('')).not.toContain('\uFFFD');
+});
+
+test('arcs drawn match the attention the engine computes, for every layer and head switched to', async ({ page }) => {
+  await openPage(page);
+  await page.locator('#threshold').fill('0');
+  const { ids, shape, attention } = await engineAttention(page, DEFAULT_MODEL, ARTICLE_TEXT);
+  const [L, H, T] = shape;
+  expect(T).toBe(ids.length);
+  let worst = 0;
+  for (const [layer, head] of [[0, 0], [L - 1, H - 1], [Math.floor(L / 2), 1 % H]]) {
+    await choose(page, '#layer', layer);
+    await choose(page, '#head', head);
+    const arcs = await drawnArcs(page);
+    let expected = 0;
+    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (at(attention, shape, layer, head, i, j) > 0) expected++;
+    expect(arcs).toHaveLength(expected);
+    for (const a of arcs) {
+      expect(a.head).toBe(head);
+      worst = Math.max(worst, Math.abs(a.weight - at(attention, shape, layer, head, a.from, a.to)) / Math.max(1e-6, a.weight));
+    }
+  }
+  console.log(`largest relative difference between drawn and engine weights: ${worst.toExponential(2)}`);
+  expect(worst).toBeLessThan(1e-5);
+});
+
+test('hover and keyboard focus show only one token\'s arcs', async ({ page }) => {
+  await openPage(page);
+  await page.locator('#threshold').fill('0');
+  await page.hover('#view .tokens.from [data-token-index="5"]');
+  let arcs = await drawnArcs(page);
+  expect(arcs.length).toBeGreaterThan(0);
+  expect(new Set(arcs.map((a) => a.from))).toEqual(new Set([5]));
+  await page.hover('#view .tokens.to [data-token-index="0"]');
+  arcs = await drawnArcs(page);
+  expect(new Set(arcs.map((a) => a.to))).toEqual(new Set([0]));
+  await page.mouse.move(0, 0);
+  // Keyboard: focus the first query token, arrow down twice.
+  await page.locator('#view .tokens.from [data-token-index="0"]').focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await expect(page.locator('#view .tokens.from [data-token-index="2"]')).toBeFocused();
+  arcs = await drawnArcs(page);
+  expect(new Set(arcs.map((a) => a.from))).toEqual(new Set([2]));
+  await expect(page.locator('#top5-where')).toContainText('token 2');
+  // The accessible table lists the same arcs.
+  await page.click('.arc-table summary');
+  await expect(page.locator('#arc-table table tbody tr')).toHaveCount(await tokenTexts(page).then((t) => t.length));
+});
+
+test('top-k, threshold, sink and aggregation filters', async ({ page }) => {
+  await openPage(page);
+  await choose(page, '#head', 'all');
+  const H = await page.locator('#head option').count() - 3;
+  await choose(page, '#topk', 1);
+  let arcs = await drawnArcs(page);
+  const perRow = new Map();
+  for (const a of arcs) perRow.set(`${a.from}/${a.head}`, (perRow.get(`${a.from}/${a.head}`) || 0) + 1);
+  expect(Math.max(...perRow.values())).toBe(1);
+  expect(new Set(arcs.map((a) => a.head)).size).toBe(H);
+  // Hide the sink: nothing points at token 0 and each row is renormalized.
+  await choose(page, '#topk', 0);
+  await page.locator('#threshold').fill('0');
+  await page.uncheck('#sink');
+  await choose(page, '#head', 0);
+  arcs = await drawnArcs(page);
+  expect(arcs.filter((a) => a.to === 0)).toHaveLength(0);
+  const sums = new Map();
+  for (const a of arcs) sums.set(a.from, (sums.get(a.from) || 0) + a.weight);
+  let worst = 0;
+  for (const s of sums.values()) worst = Math.max(worst, Math.abs(s - 1));
+  console.log(`largest row-sum error after hiding the sink: ${worst.toExponential(2)}`);
+  expect(worst).toBeLessThan(1e-4);
+  await page.check('#sink');
+  // Aggregates draw in one colour (head -1).
+  await choose(page, '#head', 'max');
+  await choose(page, '#layer', 'mean');
+  arcs = await drawnArcs(page);
+  expect(new Set(arcs.map((a) => a.head))).toEqual(new Set([-1]));
+  // Matrix mode: one cell per token pair.
+  await page.click('label:has(input[value="matrix"])');
+  const T = (await tokenTexts(page)).length;
+  await expect(page.locator('#view .matrix rect[data-weight]')).toHaveCount(T * T);
+});
+
+test('generate appends tokens one at a time, and the arcs grow with them', async ({ page }) => {
+  await openPage(page);
+  const before = (await tokenTexts(page)).length;
+  const start = await renders(page);
+  await page.fill('#gen-count', '6');
+  await page.click('#generate');
+  await expect(page.locator('#generate')).toHaveText('Generate', { timeout: 30_000 });
+  const after = await tokenTexts(page);
+  expect(after.length).toBeGreaterThan(before);
+  expect(after.length).toBeLessThanOrEqual(before + 6);
+  // One redraw per generated token at least: the arcs grew step by step.
+  expect(await renders(page) - start).toBeGreaterThanOrEqual(after.length - before);
+  const arcs = await drawnArcs(page);
+  expect(arcs.some((a) => a.from === after.length - 1)).toBe(true);
+  expect(await page.inputValue('#text')).not.toBe("The trophy didn't fit in the bag because it was too big");
+});
+
+test('a token made of markup is shown as text, never parsed', async ({ page }) => {
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await openPage(page);
+  await setText(page, '<img src=x onerror=alert(1)>');
+  expect(await page.locator('#view img').count()).toBe(0);
+  expect((await tokenTexts(page)).join('')).toBe('<img\u00B7src=x\u00B7onerror=alert(1)>');
+  await expect(page.locator('#top5 tbody tr').first()).toBeVisible();
+  expect(await page.locator('#top5 img, #next img').count()).toBe(0);
+  expect(dialogs).toEqual([]);
+});
+
+test('export SVG: a standalone file with every drawn arc and the tokens', async ({ page }) => {
+  await openPage(page);
+  const arcs = await drawnArcs(page);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const svg = readFileSync(await download.path(), 'utf8');
+  expect(download.suggestedFilename()).toBe('arcscope-attention.svg');
+  expect(svg).toMatch(/^<\?xml/);
+  expect((svg.match(/<path /g) || []).length).toBe(arcs.length);
+  expect(svg).toContain('·trophy');
+  expect(svg).not.toContain('<script');
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
+  expect(readFileSync(await png.path()).subarray(1, 4).toString()).toBe('PNG');
+});
+
+test('a copied link reopens the same view', async ({ page, context }) => {
+  await openPage(page);
+  await setText(page, 'To be, or not to be, that is the question');
+  await choose(page, '#layer', 1);
+  await choose(page, '#head', 'all');
+  await choose(page, '#topk', 3);
+  await page.uncheck('#sink');
+  const url = page.url();
+  expect(url).toContain('head=all');
+  const arcs = await drawnArcs(page);
+  const other = await context.newPage();
+  await other.goto(url);
+  await waitForRender(other);
+  expect(await other.inputValue('#text')).toBe('To be, or not to be, that is the question');
+  expect(await other.inputValue('#layer')).toBe('1');
+  expect(await other.inputValue('#head')).toBe('all');
+  expect(await other.inputValue('#topk')).toBe('3');
+  expect(await other.isChecked('#sink')).toBe(false);
+  expect(await drawnArcs(other)).toEqual(arcs);
+});
