@@ -6,6 +6,7 @@
 //                   encode() alone, first with an empty word cache, then the best of --repeat N more runs
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -74,8 +75,9 @@ int print_stats(const Tokenizer& fresh, const std::string& text, long repeat) {
         return std::chrono::duration<double>(clock::now() - t0).count();
     };
     size_t count = 0;
-    double cold = seconds(fresh, count), warm = cold;
-    for (long r = 0; r < repeat; ++r) warm = std::min(r == 0 ? 1e300 : warm, seconds(fresh, count));
+    const double cold = seconds(fresh, count);  // the word cache starts empty
+    double warm = 1e300;
+    for (long r = 0; r < repeat; ++r) warm = std::min(warm, seconds(fresh, count));
     std::printf("{\"bytes\":%zu,\"tokens\":%zu,\"cold_seconds\":%.6f,\"warm_seconds\":%.6f}\n", text.size(), count,
                 cold, warm);
     return 0;
