@@ -37,7 +37,7 @@ void MergeTable::add(int left, int right, int merged) {
 }
 
 void bpe_merge(const MergeTable& merges, std::vector<int>& symbols) {
-    constexpr size_t kLongWord = 64;  // bytes; measured crossover is broad, anything 32..256 is fine
+    constexpr size_t kLongWord = 64;  // bytes; nearly all words are shorter and take the simpler scan
     if (symbols.size() > kLongWord) bpe_merge_heap(merges, symbols);
     else bpe_merge_scan(merges, symbols);
 }
