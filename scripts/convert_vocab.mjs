@@ -12,7 +12,7 @@
 //   u16 byte_token[256]          id of the token holding exactly byte b
 //   u16 merges[n_merges][2]      merge r joins (left, right) into id 256 + r; left, right < 256 + r
 //   n_special times: u32 id, u32 length, bytes[length]   (ids 256 + n_merges + k, in order)
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -104,6 +104,7 @@ for (const [id, bytes] of specialBytes) {
 }
 if (o !== size) fail(`internal: wrote ${o} bytes, planned ${size}`);
 
+mkdirSync(dirname(out), { recursive: true });
 writeFileSync(`${out}.${process.pid}.tmp`, buf);
 renameSync(`${out}.${process.pid}.tmp`, out);  // atomic: the native and wasm builds may both run this
 console.log(`convert_vocab: ${nVocab} tokens (${merges.length} merges, ${specials.length} special) -> ${out} (${size} bytes)`);
