@@ -95,7 +95,10 @@ export class Explorer {
       const scores = await this.engine.call('headScores', { model: this.model.key });
       renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }));
     } catch (e) {
-      root.textContent = `Head scores are not available: ${e.message}`;
+      const p = document.createElement('p');
+      p.className = 'message';
+      p.textContent = `Head scores are not available: ${e.message}`;
+      root.replaceChildren(p);
     }
   }
 
@@ -147,8 +150,10 @@ export class Explorer {
     }
     this.thumbs.select(this.state.layer, this.state.head);
     this.renderTop5();
-    // A counter tests and benchmarks can wait on.
-    $('view').dataset.renders = String(Number($('view').dataset.renders || 0) + 1);
+    // A counter tests and benchmarks can wait on, and a mark for "interactive".
+    const count = Number($('view').dataset.renders || 0) + 1;
+    $('view').dataset.renders = String(count);
+    if (count === 1) performance.mark('arcscope-first-render');
     if (document.querySelector('.arc-table').open) this.renderArcTable();
   }
 
