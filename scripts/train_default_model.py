@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Train arcscope's default model: a small GPT-2 (same architecture and tokenizer) on Tiny Shakespeare, on the CPU.
+
+  nice -n 5 /usr/bin/python3 scripts/train_default_model.py --out build/default-model
+
+Writes an HF-layout checkpoint (config.json + model.safetensors, Conv1D weights (in, out)) that
+`arcscope convert --in DIR --out models/shakespeare-4l.q8.arcs --dtype q8` turns into the shipped file,
+plus train_log.json (losses, head scores, timings) and loss.svg (the loss curve).
+
+Data: the text is tokenized with GPT-2's BPE; the first 90% of tokens train, the last 10% are held out.
+Each batch draws windows of n_ctx + 1 tokens at random offsets (seeded). A share of the windows (--repeat-share)
+get a span of their own text copied further along, so that copying from context (what induction heads do) pays
+off within a short CPU run; the held-out text is never altered.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import torch
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tests", "reference"))
+import bpe_tokenizer  # noqa: E402
+import gpt2_reference as ref  # noqa: E402
+
+DEFAULT_DATA = os.path.join(REPO, "..", "shared", "data", "tinyshakespeare.txt")
+# Debian's PyTorch calls whatever libblas.so.3 is selected; the reference (netlib) BLAS is ~30x slower than
+# OpenBLAS here. When Debian's libopenblas0-pthread is installed, use it for this process only.
+OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+
+
+def prefer_openblas(threads):
+    path = os.environ.get("LD_LIBRARY_PATH", "")
+    if os.path.isdir(OPENBLAS_DIR) and OPENBLAS_DIR not in path.split(":"):
+        env = dict(os.environ, LD_LIBRARY_PATH=OPENBLAS_DIR + (":" + path if path else ""),
+                   OPENBLAS_NUM_THREADS=str(threads))
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def read_text(source):
+    if source.startswith("http://") or source.startswith("https://"):
+        with urllib.request.urlopen(source) as r:
+            return r.read().decode("utf-8")
+    with open(source, encoding="utf-8") as f:
+        return f.read()
+
+
+def split_tokens(ids, val_share=0.1):
+    """First (1 - val_share) of the tokens train, the rest is held out."""
+    cut = int(len(ids) * (1 - val_share))
+    return np.array(ids[:cut], dtype=np.int64), np.array(ids[cut:], dtype=np.int64)
+
+
+def draw_batch(train, batch, n_ctx, repeat_share, rng):
+    """-> ids, targets (batch, n_ctx). Some windows get a span copied later in the same window."""
+    starts = rng.integers(0, len(train) - n_ctx - 1, size=batch)
+    windows = np.stack([train[s:s + n_ctx + 1] for s in starts])
+    for row in windows:
+        if rng.random() < repeat_share:
+            length = int(rng.integers(8, n_ctx // 2 + 1))
+            src = int(rng.integers(0, n_ctx + 1 - 2 * length + 1))
+            dst = int(rng.integers(src + length, n_ctx + 1 - length + 1))
+            row[dst:dst + length] = row[src:src + length].copy()
+    w = torch.from_numpy(windows)
+    return w[:, :-1], w[:, 1:]
+
+
+@torch.no_grad()
+def eval_loss(model, val, n_ctx, max_windows):
+    """Mean next-token loss over the first max_windows non-overlapping held-out windows."""
+    losses = []
+    for k in range(min(max_windows, (len(val) - 1) // n_ctx)):
+        w = torch.from_numpy(val[k * n_ctx:k * n_ctx + n_ctx + 1]).reshape(1, -1)
+        losses.append(model.loss(w[:, :-1], w[:, 1:]).item())
+    return float(np.mean(losses))
+
+
+@torch.no_grad()
+def head_scores(model, vocab, length, seed):
+    """Previous-token, first-token and induction score per head on a random sequence of `length` tokens
+    (drawn from `vocab`) repeated twice -> dict of (L, H) lists. Mirrors the C++ tool in src/heads.*."""
+    rng = np.random.default_rng(seed)
+    seq = rng.choice(vocab, size=length)
+    ids = torch.from_numpy(np.concatenate([seq, seq]))
+    _, att = model(ids)                               # (L, H, 2N, 2N)
+    T = 2 * length
+    i = torch.arange(1, T)
+    prev = att[:, :, i, i - 1].mean(-1)
+    first = att[:, :, torch.arange(T), 0].mean(-1)
+    j = torch.arange(length, T)                       # second copy; its first copy is j - N, followed by j - N + 1
+    induction = att[:, :, j, j - length + 1].mean(-1)
+    return {"previous_token": prev.tolist(), "first_token": first.tolist(), "induction": induction.tolist()}
+
+
+def write_svg(path, log, title):
+    """A small line chart of train/held-out loss against step, written by hand (no plotting library)."""
+    W, H, L, R, T, B = 640, 360, 60, 20, 40, 50
+    train = [(p["step"], p["train_loss"]) for p in log]
+    val = [(p["step"], p["val_loss"]) for p in log if p.get("val_loss") is not None]
+    xs = [s for s, _ in train] or [0, 1]
+    ys = [v for _, v in train + val]
+    x0, x1 = 0, max(xs)
+    y0, y1 = math.floor(min(ys)), math.ceil(max(ys))
+    sx = lambda s: L + (W - L - R) * (s - x0) / max(1, x1 - x0)  # noqa: E731
+    sy = lambda v: T + (H - T - B) * (y1 - v) / max(1e-9, y1 - y0)  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">{title}</text>']
+    for v in range(y0, y1 + 1):
+        out.append(f'<line x1="{L}" x2="{W - R}" y1="{sy(v):.1f}" y2="{sy(v):.1f}" stroke="#ddd"/>'
+                   f'<text x="{L - 6}" y="{sy(v) + 4:.1f}" text-anchor="end">{v}</text>')
+    step_tick = 10 ** max(0, len(str(x1)) - 1)
+    for s in range(0, x1 + 1, step_tick):
+        out.append(f'<text x="{sx(s):.1f}" y="{H - B + 16}" text-anchor="middle">{s}</text>')
+    out.append(f'<text x="{(L + W - R) / 2}" y="{H - 12}" text-anchor="middle">step</text>')
+    out.append(f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 16 {(T + H - B) / 2})">cross-entropy (nats/token)</text>')
+    for pts, color, name, dy in [(train, "#1f77b4", "train (batch mean)", 0), (val, "#d62728", "held out", 16)]:
+        if pts:
+            d = " ".join(f"{sx(s):.1f},{sy(v):.1f}" for s, v in pts)
+            out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="1.5"/>')
+            out.append(f'<line x1="{W - R - 150}" x2="{W - R - 130}" y1="{T + 10 + dy}" y2="{T + 10 + dy}" '
+                       f'stroke="{color}" stroke-width="2"/><text x="{W - R - 124}" y="{T + 14 + dy}">{name}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def lr_at(step, steps, lr, warmup):
+    """Linear warmup, then cosine decay to 10% of lr."""
+    if step < warmup:
+        return lr * (step + 1) / warmup
+    p = (step - warmup) / max(1, steps - warmup)
+    return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * p)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=DEFAULT_DATA, help="text file or http(s) URL (default: Tiny Shakespeare)")
+    ap.add_argument("--out", required=True, help="output directory for the HF-layout checkpoint")
+    ap.add_argument("--n_layer", type=int, default=4)
+    ap.add_argument("--n_head", type=int, default=4)
+    ap.add_argument("--n_embd", type=int, default=128)
+    ap.add_argument("--n_ctx", type=int, default=256)
+    ap.add_argument("--steps", type=int, default=900)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--weight_decay", type=float, default=0.1)
+    ap.add_argument("--repeat_share", type=float, default=0.15, help="share of windows with a copied span")
+    ap.add_argument("--eval_every", type=int, default=50)
+    ap.add_argument("--eval_windows", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=1337)
+    # One thread measured faster than two while other jobs share the 2 cores (OpenMP waits on busy cores).
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+
+    prefer_openblas(args.threads)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    t_start = time.time()
+
+    tok = bpe_tokenizer.Tokenizer()
+    text = read_text(args.data)
+    ids = tok.encode(text)
+    train, val = split_tokens(ids)
+    vocab_seen = np.unique(train)
+    print(f"data: {len(text)} chars, {len(ids)} tokens ({len(train)} train, {len(val)} held out), "
+          f"{len(vocab_seen)} distinct training tokens", flush=True)
+
+    cfg = ref.GPT2Config(args.n_layer, args.n_head, args.n_embd, args.n_ctx, 50257)
+    model = ref.GPT2(cfg).init_weights(args.seed)
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"model: {cfg}, {n_params} parameters", flush=True)
+
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
+
+    log, recent = [], []
+    for step in range(args.steps + 1):
+        if step % args.eval_every == 0 or step == args.steps:
+            model.eval()
+            point = {"step": step, "train_loss": float(np.mean(recent)) if recent else None,
+                     "val_loss": eval_loss(model, val, cfg.n_ctx, args.eval_windows),
+                     "seconds": round(time.time() - t_start, 1)}
+            scores = head_scores(model, vocab_seen, 50, seed=0)
+            point["max_previous_token"] = max(max(r) for r in scores["previous_token"])
+            point["max_induction"] = max(max(r) for r in scores["induction"])
+            if point["train_loss"] is not None:
+                log.append(point)
+            print(json.dumps(point), flush=True)
+            recent = []
+            model.train()
+        if step == args.steps:
+            break
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, args.steps, args.lr, args.warmup)
+        x, y = draw_batch(train, args.batch, cfg.n_ctx, args.repeat_share, rng)
+        loss = model.loss(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        recent.append(loss.item())
+
+    model.eval()
+    train_seconds = time.time() - t_start
+    val_ppl = ref.perplexity(model, val.tolist())
+    print(f"held-out perplexity (f32, all {len(val)} held-out tokens, windows of {cfg.n_ctx}): {val_ppl:.3f}")
+    print(f"wall time: {train_seconds:.0f} s", flush=True)
+
+    os.makedirs(args.out, exist_ok=True)
+    ref.save(model, args.out, {"trained_by": "scripts/train_default_model.py", "seed": args.seed})
+    summary = {"args": {k: v for k, v in vars(args).items() if k != "out"}, "parameters": n_params,
+               "tokens": {"train": len(train), "held_out": len(val), "distinct_train": len(vocab_seen)},
+               "wall_seconds": round(train_seconds, 1), "held_out_perplexity_f32": val_ppl, "log": log,
+               "head_scores": head_scores(model, vocab_seen, 50, seed=0)}
+    with open(os.path.join(args.out, "train_log.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    write_svg(os.path.join(args.out, "loss.svg"), log,
+              f"{cfg.n_layer} layers, {cfg.n_head} heads, n_embd {cfg.n_embd}, n_ctx {cfg.n_ctx} on Tiny Shakespeare")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
