@@ -149,22 +149,25 @@ export class ArcView {
       this.pool.push(p);
     }
     let k = 0;
-    // Heaviest arcs last so they sit on top.
     for (const { head, arcs } of sets) {
       const color = headColor(head);
       for (let a = 0; a < arcs.n; a++, k++) {
-        const p = this.pool[k], w = arcs.weight[a];
-        p.setAttribute('d', arcPath(arcs.from[a], arcs.to[a], 100));
+        const p = this.pool[k], w = arcs.weight[a], from = arcs.from[a], to = arcs.to[a];
+        p.setAttribute('d', arcPath(from, to, 100));
         p.setAttribute('stroke-width', arcWidth(w).toFixed(2));
         p.setAttribute('stroke-opacity', arcOpacity(w).toFixed(3));
-        if (color) p.setAttribute('stroke', color); else p.removeAttribute('stroke');
-        p.setAttribute('class', color ? 'arc' : 'arc accent');
-        p.dataset.from = arcs.from[a];
-        p.dataset.to = arcs.to[a];
-        p.dataset.head = head;
-        p.dataset.weight = w.toPrecision(6);
-        this.arcFrom[k] = arcs.from[a];
-        this.arcTo[k] = arcs.to[a];
+        // Head-dependent attributes only change when this pooled path changes head.
+        if (p.arcHead !== head) {
+          if (color) p.setAttribute('stroke', color); else p.removeAttribute('stroke');
+          p.setAttribute('class', color ? 'arc' : 'arc accent');
+          p.setAttribute('data-head', head);
+          p.arcHead = head;
+        }
+        p.setAttribute('data-from', from);
+        p.setAttribute('data-to', to);
+        p.setAttribute('data-weight', w.toPrecision(6));
+        this.arcFrom[k] = from;
+        this.arcTo[k] = to;
         this.arcWeight[k] = w;
       }
     }
@@ -173,7 +176,7 @@ export class ArcView {
       for (let i = this.count; i < total; i++) frag.append(this.pool[i]);
       this.group.append(frag);
     } else {
-      for (let i = total; i < this.count; i++) this.pool[i].remove();
+      for (let i = total; i < this.count; i++) { this.pool[i].remove(); this.pool[i].classList.remove('off'); }
     }
     this.count = total;
     this.applyFocus();
@@ -194,6 +197,9 @@ export class ArcView {
 
   applyFocus() {
     const f = this.focused;
+    // Nothing focused now or before: every path is already visible and no token is lit.
+    if (!f && !this.focusShown) return;
+    this.focusShown = !!f;
     this.el.classList.toggle('focusing', !!f);
     const strength = new Float32Array(this.labels.length);
     for (let k = 0; k < this.count; k++) {

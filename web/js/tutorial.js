@@ -69,9 +69,14 @@ function setupHeads(engine) {
     return new Heatmap(box, { rows: 8, cols: 8, cell: 16, label: `head ${h} weights`, cellData: true });
   });
   const merged = new Heatmap($('heads-merged'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'merged heads' });
+  const split = new Heatmap($('heads-split'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'Q split into heads' });
   let seed = 42;
   const run = async () => {
     const r = await engine.call('multiHead', { seed });
+    // q is (heads, tokens, d_head) after the split; lay it back out as (tokens, heads * d_head) to show the cut.
+    const q = new Float32Array(8 * 64);
+    for (let h = 0; h < 4; h++) for (let t = 0; t < 8; t++) for (let d = 0; d < 16; d++) q[t * 64 + h * 16 + d] = r.q[(h * 8 + t) * 16 + d];
+    split.update(q);
     maps.forEach((m, h) => m.update(r.weights.subarray(h * 64, (h + 1) * 64), 1));
     merged.update(r.merged);
   };
