@@ -6,14 +6,14 @@
 #include <cmath>
 
 #include "error.h"
+#include "portable_math.h"
 
 namespace arcscope {
 
 namespace {
 
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstView = Eigen::Map<const RowMajor, 0, Eigen::OuterStride<>>;
-using View = Eigen::Map<RowMajor, 0, Eigen::OuterStride<>>;
+using Vec = Eigen::Map<Eigen::ArrayXf>;
+using ConstVec = Eigen::Map<const Eigen::ArrayXf>;
 
 // x (T, C) -> out (T, C): normalise each row, then scale and shift.
 void layernorm(float* out, const float* x, int T, int C, const float* w, const float* b, float eps) {
@@ -36,7 +36,7 @@ void gelu(float* x, size_t n) {
     const float k = 0.7978845608028654f;  // sqrt(2 / pi)
     for (size_t i = 0; i < n; ++i) {
         float v = x[i];
-        x[i] = 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
+        x[i] = 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
     }
 }
 
@@ -46,7 +46,7 @@ void masked_softmax_row(float* row, int n, int total) {
     for (int j = 1; j < n; ++j) mx = std::max(mx, row[j]);
     float sum = 0;
     for (int j = 0; j < n; ++j) {
-        row[j] = std::exp(row[j] - mx);
+        row[j] = portable_exp(row[j] - mx);
         sum += row[j];
     }
     float inv = 1.0f / sum;
@@ -163,6 +163,7 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
     grow(fc_, size_t(T) * 4 * C);
     if (attention) grow(attn_capture_, size_t(L) * H * T * Tk);
     else grow(scores_, size_t(T) * Tk);
+    grow(kt_, size_t(Tk) * config_.head_dim());
     // Mark the results invalid until this pass completes (a thrown error leaves no stale data behind).
     has_attention_ = false;
     logits_rows_ = 0;
@@ -210,20 +211,35 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
 // Causal self-attention of layer l for the T newest positions, against every cached position.
 // q (T, C) inside qkv_ (row stride 3C), K and V (Tk, C) in the cache -> att_out_ (T, C);
 // probabilities (H, T, Tk) into the capture buffer when asked, else into scratch.
+// Every sum runs over d or j in sequence and Eigen vectorizes only element-wise (axpy) steps, so native and wasm
+// builds produce the same bits (a blocked GEMM would sum in a different order on each platform).
 void GPT2::attention_layer(int l, int T, bool capture) {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     const int p0 = length_, Tk = p0 + T;
     const float scale = 1.0f / std::sqrt(float(hd));
+    const float* K = k_cache_[l].data();
+    const float* V = v_cache_[l].data();
     for (int h = 0; h < H; ++h) {
-        ConstView q(qkv_.data() + h * hd, T, hd, Eigen::OuterStride<>(3 * C));
-        ConstView k(k_cache_[l].data() + h * hd, Tk, hd, Eigen::OuterStride<>(C));
-        ConstView v(v_cache_[l].data() + h * hd, Tk, hd, Eigen::OuterStride<>(C));
-        float* p = capture ? attn_capture_.data() + (size_t(l) * H + h) * size_t(T) * Tk : scores_.data();
-        View probs(p, T, Tk, Eigen::OuterStride<>(Tk));
-        probs.noalias() = (q * k.transpose()) * scale;  // scores (T, Tk)
-        for (int t = 0; t < T; ++t) masked_softmax_row(p + size_t(t) * Tk, p0 + t + 1, Tk);
-        View out(att_out_.data() + h * hd, T, hd, Eigen::OuterStride<>(C));
-        out.noalias() = probs * v;  // (T, Tk) . (Tk, hd) -> (T, hd)
+        // 1. this head's keys transposed, kt (hd, Tk), so the score loop runs over contiguous keys
+        float* kt = kt_.data();
+        for (int j = 0; j < Tk; ++j)
+            for (int d = 0; d < hd; ++d) kt[size_t(d) * Tk + j] = K[size_t(j) * C + h * hd + d];
+        float* probs = capture ? attn_capture_.data() + (size_t(l) * H + h) * size_t(T) * Tk : scores_.data();
+        for (int i = 0; i < T; ++i) {
+            const int n = p0 + i + 1;  // keys this query may see
+            const float* q = qkv_.data() + size_t(i) * 3 * C + h * hd;
+            float* row = probs + size_t(i) * Tk;
+            // 2. scores (n) = q . K^T / sqrt(hd), then the masked softmax
+            Vec scores(row, n);
+            scores.setZero();
+            for (int d = 0; d < hd; ++d) scores += q[d] * ConstVec(kt + size_t(d) * Tk, n);
+            scores *= scale;
+            masked_softmax_row(row, n, Tk);
+            // 3. out (hd) = probs . V
+            Vec out(att_out_.data() + size_t(i) * C + h * hd, hd);
+            out.setZero();
+            for (int j = 0; j < n; ++j) out += row[j] * ConstVec(V + size_t(j) * C + h * hd, hd);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 // so each appended token costs one position's work.
 //
 // Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention runs in
-// Eigen. Buffers grow to the longest sequence seen and are then reused: appending a token allocates nothing.
+// Eigen, in an order that gives native and wasm builds the same bits. Buffers grow to the longest sequence seen and are then reused: appending a token allocates nothing.
 #pragma once
 #include <memory>
 #include <string>
@@ -74,7 +74,7 @@ private:
     int length_ = 0;
     int cache_capacity_ = 0;
     std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer (capacity, C)
-    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
+    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, kt_, logits_, attn_capture_;
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
 

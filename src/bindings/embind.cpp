@@ -279,7 +279,185 @@ EMSCRIPTEN_BINDINGS(tokenizer) {
 // ---- end section: tokenizer ----
 
 // ---- section: model (model_file.h, gpt2.h, sampling.h, heads.h, convert.h) ----
+#include "convert.h"
+#include "gpt2.h"
+#include "model_file.h"
+#include "sampling.h"
 
+namespace model_bindings {
+using namespace arcscope;
+
+// A model file copied once into wasm memory and run in place, with its KV cache and sampler.
+class Model {
+public:
+    // bytes: Uint8Array of an .arcs file. The one copy: straight from the JS array into an aligned wasm buffer.
+    static Model* from_bytes(val bytes) {
+        return guarded([&] {
+            const size_t n = bytes["length"].as<size_t>();
+            auto buffer = std::make_shared<AlignedBytes>(n);
+            val(emscripten::typed_memory_view(n, buffer->data)).call<void>("set", bytes);
+            ModelFile file = ModelFile::parse(buffer->data, n);
+            return new Model(std::make_unique<GPT2>(file, buffer));
+        });
+    }
+
+    val config() const {
+        const GPT2Config& c = gpt2_->config();
+        val o = val::object();
+        o.set("n_layer", c.n_layer);
+        o.set("n_head", c.n_head);
+        o.set("n_embd", c.n_embd);
+        o.set("n_ctx", c.n_ctx);
+        o.set("n_vocab", c.n_vocab);
+        o.set("dtype", std::string(dtype_name(gpt2_->weight_type())));
+        o.set("fileBytes", double(gpt2_->file().size()));
+        o.set("checksum", std::to_string(gpt2_->file().checksum()));
+        return o;
+    }
+
+    // ids -> {logits, logitsShape: [rows, n_vocab], attention, attentionShape: [L, H, T, T]}
+    val forward(val ids, bool attention, bool all_logits) {
+        return guarded([&] {
+            std::vector<int> v = vector_from<int>(ids);
+            gpt2_->forward(v.data(), int(v.size()), attention, all_logits);
+            return result(false);
+        });
+    }
+
+    // id -> {logits, logitsShape: [1, n_vocab], attention, attentionShape: [L, H, length]}
+    val append(int id, bool attention) {
+        return guarded([&] {
+            gpt2_->append(id, attention);
+            return result(true);
+        });
+    }
+
+    void reset() { gpt2_->reset(); }
+    int length() const { return gpt2_->length(); }
+
+    void set_sampling(double temperature, int top_k, double top_p, double seed) {
+        guarded([&] {
+            SamplingParams p;
+            p.temperature = float(temperature);
+            p.top_k = top_k;
+            p.top_p = float(top_p);
+            p.seed = uint64_t(seed);
+            sampler_ = std::make_unique<Sampler>(p);
+        });
+    }
+
+    // The next token from the last position's logits of the latest forward/append.
+    int sample() {
+        return guarded([&] {
+            require(sampler_ != nullptr, "call setSampling() before sample()");
+            require(gpt2_->logits_rows() > 0, "run forward() before sampling");
+            const int V = gpt2_->config().n_vocab;
+            return sampler_->sample(gpt2_->logits() + size_t(gpt2_->logits_rows() - 1) * V, V);
+        });
+    }
+
+    GPT2& gpt2() { return *gpt2_; }
+
+private:
+    explicit Model(std::unique_ptr<GPT2> g) : gpt2_(std::move(g)) {}
+
+    val result(bool one_row) const {
+        const GPT2Config& c = gpt2_->config();
+        val o = val::object();
+        const int rows = gpt2_->logits_rows();
+        o.set("logits", float32_array(gpt2_->logits(), size_t(rows) * c.n_vocab));
+        o.set("logitsShape", val::array(std::vector<int>{rows, c.n_vocab}));
+        if (gpt2_->attention()) {
+            const int q = gpt2_->attention_queries(), k = gpt2_->attention_keys();
+            o.set("attention", float32_array(gpt2_->attention(), size_t(c.n_layer) * c.n_head * q * k));
+            o.set("attentionShape", one_row ? val::array(std::vector<int>{c.n_layer, c.n_head, k})
+                                            : val::array(std::vector<int>{c.n_layer, c.n_head, q, k}));
+        } else {
+            o.set("attention", val::null());
+            o.set("attentionShape", val::null());
+        }
+        return o;
+    }
+
+    std::unique_ptr<GPT2> gpt2_;
+    std::unique_ptr<Sampler> sampler_;
+};
+
+// logits (Float32Array) -> [{id, prob}] of the k most likely tokens
+val top_k(val logits, int k) {
+    return guarded([&] {
+        std::vector<float> v = vector_from<float>(logits);
+        val list = val::array();
+        for (const TokenProb& t : top_k_probs(v.data(), int(v.size()), k)) {
+            val o = val::object();
+            o.set("id", t.id);
+            o.set("prob", t.prob);
+            list.call<void>("push", o);
+        }
+        return list;
+    });
+}
+
+// The streaming converter: feed() safetensors chunks, then finish() -> Uint8Array of the .arcs file.
+class ModelConverter {
+public:
+    static ModelConverter* create(std::string config_json, std::string dtype) {
+        return guarded([&] {
+            require(dtype == "q8" || dtype == "f32", "dtype must be 'q8' or 'f32', got '" + dtype + "'");
+            return new ModelConverter(config_from_hf_json(config_json), dtype == "q8" ? DType::Q8 : DType::F32);
+        });
+    }
+    // chunk: Uint8Array, copied into a reused wasm buffer (JavaScript keeps chunks to about a megabyte).
+    void feed(val chunk) {
+        guarded([&] {
+            const size_t n = chunk["length"].as<size_t>();
+            if (staging_.size() < n) staging_.resize(n);
+            val(emscripten::typed_memory_view(n, staging_.data())).call<void>("set", chunk);
+            conv_.feed(staging_.data(), n);
+        });
+    }
+    val finish() {
+        return guarded([&] {
+            std::vector<uint8_t>& out = conv_.finish();
+            return val(emscripten::typed_memory_view(out.size(), out.data())).call<val>("slice");
+        });
+    }
+    std::string stage() const { return conv_.stage(); }
+    double bytes_done() const { return double(conv_.bytes_done()); }
+    double bytes_total() const { return double(conv_.bytes_total()); }
+    double output_bytes() const { return double(conv_.output_bytes()); }
+
+private:
+    ModelConverter(const GPT2Config& c, DType t) : conv_(c, t) {}
+    Converter conv_;
+    std::vector<uint8_t> staging_;
+};
+
+}  // namespace model_bindings
+
+EMSCRIPTEN_BINDINGS(model) {
+    using namespace emscripten;
+    using model_bindings::Model;
+    using model_bindings::ModelConverter;
+    class_<Model>("Model")
+        .class_function("fromBytes", &Model::from_bytes, allow_raw_pointers())
+        .function("config", &Model::config)
+        .function("forward", &Model::forward)
+        .function("append", &Model::append)
+        .function("reset", &Model::reset)
+        .function("length", &Model::length)
+        .function("setSampling", &Model::set_sampling)
+        .function("sample", &Model::sample);
+    function("topK", &model_bindings::top_k);
+    class_<ModelConverter>("ModelConverter")
+        .class_function("create", &ModelConverter::create, allow_raw_pointers())
+        .function("feed", &ModelConverter::feed)
+        .function("finish", &ModelConverter::finish)
+        .function("stage", &ModelConverter::stage)
+        .function("bytesDone", &ModelConverter::bytes_done)
+        .function("bytesTotal", &ModelConverter::bytes_total)
+        .function("outputBytes", &ModelConverter::output_bytes);
+}
 // ---- end section: model ----
 
 // ---- section: kernels (quant.h, quant_check.h, quant_bench.h) ----

@@ -102,6 +102,10 @@ export async function createEngine(options = {}) {
   // ---- end tokenizer block ----
 
   // ---- model block (engine engineer): engine.loadModel(bytes), engine.convertCheckpoint(...) ----
+  // loadModel(bytes) -> Model (see model.js); convertCheckpoint({config, chunks, dtype, onProgress}) -> .arcs bytes
+  const { loadModel, convertCheckpoint } = await import('./model.js');
+  engine.loadModel = (bytes) => loadModel(core, bytes, tokenizer);
+  engine.convertCheckpoint = (options) => convertCheckpoint(core, options);
   // ---- end model block ----
 
   return engine;

@@ -1,0 +1,172 @@
+// model.js: a loaded GPT-2 (.arcs file) and the in-browser checkpoint converter, as plain JavaScript values.
+//
+//   const model = loadModel(core, bytes, tokenizer);     // engine.loadModel(bytes) calls this
+//   model.config                                       // {n_layer, n_head, n_embd, n_ctx, n_vocab, dtype}
+//   const r = model.forward(model.tokenize('The trophy').ids, {attention: true});
+//   r.attention[((l * H + h) * T + i) * T + j]         // layer l, head h: how much token i looks at token j
+//   model.topk(r.logits, 5)                            // [{id, token, prob}]
+//   await model.generate({ids, maxTokens: 20, temperature: 0.8, topK: 40, seed: 1, onToken})
+//
+// The model's bytes are copied once into wasm memory and used there in place. Results are fresh typed arrays
+// owned by JavaScript; C++ errors arrive as Errors with the same message.
+
+const registry = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
+  : null;
+
+function checkIds(ids, what = 'ids') {
+  if (!ids || typeof ids.length !== 'number') throw new TypeError(`${what}: expected an array of token ids`);
+  for (let i = 0; i < ids.length; i++) {
+    if (!Number.isInteger(ids[i])) throw new TypeError(`${what}: token at position ${i} is not an integer (${ids[i]})`);
+  }
+  return ids instanceof Int32Array ? ids : Int32Array.from(ids);
+}
+
+export class Model {
+  // Use loadModel(); `handle` is the core's Model, `tokenizer` the engine's (tokenize, tokenText).
+  constructor(core, handle, tokenizer) {
+    this.core = core;
+    this.handle = handle;
+    this.tokenizer = tokenizer;
+    const c = handle.config();
+    this.config = { n_layer: c.n_layer, n_head: c.n_head, n_embd: c.n_embd, n_ctx: c.n_ctx, n_vocab: c.n_vocab,
+      dtype: c.dtype };
+    this.fileBytes = c.fileBytes;
+    registry?.register(this, handle, this);
+  }
+
+  get live() { return !this.handle.isDeleted(); }
+  #check() { if (this.handle.isDeleted()) throw new Error('this model has been freed'); }
+
+  // text -> {ids, tokens} with GPT-2's tokenizer (the one that travels beside the model)
+  tokenize(text) {
+    if (!this.tokenizer) throw new Error('no tokenizer: load the model through engine.loadModel()');
+    return this.tokenizer.tokenize(text);
+  }
+
+  // ids -> {logits: Float32Array, logitsShape: [rows, n_vocab], attention: Float32Array|null,
+  //         attentionShape: [n_layer, n_head, T, T]|null}. rows = 1 (last position) unless allLogits.
+  // Restarts the KV cache with these ids, so append() continues after them.
+  forward(ids, { attention = true, allLogits = false } = {}) {
+    this.#check();
+    return this.handle.forward(checkIds(ids), !!attention, !!allLogits);
+  }
+
+  // One more token through the KV cache: {logits (n_vocab), attention: one row per layer and head
+  // (n_layer * n_head * length), attentionShape: [n_layer, n_head, length]}.
+  append(id, { attention = true } = {}) {
+    this.#check();
+    if (!Number.isInteger(id)) throw new TypeError(`append: token id must be an integer, got ${id}`);
+    return this.handle.append(id, !!attention);
+  }
+
+  reset() { this.#check(); this.handle.reset(); }
+  get length() { this.#check(); return this.handle.length(); }
+
+  // logits (n_vocab, or the last row of a forward result) -> [{id, token, prob}], most likely first
+  topk(logits, k = 10) {
+    const n = this.config.n_vocab;
+    const last = logits.length > n ? logits.subarray(logits.length - n) : logits;
+    return this.core.topK(last, k).map(({ id, prob }) => ({ id, token: this.#tokenText(id), prob }));
+  }
+
+  // Samples up to maxTokens tokens after ids through the KV cache. onToken({id, token, index, attention,
+  // attentionShape}) sees each one (attention rows only if `attention`); returning false stops (it may be async).
+  // Stops early at <|endoftext|> or when the context (n_ctx) is full.
+  // -> {ids: the new ids, text, stop: 'max_tokens' | 'end_of_text' | 'context_full' | 'callback'}
+  async generate({ ids, maxTokens = 20, temperature = 1, topK = 0, topP = 1, seed = 0, attention = false,
+    onToken = null } = {}) {
+    this.#check();
+    const prompt = checkIds(ids);
+    if (!Number.isInteger(maxTokens) || maxTokens < 0) throw new Error(`maxTokens must be an integer >= 0`);
+    this.handle.setSampling(temperature, topK, topP, seed);
+    this.handle.forward(prompt, false, false);
+    const made = [];
+    let stop = 'max_tokens';
+    let step = null;
+    while (made.length < maxTokens) {
+      if (this.handle.length() >= this.config.n_ctx) { stop = 'context_full'; break; }
+      const id = this.handle.sample();
+      if (id === 50256) { stop = 'end_of_text'; break; }
+      made.push(id);
+      // The new token goes through the cache now, so its attention row is ready for onToken and its logits for
+      // the next sample().
+      step = this.handle.append(id, !!attention);
+      if (onToken) {
+        const keep = await onToken({ id, token: this.#tokenText(id), index: made.length - 1,
+          attention: step.attention, attentionShape: step.attentionShape });
+        if (keep === false) { stop = 'callback'; break; }
+      }
+    }
+    return { ids: made, text: this.tokenizer ? this.tokenizer.decode(made) : null, stop };
+  }
+
+  // Per-head scores (previous token, first token, induction) when the library has the head analysis.
+  headScores(options = {}) {
+    this.#check();
+    if (typeof this.core.headScores !== 'function') throw new Error('head analysis is not in this build');
+    return this.core.headScores(this.handle, options);
+  }
+
+  free() {
+    if (!this.handle.isDeleted()) this.handle.delete();
+    registry?.unregister(this);
+  }
+
+  #tokenText(id) {
+    return this.tokenizer && id < this.tokenizer.vocabSize ? this.tokenizer.tokenText(id) : `<${id}>`;
+  }
+}
+
+// bytes (Uint8Array of an .arcs file) -> Model. The bytes are validated (every field, size and the checksum)
+// before anything trusts them.
+export function loadModel(core, bytes, tokenizer = null) {
+  if (!(bytes instanceof Uint8Array)) {
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    else throw new TypeError('loadModel expects the model file as a Uint8Array or ArrayBuffer');
+  }
+  return new Model(core, core.Model.fromBytes(bytes), tokenizer);
+}
+
+const FEED_BYTES = 1 << 20;  // chunks go into wasm a megabyte at a time, whatever size the stream hands out
+
+async function* asChunks(source) {
+  if (source instanceof Uint8Array) { yield source; return; }
+  if (source instanceof ArrayBuffer) { yield new Uint8Array(source); return; }
+  if (source && typeof source.getReader === 'function' && !source[Symbol.asyncIterator]) {  // a ReadableStream
+    const reader = source.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  }
+  for await (const chunk of source) yield chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
+}
+
+// Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
+//   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
+//   (or a ReadableStream, or one Uint8Array); dtype: 'q8' | 'f32';
+//   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte.
+// wasm memory holds the output file and one Conv1D matrix at a time, never the whole input.
+export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', onProgress = null } = {}) {
+  if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
+  if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
+  const text = typeof config === 'string' ? config : JSON.stringify(config);
+  const conv = core.ModelConverter.create(text, dtype);
+  try {
+    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal() });
+    for await (const chunk of asChunks(chunks)) {
+      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+        conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES)));
+        report(conv.stage());
+      }
+    }
+    report('checksum');
+    const out = conv.finish();
+    report('done');
+    return out;
+  } finally {
+    conv.delete();
+  }
+}
