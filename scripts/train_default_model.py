@@ -50,9 +50,9 @@ def read_text(source):
         return f.read()
 
 
-def split_tokens(ids, val_share=0.1):
-    """First (1 - val_share) of the tokens train, the rest is held out."""
-    cut = int(len(ids) * (1 - val_share))
+def split_tokens(ids):
+    """The first 90% of the tokens train, the last 10% are held out (the C++ held_out_tokens() cuts the same way)."""
+    cut = len(ids) * 9 // 10
     return np.array(ids[:cut], dtype=np.int64), np.array(ids[cut:], dtype=np.int64)
 
 
@@ -91,7 +91,7 @@ def head_scores(model, vocab, length, seed):
     T = 2 * length
     i = torch.arange(1, T)
     prev = att[:, :, i, i - 1].mean(-1)
-    first = att[:, :, torch.arange(T), 0].mean(-1)
+    first = att[:, :, i, 0].mean(-1)
     j = torch.arange(length, T)                       # second copy; its first copy is j - N, followed by j - N + 1
     induction = att[:, :, j, j - length + 1].mean(-1)
     return {"previous_token": prev.tolist(), "first_token": first.tolist(), "induction": induction.tolist()}

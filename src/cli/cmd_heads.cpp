@@ -1,0 +1,91 @@
+// cmd_heads.cpp: `arcscope heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F]]`
+// Scores every head (previous-token, first-token, induction; see heads.h) and prints a JSON grid, one row per layer.
+// By default the random tokens are drawn from the whole vocabulary except end-of-text; --draw-from restricts them to
+// the tokens that occur in the first F (default 1) of that text's tokens, e.g. a model's training text.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "command.h"
+#include "error.h"
+#include "heads.h"
+#include "json_strings.h"
+#include "model_args.h"
+
+namespace arcscope::cli {
+namespace {
+
+std::vector<int> tokens_of_file(const Args& args, const std::string& path, double share) {
+    std::ifstream in(path, std::ios::binary);
+    require(in.good(), "cannot read " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<int> ids = load_tokenizer(args).encode(text.str());
+    ids.resize(size_t(double(ids.size()) * share));
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    require(!ids.empty(), path + " has no tokens to draw from");
+    return ids;
+}
+
+std::string grid(const std::vector<float>& v, int n_layer, int n_head) {
+    std::string s = "[";
+    char buf[32];
+    for (int l = 0; l < n_layer; ++l) {
+        s += l ? ",[" : "[";
+        for (int h = 0; h < n_head; ++h) {
+            std::snprintf(buf, sizeof buf, h ? ",%.4f" : "%.4f", double(v[size_t(l) * n_head + h]));
+            s += buf;
+        }
+        s += "]";
+    }
+    return s + "]";
+}
+
+std::string best(const std::vector<float>& v, int n_head) {
+    size_t i = size_t(std::max_element(v.begin(), v.end()) - v.begin());
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "{\"layer\":%d,\"head\":%d,\"score\":%.4f}", int(i) / n_head, int(i) % n_head,
+                  double(v[i]));
+    return buf;
+}
+
+int run(const Args& args) {
+    args.reject_unknown({"model", "seed", "length", "draw-from", "draw-share", "tokenizer"});
+    std::unique_ptr<GPT2> model = load_model(args);
+    const GPT2Config& c = model->config();
+    const long seed = args.get_int("seed", 0);
+    const long length = args.get_int("length", std::min(50, c.n_ctx / 2));
+    require(seed >= 0, "--seed must be a non-negative integer");
+    require(length >= 2 && length <= c.n_ctx / 2,
+            "--length must be between 2 and n_ctx / 2 = " + std::to_string(c.n_ctx / 2));
+    const double share = args.get_double("draw-share", 1.0);
+    require(share > 0 && share <= 1, "--draw-share must be in (0, 1]");
+
+    std::vector<int> candidates;
+    std::string drawn_from = "all token ids except end-of-text";
+    if (auto path = args.get("draw-from")) {
+        candidates = tokens_of_file(args, *path, share);
+        drawn_from = std::to_string(candidates.size()) + " distinct tokens of the text";
+    } else {
+        candidates = default_candidates(c);
+    }
+    HeadScores s = analyze_heads(*model, candidates, int(length), uint64_t(seed));
+
+    std::printf("{\"seed\":%ld,\"length\":%ld,\"drawn_from\":%s,\n", seed, length, json_quote(drawn_from).c_str());
+    std::printf(" \"previous_token\":%s,\n", grid(s.previous_token, c.n_layer, c.n_head).c_str());
+    std::printf(" \"first_token\":%s,\n", grid(s.first_token, c.n_layer, c.n_head).c_str());
+    std::printf(" \"induction\":%s,\n", grid(s.induction, c.n_layer, c.n_head).c_str());
+    std::printf(" \"best\":{\"previous_token\":%s,\"first_token\":%s,\"induction\":%s}}\n",
+                best(s.previous_token, c.n_head).c_str(), best(s.first_token, c.n_head).c_str(),
+                best(s.induction, c.n_head).c_str());
+    return 0;
+}
+
+const bool registered = register_command(
+    "heads", {"heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F]] [--tokenizer PATH]",
+              {}, run});
+
+}  // namespace
+}  // namespace arcscope::cli

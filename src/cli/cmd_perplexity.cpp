@@ -1,0 +1,46 @@
+// cmd_perplexity.cpp:
+//   `arcscope perplexity --model FILE --text-file PATH [--held-out] [--skip K] [--tokens N] [--window W]`
+// Tokenizes the text, optionally keeps only its held-out last 10% (--held-out, the split the default model was
+// trained with), then tokens [K, K + N) of that (N = 0: all), and prints the windowed perplexity (see perplexity.h).
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "command.h"
+#include "error.h"
+#include "model_args.h"
+#include "perplexity.h"
+
+namespace arcscope::cli {
+namespace {
+
+int run(const Args& args) {
+    args.reject_unknown({"model", "text-file", "held-out", "skip", "tokens", "window", "tokenizer"});
+    std::unique_ptr<GPT2> model = load_model(args);
+    const std::string path = args.require("text-file");
+    std::ifstream in(path, std::ios::binary);
+    require(in.good(), "cannot read " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<int> ids = load_tokenizer(args).encode(text.str());
+    if (args.has("held-out")) ids = held_out_tokens(ids);
+
+    const long skip = args.get_int("skip", 0), tokens = args.get_int("tokens", 0);
+    require(skip >= 0 && size_t(skip) < ids.size(), "--skip must be in [0, " + std::to_string(ids.size()) + ")");
+    require(tokens >= 0, "--tokens must be non-negative");
+    const size_t end = tokens == 0 ? ids.size() : std::min(ids.size(), size_t(skip + tokens));
+    std::vector<int> passage(ids.begin() + skip, ids.begin() + end);
+
+    Perplexity p = perplexity(*model, passage, int(args.get_int("window", 0)));
+    std::printf("{\"tokens\":%zu,\"predicted\":%lld,\"nll\":%.6f,\"perplexity\":%.4f}\n", passage.size(),
+                (long long)p.predicted, p.nll, p.value());
+    return 0;
+}
+
+const bool registered = register_command(
+    "perplexity",
+    {"perplexity --model FILE --text-file PATH [--held-out] [--skip K] [--tokens N] [--window W] [--tokenizer PATH]",
+     {"held-out"}, run});
+
+}  // namespace
+}  // namespace arcscope::cli
