@@ -458,6 +458,53 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("bytesTotal", &ModelConverter::bytes_total)
         .function("outputBytes", &ModelConverter::output_bytes);
 }
+
+// -- sub-block: head analysis and perplexity (heads.h, perplexity.h) --
+#include "heads.h"
+#include "perplexity.h"
+
+namespace head_bindings {
+using namespace arcscope;
+
+// candidates: array of ids to draw from, or null for every id but end-of-text; length <= 0: min(50, n_ctx / 2)
+// -> {previousToken, firstToken, induction: Float32Array (L * H), shape: [L, H], length}
+val head_scores(model_bindings::Model& m, val candidates, int length, double seed) {
+    return guarded([&] {
+        GPT2& g = m.gpt2();
+        const GPT2Config& c = g.config();
+        std::vector<int> pool = candidates.isNull() || candidates.isUndefined() ? default_candidates(c)
+                                                                                 : vector_from<int>(candidates);
+        if (length <= 0) length = std::min(50, c.n_ctx / 2);
+        HeadScores s = analyze_heads(g, pool, length, uint64_t(seed));
+        val o = val::object();
+        o.set("previousToken", float32_array(s.previous_token.data(), s.previous_token.size()));
+        o.set("firstToken", float32_array(s.first_token.data(), s.first_token.size()));
+        o.set("induction", float32_array(s.induction.data(), s.induction.size()));
+        o.set("shape", val::array(std::vector<int>{s.n_layer, s.n_head}));
+        o.set("length", length);
+        return o;
+    });
+}
+
+// ids -> {nll (nats per token), perplexity, predicted}; window <= 0: n_ctx
+val perplexity_of(model_bindings::Model& m, val ids, int window) {
+    return guarded([&] {
+        Perplexity p = perplexity(m.gpt2(), vector_from<int>(ids), window);
+        val o = val::object();
+        o.set("nll", p.nll);
+        o.set("perplexity", p.value());
+        o.set("predicted", double(p.predicted));
+        return o;
+    });
+}
+
+}  // namespace head_bindings
+
+EMSCRIPTEN_BINDINGS(model_heads) {
+    emscripten::function("headScores", &head_bindings::head_scores);
+    emscripten::function("perplexity", &head_bindings::perplexity_of);
+}
+// -- end sub-block: head analysis --
 // ---- end section: model ----
 
 // ---- section: kernels (quant.h, quant_check.h, quant_bench.h) ----

@@ -101,12 +101,24 @@ export class Model {
     return { ids: made, text: this.tokenizer ? this.tokenizer.decode(made) : null, stop };
   }
 
-  // Per-head scores (previous token, first token, induction) when the library has the head analysis.
-  headScores(options = {}) {
+  // -- head analysis (src/heads.h, src/perplexity.h) --
+  // Scores every head on `length` random tokens repeated twice (drawn, seeded, from `candidates` ids, default every
+  // id but end-of-text): -> {previousToken, firstToken, induction: Float32Array (n_layer * n_head), shape: [L, H],
+  // length}. Index [l * H + h]. Restarts the KV cache.
+  headScores({ seed = 0, length = 0, candidates = null } = {}) {
     this.#check();
-    if (typeof this.core.headScores !== 'function') throw new Error('head analysis is not in this build');
-    return this.core.headScores(this.handle, options);
+    if (!Number.isInteger(seed) || seed < 0) throw new Error(`headScores: seed must be an integer >= 0, got ${seed}`);
+    if (!Number.isInteger(length)) throw new Error(`headScores: length must be an integer, got ${length}`);
+    return this.core.headScores(this.handle, candidates == null ? null : checkIds(candidates, 'candidates'),
+      length, seed);
   }
+
+  // ids -> {nll (nats per predicted token), perplexity, predicted}, scored in windows of n_ctx (or `window`).
+  perplexity(ids, { window = 0 } = {}) {
+    this.#check();
+    return this.core.perplexity(this.handle, checkIds(ids), window);
+  }
+  // -- end head analysis --
 
   free() {
     if (!this.handle.isDeleted()) this.handle.delete();
