@@ -54,22 +54,28 @@ export function selectMatrices(attention, shape, { layer, head, sink = true }) {
 // Arcs of one matrix that pass the filter: per query row, the topK largest weights (0 = all) at or above threshold.
 // Returns parallel arrays {from, to, weight} holding n arcs.
 export function filterArcs(matrix, T, { topK = 0, threshold = 0 }) {
-  const cap = (topK > 0 ? Math.min(topK, T) : T) * T;
+  const k = topK > 0 ? Math.min(topK, T) : 0;
+  const cap = (k || T) * T;
   const from = new Int32Array(cap), to = new Int32Array(cap), weight = new Float32Array(cap);
-  const order = new Int32Array(T);
+  const best = new Int32Array(k); // the row's k largest so far, largest first (insertion: O(T k), k is small)
   let n = 0;
   for (let i = 0; i < T; i++) {
     const row = matrix.subarray(i * T, i * T + T);
+    if (!k) {
+      for (let j = 0; j < T; j++) {
+        if (row[j] > 0 && row[j] >= threshold) { from[n] = i; to[n] = j; weight[n] = row[j]; n++; }
+      }
+      continue;
+    }
     let count = 0;
-    for (let j = 0; j < T; j++) if (row[j] > 0 && row[j] >= threshold) order[count++] = j;
-    if (topK > 0 && count > topK) {
-      const keep = order.subarray(0, count).sort((a, b) => row[b] - row[a]);
-      count = topK;
-      order.set(keep.subarray(0, count));
+    for (let j = 0; j < T; j++) {
+      const w = row[j];
+      if (!(w > 0 && w >= threshold) || (count === k && w <= row[best[k - 1]])) continue;
+      let p = count < k ? count++ : k - 1;
+      while (p > 0 && row[best[p - 1]] < w) { best[p] = best[p - 1]; p--; }
+      best[p] = j;
     }
-    for (let c = 0; c < count && n < cap; c++) {
-      from[n] = i; to[n] = order[c]; weight[n] = row[order[c]]; n++;
-    }
+    for (let c = 0; c < count; c++) { from[n] = i; to[n] = best[c]; weight[n] = row[best[c]]; n++; }
   }
   return { from, to, weight, n };
 }
@@ -78,6 +84,17 @@ export function filterArcs(matrix, T, { topK = 0, threshold = 0 }) {
 export function topAttended(matrix, T, query, k = 5) {
   const row = Array.from(matrix.subarray(query * T, query * T + T), (w, index) => ({ index, weight: w }));
   return row.sort((a, b) => b.weight - a.weight).slice(0, k);
+}
+
+// [L, H, T, T] plus one new row per layer/head ([L, H, T+1]) -> [L, H, T+1, T+1].
+export function growAttention(attention, shape, row) {
+  const [L, H, T] = shape, N = T + 1;
+  const out = new Float32Array(L * H * N * N);
+  for (let m = 0; m < L * H; m++) {
+    for (let i = 0; i < T; i++) out.set(attention.subarray((m * T + i) * T, (m * T + i + 1) * T), (m * N + i) * N);
+    out.set(row.subarray(m * N, (m + 1) * N), (m * N + T) * N);
+  }
+  return { attention: out, shape: [L, H, N, N] };
 }
 
 export function range(n) {

@@ -4,7 +4,7 @@ import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
 import { ThumbGrid } from './thumbs.js';
 import { renderHeadScores } from './head-scores.js';
-import { selectMatrices, filterArcs, topAttended, aggregate } from './attention-math.js';
+import { selectMatrices, filterArcs, topAttended, aggregate, growAttention } from './attention-math.js';
 import { plainLabel } from './token-text.js';
 import { buildSvg, svgText, drawPng, download } from './export.js';
 
@@ -318,17 +318,6 @@ export class Explorer {
     el.hidden = !message;
     el.textContent = message || '';
   }
-}
-
-// [L, H, T, T] plus one new row per layer/head ([L, H, T+1]) -> [L, H, T+1, T+1].
-export function growAttention(attention, shape, row) {
-  const [L, H, T] = shape, N = T + 1;
-  const out = new Float32Array(L * H * N * N);
-  for (let m = 0; m < L * H; m++) {
-    for (let i = 0; i < T; i++) out.set(attention.subarray((m * T + i) * T, (m * T + i + 1) * T), (m * N + i) * N);
-    out.set(row.subarray(m * N, (m + 1) * N), (m * N + T) * N);
-  }
-  return { attention: out, shape: [L, H, N, N] };
 }
 
 function word(v) {

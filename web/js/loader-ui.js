@@ -47,6 +47,7 @@ export function setupLoader(engine, onLoaded) {
   $('load-url').addEventListener('click', () => {
     const weights = $('src-weights').value.trim(), config = $('src-config').value.trim();
     if (!weights) return;
+    if (!checkpointSource(weights)) { run(() => engine.loadModel(weights, progress)); return; } // an .arcs URL
     const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
     run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress));
   });

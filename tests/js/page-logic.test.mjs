@@ -1,0 +1,118 @@
+// The page's pure logic, in Node: arc filtering, the sink toggle, aggregation, growing attention during generation,
+// the URL-hash state, token labels, and the cost chart's quadratic fit. (Drawing is tested in Chromium.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { filterArcs, hideSink, aggregate, selectMatrices, growAttention, topAttended } from '../../web/js/attention-math.js';
+import { parseHash, formatHash, defaults } from '../../web/js/state.js';
+import { displayPiece, spanLabels } from '../../web/js/token-text.js';
+import { fitQuadratic } from '../../web/js/charts.js';
+
+// A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
+function randomAttention(L, H, T, seed = 1) {
+  const a = new Float32Array(L * H * T * T);
+  const rand = () => { seed = (seed * 16807) % 2147483647; return seed / 2147483647; };
+  for (let m = 0; m < L * H; m++) {
+    for (let i = 0; i < T; i++) {
+      let s = 0;
+      for (let j = 0; j <= i; j++) s += (a[(m * T + i) * T + j] = rand() ** 3);
+      for (let j = 0; j <= i; j++) a[(m * T + i) * T + j] /= s;
+    }
+  }
+  return a;
+}
+
+test('filterArcs keeps exactly the top k per row at or above the threshold (checked against a full sort)', () => {
+  const T = 40, a = randomAttention(1, 1, T, 7);
+  for (const topK of [0, 1, 3, 7]) {
+    for (const threshold of [0, 0.05]) {
+      const f = filterArcs(a, T, { topK, threshold });
+      let n = 0;
+      for (let i = 0; i < T; i++) {
+        const want = [...a.subarray(i * T, i * T + T)].map((w, j) => [w, j]).filter(([w]) => w > 0 && w >= threshold)
+          .sort((x, y) => y[0] - x[0]).slice(0, topK || T).map(([, j]) => j).sort((x, y) => x - y);
+        const got = [];
+        for (let q = 0; q < f.n; q++) if (f.from[q] === i) got.push(f.to[q]);
+        assert.deepEqual(got.sort((x, y) => x - y), want, `row ${i}, topK ${topK}, threshold ${threshold}`);
+        n += want.length;
+      }
+      assert.equal(f.n, n);
+    }
+  }
+});
+
+test('hideSink zeroes the first column and renormalizes every other row to 1', () => {
+  const T = 12, a = randomAttention(1, 1, T, 3);
+  const h = hideSink(a, T);
+  let worst = 0;
+  for (let i = 1; i < T; i++) {
+    assert.equal(h[i * T], 0);
+    worst = Math.max(worst, Math.abs(h.subarray(i * T, i * T + T).reduce((x, y) => x + y, 0) - 1));
+  }
+  console.log(`largest row-sum error after hiding the sink: ${worst.toExponential(2)}`);
+  assert.ok(worst < 1e-6);
+  assert.deepEqual([...h.subarray(0, T)], new Array(T).fill(0));
+});
+
+test('mean and max over heads and layers', () => {
+  const [L, H, T] = [2, 3, 5], a = randomAttention(L, H, T, 9);
+  const at = (l, h, i, j) => a[((l * H + h) * T + i) * T + j];
+  const [mean] = selectMatrices(a, [L, H, T, T], { layer: 1, head: 'mean' });
+  const [max] = selectMatrices(a, [L, H, T, T], { layer: 'max', head: 2 });
+  assert.equal(mean.head, -1);
+  let worst = 0;
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      worst = Math.max(worst, Math.abs(mean.matrix[i * T + j] - (at(1, 0, i, j) + at(1, 1, i, j) + at(1, 2, i, j)) / 3));
+      assert.equal(max.matrix[i * T + j], Math.max(at(0, 2, i, j), at(1, 2, i, j)));
+    }
+  }
+  assert.ok(worst < 1e-7, `mean differs by ${worst}`);
+  assert.equal(selectMatrices(a, [L, H, T, T], { layer: 0, head: 'all' }).length, H);
+  assert.deepEqual([...aggregate([new Float32Array([1, 4]), new Float32Array([3, 2])], 'max')], [3, 4]);
+});
+
+test('growAttention appends one row per layer and head (the KV cache step) and keeps the old rows', () => {
+  const [L, H, T] = [2, 2, 4], a = randomAttention(L, H, T, 5);
+  const row = Float32Array.from({ length: L * H * (T + 1) }, (_, k) => k + 1);
+  const { attention, shape } = growAttention(a, [L, H, T, T], row);
+  assert.deepEqual(shape, [L, H, T + 1, T + 1]);
+  const N = T + 1;
+  for (let m = 0; m < L * H; m++) {
+    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) assert.equal(attention[(m * N + i) * N + j], a[(m * T + i) * T + j]);
+    for (let i = 0; i < T; i++) assert.equal(attention[(m * N + i) * N + T], 0);
+    assert.deepEqual([...attention.subarray((m * N + T) * N, (m * N + T + 1) * N)], [...row.subarray(m * N, (m + 1) * N)]);
+  }
+  assert.deepEqual(topAttended(Float32Array.from([1, 0, 0.2, 0.8]), 2, 1, 5).map((x) => x.index), [1, 0]);
+});
+
+test('the view state survives the URL hash, including odd text, and bad values fall back to defaults', () => {
+  const state = { ...defaults(), text: 'a&b=c #d <img src=x> 🦜\n', layer: 'mean', head: 3, topk: 5, threshold: 0.1,
+    sink: false, mode: 'matrix', token: 4, model: 'https://example.org/model.safetensors?x=1' };
+  assert.deepEqual(parseHash(formatHash(state)), state);
+  const bad = parseHash('#layer=-1&head=zz&topk=abc&threshold=7&mode=pie');
+  assert.equal(bad.layer, null);
+  assert.equal(bad.head, null);
+  assert.equal(bad.topk, 0);
+  assert.equal(bad.threshold, defaults().threshold);
+  assert.equal(bad.mode, 'arcs');
+});
+
+test('token labels: visible leading spaces, newline marks, multi-token characters merged', () => {
+  assert.deepEqual(displayPiece(' it'), { lead: '\u00B7', text: 'it' });
+  assert.deepEqual(displayPiece('\n\n'), { lead: '', text: '\u21B5\u21B5' });
+  assert.deepEqual(displayPiece('   '), { lead: '', text: '\u2423\u2423\u2423' });
+  const labels = spanLabels([{ first: 0, count: 1, text: 'A' }, { first: 1, count: 3, text: ' 🦜' }], 4);
+  assert.equal(labels.length, 4);
+  assert.deepEqual([labels[1].lead, labels[1].text, labels[1].continuation], ['\u00B7', '🦜', false]);
+  assert.ok(labels[2].continuation && labels[3].continuation);
+});
+
+test('the cost chart\'s least-squares quadratic recovers known coefficients', () => {
+  const coef = [3, 0.02, 0.0007];
+  const points = [128, 256, 512, 1024].map((n) => ({ n, ms: coef[0] + coef[1] * n + coef[2] * n * n }));
+  const fit = fitQuadratic(points);
+  const worst = Math.max(...points.map(({ n, ms }) => Math.abs(fit[0] + fit[1] * n + fit[2] * n * n - ms)));
+  console.log(`largest residual of the fit: ${worst.toExponential(2)} ms`);
+  assert.ok(worst < 1e-6);
+  assert.ok(Math.abs(fit[2] - coef[2]) < 1e-9);
+});
