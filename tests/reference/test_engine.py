@@ -22,9 +22,11 @@ sys.path.insert(0, HERE)
 import gpt2_reference as ref  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
-WORK = os.path.join(ROOT, "build", "test-models", "reference")
-CONFIG = dict(n_layer=3, n_head=4, n_embd=128, n_ctx=160, vocab=50257)
-T = 150  # several q8 row groups and column blocks, most of n_ctx
+# ARCSCOPE_REF_SHAPE="L,H,C,N,V,T" runs the same comparison on another shape (scripts/check_gpt2_small.sh).
+_shape = [int(v) for v in os.environ.get("ARCSCOPE_REF_SHAPE", "3,4,128,160,50257,150").split(",")]
+CONFIG = dict(n_layer=_shape[0], n_head=_shape[1], n_embd=_shape[2], n_ctx=_shape[3], vocab=_shape[4])
+T = _shape[5]  # default: several q8 row groups and column blocks, most of n_ctx
+WORK = os.path.join(ROOT, "build", "test-models", "reference-" + "-".join(map(str, _shape)))
 
 
 def sh(*args):
@@ -81,7 +83,7 @@ class EngineVsReference(unittest.TestCase):
         logits, att = engine_run(self.convert(self.ckpt, "f32"), self.ids)
         att_err = np.abs(att - self.ref_att).max()
         logit_err = np.abs(logits - self.ref_logits).max()
-        print(f"\n  f32, T={T}: attention max abs err {att_err:.3g}, logits max abs err {logit_err:.3g} "
+        print(f"\n  {CONFIG}\n  f32, T={T}: attention max abs err {att_err:.3g}, logits max abs err {logit_err:.3g} "
               f"(logits span {self.ref_logits.min():.1f}..{self.ref_logits.max():.1f})")
         self.assertLessEqual(att_err, 1e-4)
         self.assertLessEqual(logit_err, 1e-3)
@@ -98,11 +100,11 @@ class EngineVsReference(unittest.TestCase):
 
     def test_f16_prefixed_checkpoint(self):
         ckpt = make_checkpoint("f16-prefixed-ckpt", 12, "--dtype", "f16", "--prefix")
-        ids = self.ids[:40]
+        ids = self.ids[:min(40, T)]
         ref_logits, ref_att = reference_run(ckpt, ids)
         logits, att = engine_run(self.convert(ckpt, "f32"), ids)
         att_err, logit_err = np.abs(att - ref_att).max(), np.abs(logits - ref_logits).max()
-        print(f"\n  F16 input with transformer. prefix, f32 model, T=40: attention max abs err {att_err:.3g}, "
+        print(f"\n  F16 input with transformer. prefix, f32 model, T={len(ids)}: attention max abs err {att_err:.3g}, "
               f"logits max abs err {logit_err:.3g}")
         self.assertLessEqual(att_err, 1e-4)
         self.assertLessEqual(logit_err, 1e-3)

@@ -1,0 +1,69 @@
+// cmd_time.cpp: `arcscope time --model FILE [--tokens T] [--decode N] [--repeat R]`: how long the engine takes on
+// this machine, as JSON: loading (read + validate + checksum), a forward pass over T tokens with and without the
+// attention capture (best and median of R), and decoding N tokens one at a time through the KV cache.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "command.h"
+#include "error.h"
+#include "model_args.h"
+
+namespace arcscope::cli {
+namespace {
+
+double now_ms() {
+    using namespace std::chrono;
+    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct Stats {
+    double best, median;
+};
+template <class F>
+Stats timed(int repeat, F&& f) {
+    std::vector<double> ms;
+    for (int i = 0; i < repeat; ++i) {
+        double t0 = now_ms();
+        f();
+        ms.push_back(now_ms() - t0);
+    }
+    std::sort(ms.begin(), ms.end());
+    return {ms.front(), ms[ms.size() / 2]};
+}
+
+int run(const Args& args) {
+    args.reject_unknown({"model", "tokens", "decode", "repeat"});
+    double t0 = now_ms();
+    std::unique_ptr<GPT2> model = load_model(args);
+    double load_ms = now_ms() - t0;
+    const GPT2Config& c = model->config();
+    int T = int(args.get_int("tokens", 64)), N = int(args.get_int("decode", 32)), R = int(args.get_int("repeat", 5));
+    require(T >= 1 && T <= c.n_ctx, "--tokens must be in [1, n_ctx]");
+    require(N >= 0 && T + N <= c.n_ctx, "--tokens + --decode must fit in n_ctx");
+    require(R >= 1 && R <= 1000, "--repeat must be in [1, 1000]");
+    std::vector<int> ids(T);
+    for (int i = 0; i < T; ++i) ids[i] = (i * 7919 + 13) % c.n_vocab;
+
+    model->forward(ids.data(), T, true);  // warm-up: buffers reach their size
+    Stats plain = timed(R, [&] { model->forward(ids.data(), T, false); });
+    Stats with_attention = timed(R, [&] { model->forward(ids.data(), T, true); });
+    Stats decode = timed(R, [&] {
+        model->forward(ids.data(), T, false);
+        for (int i = 0; i < N; ++i) model->append((i * 31 + 7) % c.n_vocab, false);
+    });
+    double decode_per_token = N ? (decode.best - plain.best) / N : 0;
+    std::printf("{\"dtype\":\"%s\",\"kernels\":\"%s\",\"load_ms\":%.1f,\"tokens\":%d,\"forward_ms_best\":%.2f,"
+                "\"forward_ms_median\":%.2f,\"forward_attention_ms_best\":%.2f,\"forward_attention_ms_median\":%.2f,"
+                "\"decode_tokens\":%d,\"decode_ms_per_token\":%.2f}\n",
+                dtype_name(model->weight_type()), kernel_isa(), load_ms, T, plain.best, plain.median,
+                with_attention.best, with_attention.median, N, decode_per_token);
+    return 0;
+}
+
+const bool registered =
+    register_command("time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5]", {}, run});
+
+}  // namespace
+}  // namespace arcscope::cli
