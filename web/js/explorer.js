@@ -142,6 +142,7 @@ export class Explorer {
     const picked = this.selection();
     const arcsView = this.state.mode === 'arcs';
     this.arcs.el.hidden = !arcsView;
+    if (this.matrix) this.matrix.root.hidden = arcsView;
     if (arcsView) {
       const filter = { topK: this.state.topk, threshold: this.state.threshold };
       this.arcs.setArcs(picked.map(({ head, matrix }) => ({ head, arcs: filterArcs(matrix, T, filter) })));

@@ -16,7 +16,11 @@ export class Heatmap {
     const { rows, cols, cell, rowLabels, colLabels, label } = this.opt;
     const doc = this.root.ownerDocument;
     const { bands, notes } = this.opt;
-    const left = rowLabels ? 28 : 0, top = colLabels ? 30 : bands ? 16 : 0, right = notes ? 66 : 0;
+    // Label bands sized to the longest label (about 6.5 px a character at 10 px monospace).
+    const longest = (labels) => Math.max(2, ...labels.map((s) => clip(s).length));
+    const left = rowLabels ? Math.ceil(8 + 6.5 * longest(rowLabels)) : 0;
+    const top = colLabels ? Math.ceil(10 + 5.7 * longest(colLabels)) : bands ? 16 : 0;
+    const right = (notes ? 66 : 0) + (colLabels ? 30 : 0);
     this.left = left; this.top = top;
     const width = left + cols * cell + right, height = top + rows * cell;
     this.useCanvas = rows * cols > MAX_SVG_CELLS;

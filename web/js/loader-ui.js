@@ -44,6 +44,12 @@ export function setupLoader(engine, onLoaded) {
   };
 
   $('open-loader').addEventListener('click', () => dialog.showModal());
+  // A new checkpoint URL brings its own config.json (the file beside it) unless the user typed another.
+  $('src-weights').addEventListener('change', () => {
+    const source = checkpointSource($('src-weights').value.trim());
+    if (source && !$('src-config').dataset.edited) $('src-config').value = source.configUrl;
+  });
+  $('src-config').addEventListener('input', () => { $('src-config').dataset.edited = '1'; });
   $('load-url').addEventListener('click', () => {
     const weights = $('src-weights').value.trim(), config = $('src-config').value.trim();
     if (!weights) return;
