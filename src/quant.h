@@ -2,7 +2,7 @@
 //
 // Quantization: symmetric int8 in blocks of 32 along in_features, one f32 scale per block,
 //   scale = max|w| / 127, q = round(w / scale) in [-127, 127] (round to nearest, ties away from zero).
-// Activations are quantized the same way at run time, per token and per block of 32 (int16 lanes holding int8
+// Activations are quantized the same way at run time (ties to even), per token and per block of 32 (int16 lanes holding int8
 // values), so a block's dot product is exact in int32 and costs one f32 multiply-add by the two scales.
 //
 // Packed layout (what q8_pack writes; the kernels read it in place, straight from the model file):

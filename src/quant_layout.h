@@ -24,7 +24,8 @@ inline float record_scale(const uint8_t* rec, int r) {
 
 inline int record_q(const uint8_t* rec, int r, int k) { return static_cast<int8_t>(rec[q_offset(r, k)]); }
 
-// One activation block quantized: scale = max|x| / 127, q = round(x / scale); the same formula as the weights.
+// One activation block quantized: scale = max|x| / 127, q = round(x / scale), ties to even (weights round ties away
+// from zero at pack time; the difference only matters at exact halves).
 inline float quantize_block(const float* x, int n, int16_t* q);
 
 // x (T, cols) quantized per token and block into thread-local scratch that only grows:
@@ -37,9 +38,11 @@ struct QuantizedActs {
 };
 QuantizedActs quantize_activations(const float* x, int T, int cols);
 
-// A kernel tile: one group of 8 rows x TT tokens. group = the group's first record; xq/xs = the first token's
-// quantized activations and scales; res (TT, 8) receives the dot products (no bias).
-using Q8Tile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, float* res);
+// A kernel tile: one group of 8 rows x TT tokens over `blocks` consecutive blocks. group = the first record;
+// xq (TT, ldq) / xs (TT, lds) = the first token's quantized activations and scales at the first block;
+// res (TT, 8) receives the dot products (no bias).
+using Q8Tile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds,
+                        float* res);
 
 // Runs tiles[tt - 1] (tt = 1..max_tt) over every group and token of out (T, rows) = x . W^T + bias.
 void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const float* bias, const Q8Tile* tiles,
@@ -56,9 +59,11 @@ inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q)
     float amax = 0.0f;
     for (int k = 0; k < n; ++k) amax = std::fmax(amax, std::fabs(x[k]));
     const float scale = amax / 127.0f;
-    for (int k = 0; k < n; ++k) {
-        long v = amax > 0.0f ? std::lround(x[k] / scale) : 0;
-        q[k] = static_cast<int16_t>(v < -127 ? -127 : v > 127 ? 127 : v);
+    if (!(amax > 0.0f)) {  // all zero (or not a number): every q is 0
+        for (int k = 0; k < n; ++k) q[k] = 0;
+        return 0.0f;
     }
+    // nearbyint (ties to even) is one instruction in wasm and x86; lround is a library call in wasm.
+    for (int k = 0; k < n; ++k) q[k] = static_cast<int16_t>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[k] / scale))));
     return scale;
 }

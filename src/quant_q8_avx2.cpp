@@ -20,7 +20,7 @@ inline __m256i dot_add(__m256i acc, __m256i w, __m256i x) {
 }
 
 template <int TT>
-void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, float* res) {
+void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds, float* res) {
     __m256 f[TT];
     for (int t = 0; t < TT; ++t) f[t] = _mm256_setzero_ps();
     for (int b = 0; b < blocks; ++b) {
@@ -40,7 +40,7 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         }
         const __m256 ws = _mm256_loadu_ps(reinterpret_cast<const float*>(rec));
         for (int t = 0; t < TT; ++t) {
-            const __m256 s = _mm256_mul_ps(ws, _mm256_set1_ps(xs[size_t(t) * blocks + b]));
+            const __m256 s = _mm256_mul_ps(ws, _mm256_set1_ps(xs[size_t(t) * lds + b]));
             f[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[t]), s, f[t]);
         }
     }

@@ -8,7 +8,7 @@ namespace arcscope {
 namespace {
 
 template <int TT>
-void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, float* res) {
+void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds, float* res) {
     float f[TT][kQ8RowGroup] = {};
     for (int b = 0; b < blocks; ++b) {
         const uint8_t* rec = group + size_t(b) * kQ8RecordBytes;
@@ -19,7 +19,7 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
             for (int p = 0; p < kQ8Block / 2; ++p)
                 for (int r = 0; r < kQ8RowGroup; ++r)
                     acc[r] += q[(p * kQ8RowGroup + r) * 2] * xb[2 * p] + q[(p * kQ8RowGroup + r) * 2 + 1] * xb[2 * p + 1];
-            const float s = xs[size_t(t) * blocks + b];
+            const float s = xs[size_t(t) * lds + b];
             for (int r = 0; r < kQ8RowGroup; ++r) f[t][r] += float(acc[r]) * (detail::record_scale(rec, r) * s);
         }
     }

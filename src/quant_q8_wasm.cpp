@@ -1,5 +1,5 @@
 // quant_q8_wasm.cpp: the q8 kernel in WebAssembly SIMD128 (base instruction set, no relaxed SIMD).
-// Per column pair: 16 bytes = 8 rows x 2 int8 -> two i16x8 (rows 0-3, 4-7); each token's activation pair is
+// Per column pair: 16 bytes = 8 rows x 2 int8 -> two i16x8 (rows 0-3, 4-7, widened by v128.load8x8_s); each token's activation pair is
 // broadcast (v128.load32_splat) and i32x4.dot_i16x8_s yields one row per lane. Per block of 32: the int32 sums
 // become f32 and are scaled by (row scales x token scale).
 #ifdef __wasm_simd128__
@@ -16,7 +16,7 @@ constexpr int kUnroll = TT == 1 ? 4 : 1;
 
 // res (TT, 8) = the 8 rows of this group . TT tokens (tiles wider than 3 spill registers in V8).
 template <int TT>
-void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, float* res) {
+void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds, float* res) {
     v128_t f_lo[TT], f_hi[TT];
     for (int t = 0; t < TT; ++t) f_lo[t] = f_hi[t] = wasm_f32x4_splat(0.0f);
     for (int b = 0; b < blocks; ++b) {
@@ -29,9 +29,9 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         // loop stays rolled (unrolled, LLVM hoists every load and V8 spills).
 #pragma clang loop unroll_count(kUnroll<TT>)
         for (int p = 0; p < kQ8Block / 2; ++p) {
-            const v128_t w8 = wasm_v128_load(q + 16 * p);
-            const v128_t w_lo = wasm_i16x8_extend_low_i8x16(w8);
-            const v128_t w_hi = wasm_i16x8_extend_high_i8x16(w8);
+            // v128.load8x8_s widens as it loads (one pmovsxbw from memory on x86).
+            const v128_t w_lo = wasm_i16x8_load8x8(q + 16 * p);
+            const v128_t w_hi = wasm_i16x8_load8x8(q + 16 * p + 8);
             for (int t = 0; t < TT; ++t) {
                 const v128_t xp = wasm_v128_load32_splat(xb + size_t(t) * ldq + 2 * p);
                 acc_lo[t] = wasm_i32x4_add(acc_lo[t], wasm_i32x4_dot_i16x8(w_lo, xp));
@@ -41,7 +41,7 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         const v128_t ws_lo = wasm_v128_load(rec);
         const v128_t ws_hi = wasm_v128_load(rec + 16);
         for (int t = 0; t < TT; ++t) {
-            const v128_t s = wasm_f32x4_splat(xs[size_t(t) * blocks + b]);
+            const v128_t s = wasm_f32x4_splat(xs[size_t(t) * lds + b]);
             f_lo[t] = wasm_f32x4_add(f_lo[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_lo[t]), wasm_f32x4_mul(ws_lo, s)));
             f_hi[t] = wasm_f32x4_add(f_hi[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_hi[t]), wasm_f32x4_mul(ws_hi, s)));
         }
