@@ -84,8 +84,9 @@ export class Explorer {
     this.thumbs.build(L, H);
     this.syncControls();
     this.onChange(this.state);
+    const drawn = this.analyze(); // queued first in the worker: the arcs come before the head scores
     this.loadScores();
-    return this.analyze();
+    return drawn;
   }
 
   async loadScores() {

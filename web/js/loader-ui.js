@@ -45,7 +45,7 @@ export function setupLoader(engine, onLoaded) {
 
   $('open-loader').addEventListener('click', () => dialog.showModal());
   // A new checkpoint URL brings its own config.json (the file beside it) unless the user typed another.
-  $('src-weights').addEventListener('change', () => {
+  $('src-weights').addEventListener('input', () => {
     const source = checkpointSource($('src-weights').value.trim());
     if (source && !$('src-config').dataset.edited) $('src-config').value = source.configUrl;
   });

@@ -43,6 +43,7 @@ async function openModel(key) {
 async function switchModel(key) {
   try {
     const info = await openModel(key);
+    performance.mark('arcscope-model-loaded');
     state.model = key;
     showModel(info);
     await explorer.setModel(info);
@@ -58,10 +59,15 @@ setupLoader(engine, (info) => {
   showModel(info);
   explorer.setModel(info);
 });
-setupTutorial(engine);
-setupCost(engine);
-engine.ready.catch((e) => status(`The engine could not start: ${e.message}`, ''));
-switchModel(state.model);
+// The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
+// follow once it has drawn, or after two seconds if a big model is still converting.
+const opened = switchModel(state.model);
+Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]).then(() => {
+  setupTutorial(engine);
+  setupCost(engine);
+});
+engine.ready.then(() => performance.mark('arcscope-engine-ready'),
+  (e) => status(`The engine could not start: ${e.message}`, ''));
 
 // A pasted link or back/forward: apply the new state.
 window.addEventListener('hashchange', () => {

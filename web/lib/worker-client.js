@@ -40,6 +40,11 @@ export class EngineClient {
     if (promise?.id) this.worker.postMessage({ id: 0, op: 'cancel', args: { target: promise.id } });
   }
 
+  // Starts downloading a model file in the worker while the engine starts (loadModel then uses those bytes).
+  prefetch(url) {
+    this.worker.postMessage({ id: 0, op: 'prefetch', args: { url: new URL(url, document.baseURI).href } });
+  }
+
   // Absolute URL -> the loaded model's info; concurrent and repeated requests share one load.
   loadModel(url, onProgress) {
     const key = new URL(url, document.baseURI).href;

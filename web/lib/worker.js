@@ -11,7 +11,7 @@ import * as demos from './demos.js';
 
 const enginePromise = createEngine();
 const models = new Map();   // key (model URL or cache key) -> {model, name, size}
-const sessions = new Map(); // model key -> {ids} whose KV cache is live (generation)
+const prefetched = new Map(); // model URL -> Promise of its bytes, started before the engine is ready
 
 const ops = {
   async init() {
@@ -28,8 +28,10 @@ const ops = {
   // Loads (or reuses) the model behind a URL: an .arcs file, or a cached conversion.
   async loadModel({ url }, progress) {
     if (models.has(url)) return describe(url);
+    const download = prefetched.get(url) || loadModelBytes(url, progress);
+    prefetched.delete(url);
     const engine = await enginePromise;
-    const { bytes, name } = await loadModelBytes(url, progress);
+    const { bytes, name } = await download;
     progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
     models.set(url, { model: engine.loadModel(bytes), name, size: bytes.length });
     return describe(url);
@@ -146,6 +148,12 @@ const cancelled = new Set();
 let queue = Promise.resolve();
 self.onmessage = ({ data: { id, op, args } }) => {
   if (op === 'cancel') { cancelled.add(args.target); return; }
+  if (op === 'prefetch') {
+    const download = loadModelBytes(args.url, () => {});
+    download.catch(() => {}); // a failure is reported by the loadModel that uses it
+    prefetched.set(args.url, download);
+    return;
+  }
   queue = queue.then(async () => {
     const progress = (p) => self.postMessage({ id, progress: p }, transferables(p));
     progress.cancelled = () => cancelled.has(id);
