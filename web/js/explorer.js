@@ -6,6 +6,7 @@ import { ThumbGrid } from './thumbs.js';
 import { renderHeadScores } from './head-scores.js';
 import { selectMatrices, filterArcs, topAttended, aggregate, growAttention } from './attention-math.js';
 import { plainLabel } from './token-text.js';
+import { headColor } from './palette.js';
 import { buildSvg, svgText, drawPng, download } from './export.js';
 
 const $ = (id) => document.getElementById(id);
@@ -73,6 +74,7 @@ export class Explorer {
   // A model was loaded: rebuild the selects and grids for its shape, then run the text through it.
   setModel(info) {
     this.model = info;
+    $('head-legend').replaceChildren();
     const { n_layer: L, n_head: H } = info.config;
     const s = this.state;
     const gpt2Small = L === 12 && H === 12 && info.config.n_embd === 768;
@@ -151,6 +153,7 @@ export class Explorer {
       this.drawMatrix(picked, T);
     }
     this.thumbs.select(this.state.layer, this.state.head);
+    this.renderLegend();
     this.renderTop5();
     // A counter tests and benchmarks can wait on, and a mark for "interactive".
     const count = Number($('view').dataset.renders || 0) + 1;
@@ -172,6 +175,25 @@ export class Explorer {
     }
     this.matrix.root.hidden = false;
     this.matrix.update(m, 1);
+  }
+
+  // With all heads drawn, a key to their colours; clicking one shows that head alone.
+  renderLegend() {
+    const legend = $('head-legend');
+    const H = this.model.config.n_head;
+    legend.hidden = this.state.head !== 'all' || this.state.mode !== 'arcs';
+    if (legend.hidden || legend.childElementCount === H) return;
+    legend.replaceChildren(...Array.from({ length: H }, (_, h) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'chip';
+      const key = document.createElement('span');
+      key.className = 'key';
+      key.style.setProperty('background', headColor(h));
+      b.append(key, `head ${h}`);
+      b.addEventListener('click', () => this.set({ head: h }));
+      return b;
+    }));
   }
 
   onFocus(side, index) {
