@@ -152,21 +152,48 @@ void GPT2::append(int id, bool attention) { run(&id, 1, attention, false); }
 
 void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
     check_ids(ids, T);
-    const int C = config_.n_embd, L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
+    const int L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
     const int p0 = length_, Tk = p0 + T;
     ensure_cache(Tk);
+    const int rows = all_logits ? T : 1;
+    grow(logits_, size_t(rows) * V);
+    if (attention) grow(attn_capture_, size_t(L) * H * T * Tk);
+    // Mark the results invalid until this pass completes.
+    has_attention_ = false;
+    logits_rows_ = 0;
+    // Long inputs go through in chunks: activations stay the size of one chunk, and since every position's work
+    // is independent of how positions are grouped, the results are the same bits as in one pass.
+    for (int c0 = 0; c0 < T; c0 += kPrefillChunk) {
+        const int n = std::min(kPrefillChunk, T - c0);
+        Capture cap{attention ? attn_capture_.data() : nullptr, T, c0, Tk};
+        run_chunk(ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr);
+        length_ = p0 + c0 + n;
+    }
+    if (!all_logits) {  // the last position only
+        const int C = config_.n_embd;
+        const int last = (T - 1) % kPrefillChunk;
+        layernorm(ln_.data(), x_.data() + size_t(last) * C, 1, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+        wte_.apply(logits_.data(), ln_.data(), 1);  // (1, C) -> (1, V)
+    }
+    logits_rows_ = rows;
+    has_attention_ = attention;
+    attn_queries_ = T;
+    attn_keys_ = Tk;
+}
+
+// T new tokens at positions length_ .. length_ + T - 1 through every block, filling the KV cache. Leaves the final
+// residual stream in x_; writes logits (T, V) too if `logits` is given.
+void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
+    const int C = config_.n_embd, L = config_.n_layer;
+    const int p0 = length_, Tk = p0 + T;
     grow(x_, size_t(T) * C);
     grow(ln_, size_t(T) * C);
     grow(qkv_, size_t(T) * 3 * C);
     grow(att_out_, size_t(T) * C);
     grow(proj_, size_t(T) * C);
     grow(fc_, size_t(T) * 4 * C);
-    if (attention) grow(attn_capture_, size_t(L) * H * T * Tk);
-    else grow(scores_, size_t(T) * Tk);
+    grow(scores_, size_t(T) * Tk);
     grow(kt_, size_t(Tk) * config_.head_dim());
-    // Mark the results invalid until this pass completes (a thrown error leaves no stale data behind).
-    has_attention_ = false;
-    logits_rows_ = 0;
 
     // 1. embeddings: x[t] = wte[id] + wpe[position]
     for (int t = 0; t < T; ++t) {
@@ -185,7 +212,7 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
             std::copy(row + C, row + 2 * C, k_cache_[l].data() + size_t(p0 + t) * C);
             std::copy(row + 2 * C, row + 3 * C, v_cache_[l].data() + size_t(p0 + t) * C);
         }
-        attention_layer(l, T, attention);
+        attention_layer(l, T, cap);
         w.attn_proj.apply(proj_.data(), att_out_.data(), T);
         for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
 
@@ -195,25 +222,19 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
         w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
         for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
     }
-    // 3. final LayerNorm and the tied LM head, on the last position only unless every position is wanted
-    int first = all_logits ? 0 : T - 1, rows = T - first;
-    layernorm(ln_.data(), x_.data() + size_t(first) * C, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
-    grow(logits_, size_t(rows) * V);
-    wte_.apply(logits_.data(), ln_.data(), rows);  // (rows, C) -> (rows, V)
-
-    length_ = Tk;
-    logits_rows_ = rows;
-    has_attention_ = attention;
-    attn_queries_ = T;
-    attn_keys_ = Tk;
+    // 3. final LayerNorm and the tied LM head, when every position's logits are wanted
+    if (logits) {
+        layernorm(ln_.data(), x_.data(), T, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+        wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
+    }
 }
 
 // Causal self-attention of layer l for the T newest positions, against every cached position.
 // q (T, C) inside qkv_ (row stride 3C), K and V (Tk, C) in the cache -> att_out_ (T, C);
-// probabilities (H, T, Tk) into the capture buffer when asked, else into scratch.
+// probabilities into the capture buffer when there is one, else into scratch.
 // Every sum runs over d or j in sequence and Eigen vectorizes only element-wise (axpy) steps, so native and wasm
 // builds produce the same bits (a blocked GEMM would sum in a different order on each platform).
-void GPT2::attention_layer(int l, int T, bool capture) {
+void GPT2::attention_layer(int l, int T, const Capture& cap) {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     const int p0 = length_, Tk = p0 + T;
     const float scale = 1.0f / std::sqrt(float(hd));
@@ -224,17 +245,20 @@ void GPT2::attention_layer(int l, int T, bool capture) {
         float* kt = kt_.data();
         for (int j = 0; j < Tk; ++j)
             for (int d = 0; d < hd; ++d) kt[size_t(d) * Tk + j] = K[size_t(j) * C + h * hd + d];
-        float* probs = capture ? attn_capture_.data() + (size_t(l) * H + h) * size_t(T) * Tk : scores_.data();
+        // capture (L, H, cap.queries, cap.keys): this chunk's rows start at row cap.first
+        float* probs = cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys
+                                : scores_.data();
+        const int stride = cap.data ? cap.keys : Tk;
         for (int i = 0; i < T; ++i) {
             const int n = p0 + i + 1;  // keys this query may see
             const float* q = qkv_.data() + size_t(i) * 3 * C + h * hd;
-            float* row = probs + size_t(i) * Tk;
+            float* row = probs + size_t(i) * stride;
             // 2. scores (n) = q . K^T / sqrt(hd), then the masked softmax
             Vec scores(row, n);
             scores.setZero();
             for (int d = 0; d < hd; ++d) scores += q[d] * ConstVec(kt + size_t(d) * Tk, n);
             scores *= scale;
-            masked_softmax_row(row, n, Tk);
+            masked_softmax_row(row, n, stride);
             // 3. out (hd) = probs . V
             Vec out(att_out_.data() + size_t(i) * C + h * hd, hd);
             out.setZero();

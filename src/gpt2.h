@@ -78,10 +78,18 @@ private:
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
 
+    // Where attention probabilities go: rows [first, first + T) of a (L, H, queries, keys) buffer, or nowhere.
+    struct Capture {
+        float* data;
+        int queries, first, keys;
+    };
+    static constexpr int kPrefillChunk = 128;  // positions per pass through the blocks
+
     void check_ids(const int* ids, int n) const;
     void ensure_cache(int positions);
     void run(const int* ids, int T, bool attention, bool all_logits);  // T new tokens at positions length_..
-    void attention_layer(int layer, int T, bool capture);
+    void run_chunk(const int* ids, int T, const Capture& cap, float* logits);
+    void attention_layer(int layer, int T, const Capture& cap);
 };
 
 }  // namespace arcscope

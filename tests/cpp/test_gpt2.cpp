@@ -115,6 +115,39 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
     }
 }
 
+TEST(GPT2, LongInputsInChunksEqualTokenByToken) {
+    // 290 positions pass through the blocks in chunks of 128; appending them one at a time must give the same bits
+    // (q8: every step of the forward pass is position-wise or sums in a fixed order).
+    GPT2Config c = tiny_config();
+    c.n_ctx = 300;
+    std::vector<uint8_t> bytes = tiny_model_bytes(DType::Q8, 2, c);
+    GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+    const int T = 290, L = 2, H = 4, V = 300;
+    std::vector<int> ids = some_ids(T, V, 11);
+    g.forward(ids.data(), T, true, true);
+    std::vector<float> logits(g.logits(), g.logits() + size_t(T) * V);
+    std::vector<float> att(g.attention(), g.attention() + size_t(L) * H * T * T);
+    g.forward(ids.data(), T, false, false);
+    EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + V), std::vector<float>(logits.end() - V, logits.end()));
+    g.reset();
+    double logit_err = 0, att_err = 0;
+    for (int pos = 0; pos < T; ++pos) {
+        g.append(ids[pos], true);
+        for (int v = 0; v < V; ++v)
+            logit_err = std::max(logit_err, double(std::fabs(g.logits()[v] - logits[size_t(pos) * V + v])));
+        for (int lh = 0; lh < L * H; ++lh)
+            for (int j = 0; j < T; ++j) {
+                float full = att[(size_t(lh) * T + pos) * T + j];
+                float row = j <= pos ? g.attention()[size_t(lh) * (pos + 1) + j] : 0.0f;
+                att_err = std::max(att_err, double(std::fabs(full - row)));
+            }
+    }
+    std::printf("  T=%d in chunks vs one token at a time: logits max diff %.3g, attention max diff %.3g\n", T,
+                logit_err, att_err);
+    EXPECT_EQ(logit_err, 0.0);
+    EXPECT_EQ(att_err, 0.0);
+}
+
 TEST(GPT2, RejectsBadInputClearly) {
     Loaded m = load_tiny(DType::Q8);
     GPT2& g = *m.model;
