@@ -12,7 +12,7 @@ async function expectTinyModel(page) {
   await expect.poll(async () => (await drawnArcs(page)).length).toBeGreaterThan(0);
 }
 
-test('a Hugging Face checkpoint from a URL is converted in the worker with progress, cached, and reloaded from the cache', async ({ page, baseURL }) => {
+test('a Hugging Face checkpoint from a URL is converted in the worker with progress, cached, and reopened from the cache', async ({ page, baseURL }) => {
   await openPage(page);
   const progress = [];
   await page.exposeFunction('noteProgress', (t) => progress.push(t));
@@ -33,6 +33,10 @@ test('a Hugging Face checkpoint from a URL is converted in the worker with progr
   const cached = await page.evaluate(async () => (await (await caches.open('arcscope-models-v1')).keys()).length);
   expect(cached).toBeGreaterThan(0);
   await page.reload();
+  await waitForRender(page);
+  await expectTinyModel(page);
+  // The next visit without a link reopens the last model the user loaded, from the cache.
+  await page.goto('./');
   await waitForRender(page);
   await expectTinyModel(page);
 });

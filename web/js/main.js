@@ -6,6 +6,7 @@ import { Explorer } from './explorer.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
 import { setupLoader, checkpointSource, formatBytes, nameFromUrl } from './loader-ui.js';
+import { isCached } from '../lib/model-source.js';
 
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
@@ -40,11 +41,26 @@ async function openModel(key) {
   return info;
 }
 
+// The last model the user loaded comes back on the next visit, if its conversion is still in the cache.
+const REMEMBER = 'arcscope-last-model';
+function remember(key) {
+  try { if (key === DEFAULT_MODEL) localStorage.removeItem(REMEMBER); else localStorage.setItem(REMEMBER, key); } catch { /* storage off */ }
+}
+async function rememberedModel() {
+  try {
+    const key = localStorage.getItem(REMEMBER);
+    return key && await isCached(key) ? key : null;
+  } catch {
+    return null;
+  }
+}
+
 async function switchModel(key) {
   try {
     const info = await openModel(key);
     performance.mark('arcscope-model-loaded');
     state.model = key;
+    remember(key);
     showModel(info);
     await explorer.setModel(info);
   } catch (e) {
@@ -56,12 +72,15 @@ async function switchModel(key) {
 
 setupLoader(engine, (info) => {
   state.model = info.key;
+  remember(info.key);
   showModel(info);
   explorer.setModel(info);
 });
 // The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
 // follow once it has drawn, or after two seconds if a big model is still converting.
-const opened = switchModel(state.model);
+const hashNamesModel = new URLSearchParams(location.hash.slice(1)).has('model');
+const opened = (hashNamesModel ? Promise.resolve(null) : rememberedModel())
+  .then((key) => switchModel(key || state.model));
 Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]).then(() => {
   setupTutorial(engine);
   setupCost(engine);

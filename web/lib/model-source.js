@@ -6,6 +6,15 @@ const CACHE = 'arcscope-models-v1';
 // Cache Storage keys must be http(s) URLs; converted models live under a path nothing serves.
 const cacheUrl = (key) => new URL(`/__arcscope_cache__/${encodeURIComponent(key)}`, self.location.href).href;
 
+// Whether a conversion is cached (usable from the page too: Cache Storage is shared with the worker).
+export async function isCached(key) {
+  try {
+    return !!(await (await caches.open(CACHE)).match(cacheUrl(key)));
+  } catch {
+    return false;
+  }
+}
+
 export async function cachedModel(key) {
   try {
     const cache = await caches.open(CACHE);
