@@ -193,3 +193,18 @@ test('a copied link reopens the same view', async ({ page, context }) => {
   expect(await other.isChecked('#sink')).toBe(false);
   expect(await drawnArcs(other)).toEqual(arcs);
 });
+
+test('a click pins a token\'s arcs and the top-5 table follows it; a second click unpins', async ({ page }) => {
+  await openPage(page);
+  const token = page.locator('#view .tokens.from [data-token-index="4"]');
+  await token.click();
+  await page.mouse.move(0, 0);
+  let arcs = await drawnArcs(page);
+  expect(new Set(arcs.map((a) => a.from))).toEqual(new Set([4]));
+  await expect(page.locator('#top5-where')).toContainText('token 4');
+  expect(page.url()).toContain('token=4');
+  await token.click();
+  await page.mouse.move(0, 0);
+  arcs = await drawnArcs(page);
+  expect(new Set(arcs.map((a) => a.from)).size).toBeGreaterThan(1);
+});

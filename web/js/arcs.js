@@ -60,13 +60,20 @@ export class ArcView {
       if (t && !this.pinned) this.focus(side, Number(t.dataset.tokenIndex));
     });
     list.addEventListener('pointerleave', () => { if (!this.pinned) this.focus(null); });
+    // A click pins a token's arcs; a second click on the same token unpins. (Clicking also focuses the token,
+    // which pins it through focusin, so whether it was pinned is read before that, at pointerdown.)
+    let wasPinned = false;
+    list.addEventListener('pointerdown', (e) => {
+      const t = pick(e);
+      wasPinned = !!t && !!this.pinned && this.pinned.side === side && this.pinned.index === Number(t.dataset.tokenIndex);
+    });
     list.addEventListener('click', (e) => {
       const t = pick(e);
       if (!t) return;
       const index = Number(t.dataset.tokenIndex);
-      const same = this.pinned && this.pinned.side === side && this.pinned.index === index;
-      this.pinned = same ? null : { side, index };
-      this.focus(same ? null : side, index);
+      this.pinned = wasPinned ? null : { side, index };
+      this.focus(wasPinned ? null : side, index);
+      wasPinned = false;
     });
     list.addEventListener('focusin', (e) => {
       const t = pick(e);
