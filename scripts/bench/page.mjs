@@ -1,0 +1,42 @@
+// page.mjs: one system's benchmark run in the browser (scripts/bench/bench.mjs opens page.html?system=...&model=...).
+// The model's bytes are fetched before the clock starts; the result lands in window.benchResult.
+import { measureArcscope, measureOrt } from './measure.mjs';
+
+async function bytesOf(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// Memory the page uses (JS heap, wasm memories, buffers), taken with the model still loaded; needs the
+// cross-origin isolation the server grants.
+async function pageMemory() {
+  if (!globalThis.crossOriginIsolated || !performance.measureUserAgentSpecificMemory) return null;
+  return (await performance.measureUserAgentSpecificMemory()).bytes;
+}
+
+async function run() {
+  const params = new URLSearchParams(location.search);
+  const system = params.get('system');
+  const modelBytes = await bytesOf(params.get('model'));
+  let result;
+  if (system === 'arcscope') {
+    const { createEngine } = await import('/web/lib/arcscope.js');
+    const engine = await createEngine({
+      wasmBinary: await bytesOf('/web/lib/wasm/arcscope_core.wasm'),
+      tokenizerBytes: await bytesOf('/models/gpt2-tokenizer.bin'),
+    });
+    result = await measureArcscope(engine, modelBytes, pageMemory);
+  } else if (system === 'ort') {
+    const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
+    ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+    result = await measureOrt(ort, modelBytes, pageMemory);
+  } else {
+    throw new Error(`unknown system ${system}`);
+  }
+  return result;
+}
+
+run().then(
+  (result) => { window.benchResult = result; document.getElementById('status').textContent = 'done'; },
+  (error) => { window.benchResult = { error: String(error && error.stack || error) }; });
