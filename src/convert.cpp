@@ -152,7 +152,7 @@ void Converter::flush_group() {
         safe_to_f32(j.src.dtype, staged_.data(), n, f32_.data());
     }
     for (size_t i = 0; i < n; ++i)
-        require(std::isfinite(f32_[i]), "tensor " + spec.name + " holds a non-finite value (NaN or Inf)");
+        if (!std::isfinite(f32_[i])) throw Error("tensor " + spec.name + " holds a non-finite value (NaN or Inf)");
 
     if (spec.cols == 0 || dtype_ == DType::F32) {
         uint64_t at = group_first_row_ * (spec.cols ? spec.cols : 1) * 4;

@@ -121,15 +121,16 @@ std::unique_ptr<GPT2> GPT2::load(const std::string& path) {
     }
 }
 
+// Runs once per token when decoding: messages are only built on failure (no allocation on the good path).
 void GPT2::check_ids(const int* ids, int n) const {
-    require(n > 0, "empty input: at least one token is needed");
-    require(length_ + n <= config_.n_ctx,
-            "sequence of " + std::to_string(length_ + n) + " tokens is longer than the model's context (n_ctx " +
-                std::to_string(config_.n_ctx) + ")");
+    if (n <= 0) throw Error("empty input: at least one token is needed");
+    if (length_ + n > config_.n_ctx)
+        throw Error("sequence of " + std::to_string(length_ + n) + " tokens is longer than the model's context (n_ctx " +
+                    std::to_string(config_.n_ctx) + ")");
     for (int i = 0; i < n; ++i)
-        require(ids[i] >= 0 && ids[i] < config_.n_vocab,
-                "token id " + std::to_string(ids[i]) + " at position " + std::to_string(length_ + i) +
-                    " is outside the vocabulary [0, " + std::to_string(config_.n_vocab) + ")");
+        if (ids[i] < 0 || ids[i] >= config_.n_vocab)
+            throw Error("token id " + std::to_string(ids[i]) + " at position " + std::to_string(length_ + i) +
+                        " is outside the vocabulary [0, " + std::to_string(config_.n_vocab) + ")");
 }
 
 void GPT2::ensure_cache(int positions) {

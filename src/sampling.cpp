@@ -26,7 +26,7 @@ void SamplingParams::validate() const {
 Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) { params_.validate(); }
 
 int Sampler::sample(const float* logits, int n) {
-    require(n > 0, "no logits to sample from");
+    if (n <= 0) throw Error("no logits to sample from");  // (no message built on the per-token path)
     if (params_.temperature == 0) {
         int best = 0;
         for (int i = 1; i < n; ++i)

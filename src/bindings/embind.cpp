@@ -349,8 +349,8 @@ public:
     // The next token from the last position's logits of the latest forward/append.
     int sample() {
         return guarded([&] {
-            require(sampler_ != nullptr, "call setSampling() before sample()");
-            require(gpt2_->logits_rows() > 0, "run forward() before sampling");
+            if (!sampler_) throw Error("call setSampling() before sample()");
+            if (gpt2_->logits_rows() == 0) throw Error("run forward() before sampling");
             const int V = gpt2_->config().n_vocab;
             return sampler_->sample(gpt2_->logits() + size_t(gpt2_->logits_rows() - 1) * V, V);
         });
