@@ -129,6 +129,15 @@ function lastRow(logits, shape) {
   return logits.subarray((rows - 1) * n, rows * n);
 }
 
+// Engine messages are kept; allocation failures get words a reader can act on.
+function explain(message) {
+  if (/bad_alloc|out of memory|Cannot enlarge memory|Aborted\(OOM\)/i.test(message)) {
+    return `out of memory: the browser could not give the engine enough memory (${message}); close other tabs or ` +
+      'load a smaller model';
+  }
+  return message;
+}
+
 const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
 
 // Every typed array inside a result travels by transfer.
@@ -162,7 +171,7 @@ self.onmessage = ({ data: { id, op, args } }) => {
       const result = await ops[op](args || {}, progress);
       self.postMessage({ id, result }, transferables(result));
     } catch (error) {
-      self.postMessage({ id, error: String(error?.message || error) });
+      self.postMessage({ id, error: explain(String(error?.message || error)) });
     }
     cancelled.delete(id);
   });
