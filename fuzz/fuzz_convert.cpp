@@ -1,0 +1,25 @@
+// fuzz_convert.cpp: libFuzzer target for the streaming safetensors converter (a tiny GPT-2 config). Any bytes, cut
+// into two chunks at a point the input chooses, must convert or throw Error.
+#include <cstdint>
+
+#include "convert.h"
+#include "error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size < 1) return 0;
+    arcscope::GPT2Config c;
+    c.n_layer = 1;
+    c.n_head = 1;
+    c.n_embd = 32;
+    c.n_ctx = 4;
+    c.n_vocab = 8;
+    const size_t cut = data[0] % (size);
+    try {
+        arcscope::Converter conv(c, size % 2 ? arcscope::DType::Q8 : arcscope::DType::F32);
+        conv.feed(data + 1, cut);
+        conv.feed(data + 1 + cut, size - 1 - cut);
+        conv.finish();
+    } catch (const arcscope::Error&) {
+    }
+    return 0;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# libFuzzer + AddressSanitizer over the engine's parsers: the .arcs loader (and a forward pass over whatever loads),
+# the streaming safetensors converter, and the GPT-2 tokenizer. Not part of test.sh (it runs until stopped).
+# Usage: scripts/fuzz.sh [model_file|convert|tokenizer|all] [seconds per target, default 300]
+# Crashes land in build/fuzz/<target>/ as crash-* files, the corpus in build/fuzz/<target>/corpus.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+seconds=${2:-300}
+out=build/fuzz
+mkdir -p "$out"
+[ -f build/native/generated/unicode_tables.inc ] && [ -f models/gpt2-tokenizer.bin ] || ./scripts/build.sh native
+
+# The library once, with the fuzzer's instrumentation and ASan (clang; no main()).
+lib=$out/libarcscope_fuzz.a
+if [ ! -f "$lib" ] || [ -n "$(find src -name '*.cpp' -newer "$lib" | head -1)" ] || \
+   [ -n "$(find src -name '*.h' -newer "$lib" | head -1)" ]; then
+  rm -rf "$out/obj" && mkdir -p "$out/obj"
+  for f in src/*.cpp; do
+    echo "compiling $f"
+    nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -ffp-contract=off -Isrc \
+      -Ibuild/native/generated -isystem /usr/include/eigen3 -c "$f" -o "$out/obj/$(basename "$f" .cpp).o" &
+    while [ "$(jobs -r | wc -l)" -ge 2 ]; do sleep 0.2; done
+  done
+  wait
+  rm -f "$lib" && ar rcs "$lib" "$out"/obj/*.o
+fi
+
+seed_models() {  # tiny valid model files: the fuzzer starts from real structure
+  local dir=$1
+  if [ ! -f "$dir/seed.q8.arcs" ]; then
+    /usr/bin/python3 scripts/make_checkpoint.py --out "$out/seed-ckpt" --n-layer 1 --n-head 1 --n-embd 32 \
+      --n-ctx 4 --vocab 8 >/dev/null
+    build/native/arcscope convert --in "$out/seed-ckpt" --out "$dir/seed.q8.arcs" --dtype q8 >/dev/null
+    build/native/arcscope convert --in "$out/seed-ckpt" --out "$dir/seed.f32.arcs" --dtype f32 >/dev/null
+  fi
+}
+
+run_target() {
+  local name=$1 dir=$out/$1
+  mkdir -p "$dir/corpus"
+  nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address -Isrc -Ibuild/native/generated -isystem /usr/include/eigen3 \
+    -DARCSCOPE_TOKENIZER_PATH="\"$PWD/models/gpt2-tokenizer.bin\"" "fuzz/fuzz_$name.cpp" "$lib" -o "$dir/fuzz_$name"
+  case $name in
+    model_file) seed_models "$dir/corpus" ;;
+    convert) seed_models "$out/model_file/corpus" 2>/dev/null || true
+             { printf '\x40'; cat "$out/seed-ckpt/model.safetensors"; } > "$dir/corpus/seed.bin" ;;  # byte 0: cut
+    tokenizer) printf 'Hello world, caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd  \n\n it'"'"'s 123' \
+                 > "$dir/corpus/seed.txt" ;;
+  esac
+  echo "=== fuzz_$name for ${seconds}s"
+  (cd "$dir" && nice ./"fuzz_$name" corpus -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 \
+     -print_final_stats=1 2>&1 | tail -15)
+}
+
+case $which in
+  all) mkdir -p "$out/model_file/corpus"; seed_models "$out/model_file/corpus"
+       for t in model_file convert tokenizer; do run_target $t; done ;;
+  model_file|convert|tokenizer) run_target "$which" ;;
+  *) echo "usage: scripts/fuzz.sh [model_file|convert|tokenizer|all] [seconds]" >&2; exit 1 ;;
+esac
