@@ -80,6 +80,9 @@ export function costChart(root, points, coef, { width = 560, height = 280 } = {}
     for (let n = 0; n <= nMax; n += 10) d += `${n ? 'L' : 'M'}${x(n).toFixed(1)} ${y(Math.max(0, f(n))).toFixed(1)}`;
     el('path', { class: 'fit', d }, svg);
   }
+  if (points.length === 0) {
+    el('text', { x: pad.l + W / 2, y: pad.t + H / 2, 'text-anchor': 'middle', class: 'hint' }, svg, 'press "Run the experiment" to time it here');
+  }
   for (const p of points) {
     const c = el('circle', { class: 'point', cx: x(p.n), cy: y(p.ms), r: 4.5 }, svg);
     el('title', {}, c, `n = ${p.n}: ${p.ms.toFixed(1)} ms`);
