@@ -30,6 +30,18 @@ test('the default model opens on the article sentence, tokenized exactly like GP
   // The article's question: what does "it" attend to? The table lists 5 tokens.
   await expect(page.locator('#top5-token')).toHaveText('\u00B7it');
   await expect(page.locator('#top5 tbody tr')).toHaveCount(5);
+  // The head-analysis grid: one cell per head, each labelled with its three scores.
+  const L = await page.locator('#layer option').count() - 2, H = await page.locator('#head option').count() - 3;
+  await expect(page.locator('#scores .cell')).toHaveCount(L * H);
+  const labels = await page.locator('#scores .cell').evaluateAll((cells) => cells.map((c) => c.getAttribute('aria-label')));
+  expect(labels[0]).toMatch(/previous token \d\.\d\d, first token \(sink\) \d\.\d\d, induction \d\.\d\d/);
+  if (!process.env.ARCSCOPE_E2E_MODEL) {
+    // The shipped model was trained to show these patterns (models/README.md lists its scores).
+    const tags = await page.locator('#scores .tag').allTextContents();
+    console.log(`head labels: ${tags.map((t) => t.trim() || '-').join(' ')}`);
+    expect(tags).toContain('prev');
+    expect(tags).toContain('induction');
+  }
   expect(errors).toEqual([]);
 });
 
