@@ -120,6 +120,7 @@ export class ArcView {
         token.className = label.continuation ? 'token continuation' : 'token';
         token.dataset.tokenIndex = String(i);
         token.tabIndex = i === 0 ? 0 : -1;
+        token.setAttribute('role', 'button');
         if (label.lead) {
           const lead = doc.createElement('span');
           lead.className = 'lead';
