@@ -10,6 +10,8 @@ Shapes stay symbolic (the causal mask is precomputed and sliced, reshapes use -1
 Usage as a tool:
   /usr/bin/python3 tests/reference/gpt2_reference.py forward --model DIR --ids 464,2068 [--out out.npz]
   /usr/bin/python3 tests/reference/gpt2_reference.py random --out DIR [--n_layer 2 --n_head 2 --n_embd 64 ...]
+  /usr/bin/python3 tests/reference/gpt2_reference.py perplexity --model DIR --text-file PATH [--held-out]
+      [--skip K] [--tokens N]     (the same passage and windows as `arcscope perplexity`)
 """
 import argparse
 import json
@@ -251,8 +253,24 @@ def main(argv=None):
     r.add_argument("--noisy", action="store_true", help="also randomize biases and LayerNorm gains")
     for k, v in [("n_layer", 2), ("n_head", 2), ("n_embd", 64), ("n_ctx", 64), ("n_vocab", 50257)]:
         r.add_argument("--" + k, type=int, default=v)
+    p = sub.add_parser("perplexity", help="windowed perplexity of a text file's tokens")
+    p.add_argument("--model", required=True)
+    p.add_argument("--text-file", required=True)
+    p.add_argument("--held-out", action="store_true", help="only the last 10%% of the tokens")
+    p.add_argument("--skip", type=int, default=0)
+    p.add_argument("--tokens", type=int, default=0, help="0: all")
     args = ap.parse_args(argv)
-    if args.cmd == "random":
+    if args.cmd == "perplexity":
+        import bpe_tokenizer
+        torch.set_num_threads(1)
+        with open(args.text_file, encoding="utf-8") as f:
+            ids = bpe_tokenizer.Tokenizer().encode(f.read())
+        if args.held_out:
+            ids = ids[len(ids) * 9 // 10:]
+        ids = ids[args.skip:args.skip + args.tokens] if args.tokens else ids[args.skip:]
+        ppl = perplexity(load(args.model), ids)
+        print(json.dumps({"tokens": len(ids), "predicted": len(ids) - 1, "nll": math.log(ppl), "perplexity": ppl}))
+    elif args.cmd == "random":
         cfg = GPT2Config(args.n_layer, args.n_head, args.n_embd, args.n_ctx, args.n_vocab)
         torch.manual_seed(args.seed)
         save(GPT2(cfg).init_weights(args.seed, args.noisy), args.out)
