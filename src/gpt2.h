@@ -2,7 +2,8 @@
 // so each appended token costs one position's work.
 //
 // Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention runs in
-// Eigen, in an order that gives native and wasm builds the same bits. Buffers grow to the longest sequence seen and are then reused: appending a token allocates nothing.
+// Eigen, in an order that gives native and wasm builds the same bits. Inputs pass through the blocks 128 positions
+// at a time; buffers grow to the largest chunk seen and are then reused: appending a token allocates nothing.
 #pragma once
 #include <memory>
 #include <string>

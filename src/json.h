@@ -1,8 +1,6 @@
 // json.h: a small JSON reader for the few JSON texts the engine reads (HF config.json, the safetensors header).
 // Numbers are kept as double, objects keep their keys' order. Malformed text throws Error with the byte offset.
 #pragma once
-#include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
