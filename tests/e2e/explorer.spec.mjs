@@ -188,6 +188,7 @@ test('export SVG: a standalone file with every drawn arc and the tokens', async 
 test('a copied link reopens the same view', async ({ page, context }) => {
   await openPage(page);
   await setText(page, 'To be, or not to be, that is the question');
+  expect(page.url()).toContain('text=To%20be%2C%20or%20not');
   await choose(page, '#layer', 1);
   await choose(page, '#head', 'all');
   await choose(page, '#topk', 3);

@@ -32,7 +32,11 @@ export class Explorer {
     let timer = 0;
     $('text').addEventListener('input', () => {
       clearTimeout(timer);
-      timer = setTimeout(() => { this.state.text = $('text').value; this.state.token = null; this.analyze(); }, 200);
+      timer = setTimeout(() => {
+        Object.assign(this.state, { text: $('text').value, token: null });
+        this.onChange(this.state);
+        this.analyze();
+      }, 200);
     });
     $('layer').addEventListener('change', (e) => this.set({ layer: word(e.target.value) }));
     $('head').addEventListener('change', (e) => this.set({ head: word(e.target.value) }));
