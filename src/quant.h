@@ -18,8 +18,9 @@
 //
 // f32 weights are not packed: plain (rows, cols) row-major, as the converter writes them.
 //
-// Kernels pick their path at compile time: WebAssembly SIMD128 (wasm build), AVX2 (native -march=native),
-// or portable C++. No kernel allocates per call: activation scratch is thread-local and only grows.
+// q8 kernels pick their path at compile time: WebAssembly SIMD128 (wasm build), AVX2 (native -march=native),
+// or portable C++; all round exactly alike (no FMA), so wasm and native agree bit for bit. No kernel allocates per
+// call: activation scratch is thread-local and only grows.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -60,8 +61,8 @@ void linear_q8(float* out, const float* x, int T, const Q8View& w, const float* 
 // The same product, computed plainly in scalar code (activation quantization included): what kernels are tested against.
 void linear_q8_reference(float* out, const float* x, int T, const Q8View& w, const float* bias);
 
-// out (T, rows) = x (T, cols) . W^T + bias for plain f32 weights w (rows, cols) row-major. Eigen natively,
-// hand-written SIMD128 in wasm (Eigen has no wasm SIMD backend).
+// out (T, rows) = x (T, cols) . W^T + bias for plain f32 weights w (rows, cols) row-major. One 4-lane vector
+// implementation for native and wasm (same summation order, same bits in both builds).
 void linear_f32(float* out, const float* x, int T, const float* w, int rows, int cols, const float* bias);
 
 // Plain scalar f32 product, the reference for linear_f32.

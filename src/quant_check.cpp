@@ -51,6 +51,16 @@ KernelCheck check_kernels(uint64_t seed) {
         detail::linear_q8_portable(fast.data(), x.data(), s.T, view, b);
         check.q8_portable_max_diff = std::max(check.q8_portable_max_diff, max_abs_diff(fast, ref));
 
+        const detail::QuantizedActs acts = detail::quantize_activations(x.data(), s.T, s.cols);
+        int16_t q[kQ8Block];
+        for (int t = 0; t < s.T; ++t)
+            for (int blk = 0; blk < acts.blocks; ++blk) {
+                const int n = std::min(kQ8Block, s.cols - blk * kQ8Block);
+                const float scale = detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQ8Block, n, q);
+                check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
+                for (int k = 0; k < n; ++k) check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQ8Block + k];
+            }
+
         linear_f32(fast.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);
         linear_f32_reference(ref.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);
         check.f32_max_diff = std::max(check.f32_max_diff, max_abs_diff(fast, ref));

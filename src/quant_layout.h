@@ -24,7 +24,7 @@ inline float record_scale(const uint8_t* rec, int r) {
 
 inline int record_q(const uint8_t* rec, int r, int k) { return static_cast<int8_t>(rec[q_offset(r, k)]); }
 
-// One activation block quantized: scale = max|x| / 127, q = round(x / scale), ties to even (weights round ties away
+// One activation block quantized: scale = max|x| / 127, q = round(x * 127 / max|x|), ties to even (weights round ties away
 // from zero at pack time; the difference only matters at exact halves).
 inline float quantize_block(const float* x, int n, int16_t* q);
 
@@ -64,6 +64,7 @@ inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q)
         return 0.0f;
     }
     // nearbyint (ties to even) is one instruction in wasm and x86; lround is a library call in wasm.
-    for (int k = 0; k < n; ++k) q[k] = static_cast<int16_t>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[k] / scale))));
+    const float inv = 127.0f / amax;
+    for (int k = 0; k < n; ++k) q[k] = static_cast<int16_t>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[k] * inv))));
     return scale;
 }

@@ -41,7 +41,8 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         const __m256 ws = _mm256_loadu_ps(reinterpret_cast<const float*>(rec));
         for (int t = 0; t < TT; ++t) {
             const __m256 s = _mm256_mul_ps(ws, _mm256_set1_ps(xs[size_t(t) * lds + b]));
-            f[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc[t]), s, f[t]);
+            // Multiply, then add (no FMA): the same two roundings as the wasm kernel, so both builds agree bit for bit.
+            f[t] = _mm256_add_ps(f[t], _mm256_mul_ps(_mm256_cvtepi32_ps(acc[t]), s));
         }
     }
     for (int t = 0; t < TT; ++t) _mm256_storeu_ps(res + t * kQ8RowGroup, f[t]);

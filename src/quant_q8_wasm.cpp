@@ -14,7 +14,7 @@ namespace {
 template <int TT>
 constexpr int kUnroll = TT == 1 ? 4 : 1;
 
-// res (TT, 8) = the 8 rows of this group . TT tokens (tiles wider than 3 spill registers in V8).
+// res (TT, 8) = the 8 rows of this group . TT tokens (measured in Node: 4 tokens beat 3 and 5).
 template <int TT>
 void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds, float* res) {
     v128_t f_lo[TT], f_hi[TT];
@@ -52,7 +52,7 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
     }
 }
 
-constexpr detail::Q8Tile kTiles[] = {tile<1>, tile<2>, tile<3>};
+constexpr detail::Q8Tile kTiles[] = {tile<1>, tile<2>, tile<3>, tile<4>};
 
 }  // namespace
 

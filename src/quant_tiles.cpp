@@ -1,11 +1,46 @@
 // quant_tiles.cpp: what every q8 kernel shares: activation quantization into reused scratch, and the loop that
 // walks tiles of 8 rows x TT tokens over the output.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "quant_layout.h"
 
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
+
 namespace arcscope::detail {
+
+namespace {
+
+// A full block of 32: quantize_block's exact arithmetic (same amax, same inv, same rounding and clamp), in SIMD128
+// where the scalar loop would not vectorize.
+inline float quantize_full_block(const float* x, int16_t* q) {
+#ifdef __wasm_simd128__
+    v128_t v[8];
+    v128_t m = wasm_f32x4_splat(0.0f);
+    for (int i = 0; i < 8; ++i) {
+        v[i] = wasm_v128_load(x + 4 * i);
+        m = wasm_f32x4_pmax(m, wasm_f32x4_abs(v[i]));
+    }
+    const float amax = std::fmax(std::fmax(wasm_f32x4_extract_lane(m, 0), wasm_f32x4_extract_lane(m, 1)),
+                                 std::fmax(wasm_f32x4_extract_lane(m, 2), wasm_f32x4_extract_lane(m, 3)));
+    if (!(amax > 0.0f) || !std::isfinite(amax)) return quantize_block(x, kQ8Block, q);  // zeros, NaN, inf: scalar
+    const v128_t inv = wasm_f32x4_splat(127.0f / amax);
+    const v128_t lo = wasm_f32x4_splat(-127.0f), hi = wasm_f32x4_splat(127.0f);
+    for (int i = 0; i < 8; i += 2) {
+        const v128_t a = wasm_f32x4_min(hi, wasm_f32x4_max(lo, wasm_f32x4_nearest(wasm_f32x4_mul(v[i], inv))));
+        const v128_t b = wasm_f32x4_min(hi, wasm_f32x4_max(lo, wasm_f32x4_nearest(wasm_f32x4_mul(v[i + 1], inv))));
+        wasm_v128_store(q + 4 * i, wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(a), wasm_i32x4_trunc_sat_f32x4(b)));
+    }
+    return amax / 127.0f;
+#else
+    return quantize_block(x, kQ8Block, q);
+#endif
+}
+
+}  // namespace
 
 QuantizedActs quantize_activations(const float* x, int T, int cols) {
     // Grows to the largest (T, cols) seen, then never allocates again.
@@ -19,7 +54,9 @@ QuantizedActs quantize_activations(const float* x, int T, int cols) {
         int16_t* qt = q.data() + size_t(t) * ld;
         for (int b = 0; b < blocks; ++b) {
             const int n = std::min(kQ8Block, cols - b * kQ8Block);
-            scale[size_t(t) * blocks + b] = quantize_block(x + size_t(t) * cols + b * kQ8Block, n, qt + b * kQ8Block);
+            const float* xb = x + size_t(t) * cols + b * kQ8Block;
+            scale[size_t(t) * blocks + b] =
+                n == kQ8Block ? quantize_full_block(xb, qt + b * kQ8Block) : quantize_block(xb, n, qt + b * kQ8Block);
             std::fill(qt + b * kQ8Block + n, qt + (b + 1) * kQ8Block, int16_t(0));
         }
     }

@@ -524,6 +524,7 @@ val check(double seed) {
         o.set("q8MaxDiff", c.q8_max_diff);
         o.set("q8PortableMaxDiff", c.q8_portable_max_diff);
         o.set("f32MaxDiff", c.f32_max_diff);
+        o.set("activationMismatches", c.activation_mismatches);
         return o;
     });
 }

@@ -86,11 +86,13 @@ TEST(Quant, BadInputIsRejected) {
 TEST(Quant, EveryKernelMatchesItsReference) {
     for (uint64_t seed : {1u, 2u, 3u}) {
         KernelCheck c = check_kernels(seed);
-        std::printf("[%s] seed %d: %d shapes, largest diff q8 %.3g, q8 portable %.3g, f32 %.3g\n", kernel_isa(),
-                    int(seed), c.cases, c.q8_max_diff, c.q8_portable_max_diff, c.f32_max_diff);
+        std::printf("[%s] seed %d: %d shapes, largest diff q8 %.3g, q8 portable %.3g, f32 %.3g; %d activation mismatches\n",
+                    kernel_isa(), int(seed), c.cases, c.q8_max_diff, c.q8_portable_max_diff, c.f32_max_diff,
+                    c.activation_mismatches);
         EXPECT_GT(c.cases, 0);
         EXPECT_LT(c.q8_max_diff, 1e-4);   // same int32 sums; only the f32 order of scale products differs
         EXPECT_LT(c.q8_portable_max_diff, 1e-4);
+        EXPECT_EQ(c.activation_mismatches, 0);
         EXPECT_LT(c.f32_max_diff, 1e-4);  // f32 accumulation against a double reference
     }
 }

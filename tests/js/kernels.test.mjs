@@ -9,11 +9,13 @@ test('SIMD128 kernels match the scalar reference on odd shapes, T = 1 and T > 1'
   for (const seed of [1, 2, 3]) {
     const c = core.checkKernels(seed);
     console.log(`[${c.isa}] seed ${seed}: ${c.cases} shapes, largest diff q8 ${c.q8MaxDiff.toExponential(2)}, ` +
-      `q8 portable ${c.q8PortableMaxDiff.toExponential(2)}, f32 ${c.f32MaxDiff.toExponential(2)}`);
+      `q8 portable ${c.q8PortableMaxDiff.toExponential(2)}, f32 ${c.f32MaxDiff.toExponential(2)}; ` +
+      `${c.activationMismatches} activation mismatches`);
     assert.ok(c.cases > 0);
     assert.ok(c.q8MaxDiff < 1e-4, `q8 kernel differs from the reference by ${c.q8MaxDiff}`);
     assert.ok(c.q8PortableMaxDiff < 1e-4, `portable q8 kernel differs by ${c.q8PortableMaxDiff}`);
     assert.ok(c.f32MaxDiff < 1e-4, `f32 kernel differs from the reference by ${c.f32MaxDiff}`);
+    assert.equal(c.activationMismatches, 0, 'SIMD128 activation quantizer differs from the scalar one');
   }
 });
 
