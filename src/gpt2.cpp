@@ -1,9 +1,9 @@
 // gpt2.cpp: the forward pass. Pre-LayerNorm blocks, tanh GELU, learned positions, tied LM head.
 #include "gpt2.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "error.h"
 #include "portable_math.h"
@@ -11,9 +11,6 @@
 namespace arcscope {
 
 namespace {
-
-using Vec = Eigen::Map<Eigen::ArrayXf>;
-using ConstVec = Eigen::Map<const Eigen::ArrayXf>;
 
 // x (T, C) -> out (T, C): normalise each row, then scale and shift.
 void layernorm(float* out, const float* x, int T, int C, const float* w, const float* b, float eps) {
@@ -40,18 +37,81 @@ void gelu(float* x, size_t n) {
     }
 }
 
+// Attention's inner loops keep kLanes independent sums in registers, as four 4-float vectors (SSE natively,
+// SIMD128 in wasm); each sum still runs in one fixed order, so both builds get the same bits.
+constexpr int kLanes = 16;
+using F4 = float __attribute__((vector_size(16)));
+inline F4 load4(const float* p) {
+    F4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+inline F4 splat4(float x) { return F4{x, x, x, x}; }
+
 // In place over one row: softmax of the first n entries, zero after them (the causally masked keys).
 void masked_softmax_row(float* row, int n, int total) {
+    float lane[kLanes];
+    for (int k = 0; k < kLanes; ++k) lane[k] = row[0];
+    int j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (int k = 0; k < kLanes; ++k) lane[k] = std::max(lane[k], row[j + k]);
     float mx = row[0];
-    for (int j = 1; j < n; ++j) mx = std::max(mx, row[j]);
+    for (int k = 0; k < kLanes; ++k) mx = std::max(mx, lane[k]);
+    for (; j < n; ++j) mx = std::max(mx, row[j]);
+
+    for (j = 0; j < n; ++j) row[j] = portable_exp(row[j] - mx);
+    for (int k = 0; k < kLanes; ++k) lane[k] = 0.0f;
+    for (j = 0; j + kLanes <= n; j += kLanes)
+        for (int k = 0; k < kLanes; ++k) lane[k] += row[j + k];
     float sum = 0;
-    for (int j = 0; j < n; ++j) {
-        row[j] = portable_exp(row[j] - mx);
-        sum += row[j];
+    for (int k = 0; k < kLanes; ++k) sum += lane[k];
+    for (; j < n; ++j) sum += row[j];
+
+    const float inv = 1.0f / sum;
+    for (j = 0; j < n; ++j) row[j] *= inv;
+    for (j = n; j < total; ++j) row[j] = 0.0f;
+}
+
+// row (n) = (q (hd) . kt (hd, ld)) * scale, kt holding the keys transposed, ld >= n rounded up to kLanes.
+void scores_row(float* row, const float* q, const float* kt, int hd, int ld, int n, float scale) {
+    for (int j0 = 0; j0 < n; j0 += kLanes) {
+        F4 a0{}, a1{}, a2{}, a3{};
+        for (int d = 0; d < hd; ++d) {
+            const F4 qd = splat4(q[d]);
+            const float* k = kt + size_t(d) * ld + j0;
+            a0 += qd * load4(k);
+            a1 += qd * load4(k + 4);
+            a2 += qd * load4(k + 8);
+            a3 += qd * load4(k + 12);
+        }
+        const F4 sc = splat4(scale);
+        float acc[kLanes];
+        const F4 out[4] = {a0 * sc, a1 * sc, a2 * sc, a3 * sc};
+        std::memcpy(acc, out, sizeof acc);
+        std::copy(acc, acc + std::min(kLanes, n - j0), row + j0);
     }
-    float inv = 1.0f / sum;
-    for (int j = 0; j < n; ++j) row[j] *= inv;
-    for (int j = n; j < total; ++j) row[j] = 0.0f;
+}
+
+// out (hd) = p (n) . V (n, hd), V's rows ldv floats apart.
+void weighted_values(float* out, const float* p, const float* v, int n, int hd, int ldv) {
+    int d0 = 0;
+    for (; d0 + kLanes <= hd; d0 += kLanes) {
+        F4 a[4] = {};
+        for (int j = 0; j < n; ++j) {
+            const F4 pj = splat4(p[j]);
+            const float* vj = v + size_t(j) * ldv + d0;
+            a[0] += pj * load4(vj);
+            a[1] += pj * load4(vj + 4);
+            a[2] += pj * load4(vj + 8);
+            a[3] += pj * load4(vj + 12);
+        }
+        std::memcpy(out + d0, a, sizeof a);
+    }
+    for (; d0 < hd; ++d0) {
+        float acc = 0.0f;
+        for (int j = 0; j < n; ++j) acc += p[j] * v[size_t(j) * ldv + d0];
+        out[d0] = acc;
+    }
 }
 
 template <class V>
@@ -135,13 +195,22 @@ void GPT2::check_ids(const int* ids, int n) const {
 
 void GPT2::ensure_cache(int positions) {
     if (positions <= cache_capacity_) return;
-    // Grow geometrically (rows stay in place: the cache is (capacity, C) row-major per layer).
-    int cap = std::min(config_.n_ctx, std::max({positions, 2 * cache_capacity_, 16}));
+    // Grow geometrically. V is (capacity, C) row-major, so its rows stay in place; K is kept transposed,
+    // (C, capacity + kLanes), so the score loop reads keys contiguously (the padding also keeps rows of a
+    // power-of-two capacity off the same cache sets), and its rows move.
+    const int C = config_.n_embd;
+    const int cap = std::min(config_.n_ctx, std::max({positions, 2 * cache_capacity_, 16}));
+    const int ld = cap + kLanes;
     for (int l = 0; l < config_.n_layer; ++l) {
-        k_cache_[l].resize(size_t(cap) * config_.n_embd);
-        v_cache_[l].resize(size_t(cap) * config_.n_embd);
+        std::vector<float> k(size_t(C) * ld, 0.0f);
+        for (int c = 0; c < C; ++c)
+            std::copy(k_cache_[l].begin() + size_t(c) * k_stride_,
+                      k_cache_[l].begin() + size_t(c) * k_stride_ + length_, k.begin() + size_t(c) * ld);
+        k_cache_[l].swap(k);
+        v_cache_[l].resize(size_t(cap) * C);
     }
     cache_capacity_ = cap;
+    k_stride_ = ld;
 }
 
 void GPT2::forward(const int* ids, int T, bool attention, bool all_logits) {
@@ -194,7 +263,6 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
     grow(proj_, size_t(T) * C);
     grow(fc_, size_t(T) * 4 * C);
     grow(scores_, size_t(T) * Tk);
-    grow(kt_, size_t(Tk) * config_.head_dim());
 
     // 1. embeddings: x[t] = wte[id] + wpe[position]
     for (int t = 0; t < T; ++t) {
@@ -210,7 +278,8 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
         w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
         for (int t = 0; t < T; ++t) {
             const float* row = qkv_.data() + size_t(t) * 3 * C;
-            std::copy(row + C, row + 2 * C, k_cache_[l].data() + size_t(p0 + t) * C);
+            float* kt = k_cache_[l].data() + (p0 + t);
+            for (int c = 0; c < C; ++c) kt[size_t(c) * k_stride_] = row[C + c];
             std::copy(row + 2 * C, row + 3 * C, v_cache_[l].data() + size_t(p0 + t) * C);
         }
         attention_layer(l, T, cap);
@@ -233,37 +302,28 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
 // Causal self-attention of layer l for the T newest positions, against every cached position.
 // q (T, C) inside qkv_ (row stride 3C), K and V (Tk, C) in the cache -> att_out_ (T, C);
 // probabilities into the capture buffer when there is one, else into scratch.
-// Every sum runs over d or j in sequence and Eigen vectorizes only element-wise (axpy) steps, so native and wasm
-// builds produce the same bits (a blocked GEMM would sum in a different order on each platform).
+// Every sum runs in a fixed order (see kLanes), so native and wasm builds produce the same bits (a blocked GEMM
+// would sum in a different order on each platform).
 void GPT2::attention_layer(int l, int T, const Capture& cap) {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     const int p0 = length_, Tk = p0 + T;
+    const int ld = k_stride_;
     const float scale = 1.0f / std::sqrt(float(hd));
-    const float* K = k_cache_[l].data();
     const float* V = v_cache_[l].data();
     for (int h = 0; h < H; ++h) {
-        // 1. this head's keys transposed, kt (hd, Tk), so the score loop runs over contiguous keys
-        float* kt = kt_.data();
-        for (int j = 0; j < Tk; ++j)
-            for (int d = 0; d < hd; ++d) kt[size_t(d) * Tk + j] = K[size_t(j) * C + h * hd + d];
+        const float* kt = k_cache_[l].data() + size_t(h) * hd * ld;  // this head's keys, (hd, ld)
         // capture (L, H, cap.queries, cap.keys): this chunk's rows start at row cap.first
         float* probs = cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys
                                 : scores_.data();
         const int stride = cap.data ? cap.keys : Tk;
         for (int i = 0; i < T; ++i) {
             const int n = p0 + i + 1;  // keys this query may see
-            const float* q = qkv_.data() + size_t(i) * 3 * C + h * hd;
             float* row = probs + size_t(i) * stride;
-            // 2. scores (n) = q . K^T / sqrt(hd), then the masked softmax
-            Vec scores(row, n);
-            scores.setZero();
-            for (int d = 0; d < hd; ++d) scores += q[d] * ConstVec(kt + size_t(d) * Tk, n);
-            scores *= scale;
+            // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax
+            scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kt, hd, ld, n, scale);
             masked_softmax_row(row, n, stride);
-            // 3. out (hd) = probs . V
-            Vec out(att_out_.data() + size_t(i) * C + h * hd, hd);
-            out.setZero();
-            for (int j = 0; j < n; ++j) out += row[j] * ConstVec(V + size_t(j) * C + h * hd, hd);
+            // 2. out (hd) = probs . V
+            weighted_values(att_out_.data() + size_t(i) * C + h * hd, row, V + h * hd, n, hd, C);
         }
     }
 }

@@ -1,8 +1,8 @@
 // gpt2.h: GPT-2 inference over a loaded model file: forward pass with optional attention capture, and a KV cache
 // so each appended token costs one position's work.
 //
-// Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention runs in
-// Eigen, in an order that gives native and wasm builds the same bits. Inputs pass through the blocks 128 positions
+// Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention is written
+// out in loops whose sums run in one fixed order, so native and wasm builds give the same bits. Inputs pass through the blocks 128 positions
 // at a time; buffers grow to the largest chunk seen and are then reused: appending a token allocates nothing.
 #pragma once
 #include <memory>
@@ -74,8 +74,9 @@ private:
 
     int length_ = 0;
     int cache_capacity_ = 0;
-    std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer (capacity, C)
-    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, kt_, logits_, attn_capture_;
+    int k_stride_ = 0;  // row length of the transposed K cache
+    std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer: K (C, k_stride_), V (capacity, C)
+    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
 
