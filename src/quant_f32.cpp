@@ -45,6 +45,16 @@ void tile(const float* w, const float* x, int cols, float* out, int ldo) {
 }  // namespace
 
 void linear_f32(float* out, const float* x, int T, const float* w, int rows, int cols, const float* bias) {
+    if (T == 1) {
+        // GEMV (decode): 8 rows per pass read more of the matrix at once (measured: 768x2304 in wasm 13-17 ->
+        // 21 GB/s). Each output's sum runs in the same order as in the tiles below, so the bits do not change.
+        int r = 0;
+        for (; r + 8 <= rows; r += 8) tile<8, 1>(w + size_t(r) * cols, x, cols, out + r, rows);
+        for (; r < rows; ++r) tile<1, 1>(w + size_t(r) * cols, x, cols, out + r, rows);
+        if (bias)
+            for (int i = 0; i < rows; ++i) out[i] += bias[i];
+        return;
+    }
     // Tokens per pass over the weights: their activations stay in cache while the weights stream by.
     constexpr int kChunk = 16;
     for (int t0 = 0; t0 < T; t0 += kChunk) {

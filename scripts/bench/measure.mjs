@@ -38,6 +38,10 @@ export async function measureArcscope(engine, modelBytes, memory = null) {
     model.forward(ids, { attention: false });
     r.prefillMs[T] = now() - t0;
   }
+  // Attention capture: the same T = 64 forward without and with every head's probabilities, back to back.
+  t0 = now();
+  model.forward(benchIds(64), { attention: false });
+  r.prefillPlain64Ms = now() - t0;
   t0 = now();
   model.forward(benchIds(64), { attention: true });
   r.prefillAttention64Ms = now() - t0;
