@@ -167,6 +167,9 @@ def main():
     ap.add_argument("--repeat_share", type=float, default=0.5, help="share of windows with a copied span")
     ap.add_argument("--wpe_init_scale", type=float, default=0.03,
                     help="start wpe from sinusoids times this (0: GPT-2's N(0, 0.02) like the other weights)")
+    ap.add_argument("--init_from", help="start from this HF-layout checkpoint instead of random weights")
+    ap.add_argument("--add_positions", type=float, default=0.0,
+                    help="with --init_from: add sinusoids times this to the loaded wpe")
     ap.add_argument("--eval_every", type=int, default=100)
     ap.add_argument("--eval_windows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1337)
@@ -190,7 +193,13 @@ def main():
 
     cfg = ref.GPT2Config(args.n_layer, args.n_head, args.n_embd, args.n_ctx, 50257)
     model = ref.GPT2(cfg).init_weights(args.seed)
-    if args.wpe_init_scale > 0:  # still a learned parameter: only its starting value changes
+    if args.init_from:  # continue from an earlier checkpoint of the same shape
+        model = ref.load(args.init_from)
+        assert model.cfg == cfg, f"{args.init_from} has {model.cfg}, expected {cfg}"
+        if args.add_positions > 0:  # strengthen the position signal that the growing wte drowned out
+            with torch.no_grad():
+                model.wpe.weight.add_(sinusoidal_positions(cfg.n_ctx, cfg.n_embd, args.add_positions))
+    elif args.wpe_init_scale > 0:  # still a learned parameter: only its starting value changes
         with torch.no_grad():
             model.wpe.weight.copy_(sinusoidal_positions(cfg.n_ctx, cfg.n_embd, args.wpe_init_scale))
     n_params = sum(p.numel() for p in model.parameters())

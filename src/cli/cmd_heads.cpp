@@ -1,7 +1,9 @@
-// cmd_heads.cpp: `arcscope heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F]]`
+// cmd_heads.cpp:
+//   `arcscope heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F] [--by-frequency]]`
 // Scores every head (previous-token, first-token, induction; see heads.h) and prints a JSON grid, one row per layer.
 // By default the random tokens are drawn from the whole vocabulary except end-of-text; --draw-from restricts them to
-// the tokens that occur in the first F (default 1) of that text's tokens, e.g. a model's training text.
+// the distinct tokens that occur in the first F (default 1) of that text's tokens, e.g. a model's training text;
+// --by-frequency draws them as often as they occur there (like picking random positions of the text).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -16,7 +18,7 @@
 namespace arcscope::cli {
 namespace {
 
-std::vector<int> tokens_of_file(const Args& args, const std::string& path, double share) {
+std::vector<int> tokens_of_file(const Args& args, const std::string& path, double share, bool by_frequency) {
     std::ifstream in(path, std::ios::binary);
     require(in.good(), "cannot read " + path);
     std::stringstream text;
@@ -24,7 +26,7 @@ std::vector<int> tokens_of_file(const Args& args, const std::string& path, doubl
     std::vector<int> ids = load_tokenizer(args).encode(text.str());
     ids.resize(size_t(double(ids.size()) * share));
     std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (!by_frequency) ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     require(!ids.empty(), path + " has no tokens to draw from");
     return ids;
 }
@@ -52,7 +54,7 @@ std::string best(const std::vector<float>& v, int n_head) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "seed", "length", "draw-from", "draw-share", "tokenizer"});
+    args.reject_unknown({"model", "seed", "length", "draw-from", "draw-share", "by-frequency", "tokenizer"});
     std::unique_ptr<GPT2> model = load_model(args);
     const GPT2Config& c = model->config();
     const long seed = args.get_int("seed", 0);
@@ -66,8 +68,10 @@ int run(const Args& args) {
     std::vector<int> candidates;
     std::string drawn_from = "all token ids except end-of-text";
     if (auto path = args.get("draw-from")) {
-        candidates = tokens_of_file(args, *path, share);
-        drawn_from = std::to_string(candidates.size()) + " distinct tokens of the text";
+        const bool by_frequency = args.has("by-frequency");
+        candidates = tokens_of_file(args, *path, share, by_frequency);
+        drawn_from = std::to_string(candidates.size()) +
+                     (by_frequency ? " tokens of the text, by frequency" : " distinct tokens of the text");
     } else {
         candidates = default_candidates(c);
     }
@@ -84,8 +88,9 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "heads", {"heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F]] [--tokenizer PATH]",
-              {}, run});
+    "heads", {"heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F] [--by-frequency]]"
+              " [--tokenizer PATH]",
+              {"by-frequency"}, run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -1,0 +1,68 @@
+// default_model.test.mjs: the shipped model (models/shakespeare-4l.q8.arcs) in wasm: it loads, and its head scores
+// and held-out perplexity, computed in wasm, match the figures documented in models/README.md (the native suite
+// checks the same figures). The held-out passage is a token range of the training text, which lives beside the
+// repository (../shared/data/tinyshakespeare.txt); without it the perplexity test skips and says so.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { engine, repoRoot } from './support.mjs';
+
+const modelPath = `${repoRoot}models/shakespeare-4l.q8.arcs`;
+const dataPath = `${repoRoot}../shared/data/tinyshakespeare.txt`;
+
+// The JSON block after "<!-- checked-figures -->" in models/README.md.
+function documented() {
+  const md = readFileSync(`${repoRoot}models/README.md`, 'utf8');
+  const block = md.slice(md.indexOf('<!-- checked-figures -->')).match(/```json\n([\s\S]*?)```/);
+  assert.ok(block, 'models/README.md has no checked-figures block');
+  return JSON.parse(block[1]);
+}
+
+async function shippedModel() {
+  const e = await engine();
+  return e.loadModel(new Uint8Array(readFileSync(modelPath)));
+}
+
+function gridDiff(doc, got, H) {
+  let worst = 0;
+  assert.equal(doc.length * H, got.length);
+  doc.forEach((row, l) => row.forEach((v, h) => { worst = Math.max(worst, Math.abs(v - got[l * H + h])); }));
+  return worst;
+}
+
+test('the shipped model loads in wasm with the documented shape', async () => {
+  const model = await shippedModel();
+  assert.deepEqual(model.config, { n_layer: 4, n_head: 4, n_embd: 128, n_ctx: 256, n_vocab: 50257, dtype: 'q8' });
+  const r = model.forward(model.tokenize('ROMEO:\nBut soft').ids);
+  assert.equal(r.logits.length, 50257);
+  assert.deepEqual(r.attentionShape.slice(0, 2), [4, 4]);
+  model.free();
+});
+
+test('head scores in wasm match models/README.md', async () => {
+  const model = await shippedModel();
+  const doc = documented().heads;
+  const s = model.headScores({ seed: doc.seed, length: doc.length });
+  assert.deepEqual(s.shape, [4, 4]);
+  const d = ['previous_token', 'first_token', 'induction'].map((k, i) =>
+    gridDiff(doc[k], [s.previousToken, s.firstToken, s.induction][i], 4));
+  console.log(`largest difference to the documented scores: previous ${d[0].toExponential(2)}, ` +
+    `first ${d[1].toExponential(2)}, induction ${d[2].toExponential(2)}`);
+  for (const x of d) assert.ok(x < 2e-3, `difference ${x}`);
+  model.free();
+});
+
+test('held-out perplexity in wasm matches models/README.md within 1%', async (t) => {
+  if (!existsSync(dataPath)) { t.skip('the training text (../shared/data/tinyshakespeare.txt) is not beside the repo'); return; }
+  const model = await shippedModel();
+  const { passage } = documented();
+  const ids = model.tokenize(readFileSync(dataPath, 'utf8')).ids;
+  const held = ids.slice(Math.floor(ids.length * 9 / 10));
+  const tokens = held.slice(passage.skip, passage.skip + passage.tokens);
+  assert.equal(tokens.length, passage.tokens);
+  const got = model.perplexity(tokens).perplexity;
+  const rel = Math.abs(got / passage.perplexity_q8 - 1);
+  console.log(`held-out passage perplexity ${got.toFixed(4)}, documented ${passage.perplexity_q8} (relative ${rel.toExponential(2)})`);
+  assert.ok(rel < 0.01);
+  model.free();
+});
