@@ -77,14 +77,13 @@ setupLoader(engine, (info) => {
   explorer.setModel(info);
 });
 // The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
-// follow once it has drawn, or after two seconds if a big model is still converting.
+// run once it has drawn, or after two seconds if a big model is still converting. Their controls work at once.
 const hashNamesModel = new URLSearchParams(location.hash.slice(1)).has('model');
 const opened = (hashNamesModel ? Promise.resolve(null) : rememberedModel())
   .then((key) => switchModel(key || state.model));
-Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]).then(() => {
-  setupTutorial(engine);
-  setupCost(engine);
-});
+const demosMayStart = Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]);
+setupTutorial(engine, demosMayStart);
+setupCost(engine);
 engine.ready.then(() => performance.mark('arcscope-engine-ready'),
   (e) => status(`The engine could not start: ${e.message}`, ''));
 

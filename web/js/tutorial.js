@@ -5,11 +5,13 @@ import { lineChart } from './charts.js';
 const $ = (id) => document.getElementById(id);
 const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
-export function setupTutorial(engine) {
-  setupQkv(engine);
-  setupMasking(engine);
-  setupHeads(engine);
-  setupPositions(engine);
+// Controls are wired at once; the first runs wait for `start` (the explorer goes first in the worker's queue).
+export function setupTutorial(engine, start = Promise.resolve()) {
+  const later = (f) => start.then(f, f);
+  setupQkv(engine, later);
+  setupMasking(engine, later);
+  setupHeads(engine, later);
+  setupPositions(engine, later);
 }
 
 function heat(id, rows, cols, extra = {}) {
@@ -24,7 +26,7 @@ function fail(section, error) {
   $(section).querySelector('.demo').prepend(p);
 }
 
-function setupQkv(engine) {
+function setupQkv(engine, later) {
   const q = heat('qkv-q', 8, 16, { signed: true }), k = heat('qkv-k', 8, 16, { signed: true });
   const v = heat('qkv-v', 8, 16, { signed: true });
   const scores = heat('qkv-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
@@ -39,10 +41,10 @@ function setupQkv(engine) {
     weights.setNotes(r.rowSums.map((x) => `Σ ${x.toFixed(4)}`));
   };
   $('qkv-reseed').addEventListener('click', () => { seed = (seed * 7 + 13) % 10007; run().catch((e) => fail('qkv', e)); });
-  run().catch((e) => fail('qkv', e));
+  later(() => run().catch((e) => fail('qkv', e)));
 }
 
-function setupMasking(engine) {
+function setupMasking(engine, later) {
   const scores = heat('mask-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
   const weights = heat('mask-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true });
   const run = async () => {
@@ -53,10 +55,10 @@ function setupMasking(engine) {
     $('mask-upper').textContent = r.upper.toFixed(6);
   };
   $('mask-toggle').addEventListener('change', () => run().catch((e) => fail('masking', e)));
-  run().catch((e) => fail('masking', e));
+  later(() => run().catch((e) => fail('masking', e)));
 }
 
-function setupHeads(engine) {
+function setupHeads(engine, later) {
   const root = $('heads-weights');
   const maps = [0, 1, 2, 3].map((h) => {
     const fig = document.createElement('figure');
@@ -81,10 +83,10 @@ function setupHeads(engine) {
     merged.update(r.merged);
   };
   $('heads-reseed').addEventListener('click', () => { seed = (seed * 7 + 13) % 10007; run().catch((e) => fail('heads', e)); });
-  run().catch((e) => fail('heads', e));
+  later(() => run().catch((e) => fail('heads', e)));
 }
 
-function setupPositions(engine) {
+function setupPositions(engine, later) {
   const table = new Heatmap($('pe-table'), { rows: 64, cols: 64, cell: 6, signed: true, label: 'positional encoding' });
   let pe = null;
   const draw = () => {
@@ -100,7 +102,7 @@ function setupPositions(engine) {
       { values: row, label: `position ${pos} over dimensions`, marker: dim, alt: true },
     ], { min: -1, max: 1 });
   };
-  engine.call('positional', { dModel: 64, maxLen: 64 }).then((r) => {
+  later(() => engine.call('positional', { dModel: 64, maxLen: 64 })).then((r) => {
     pe = r;
     table.update(r.table, 1);
     draw();
