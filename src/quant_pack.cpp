@@ -32,8 +32,9 @@ void q8_pack(const float* w, int rows, int cols, uint8_t* out) {
             const int n = std::min(kQ8Block, cols - c0);
             float amax = 0.0f;
             for (int k = 0; k < n; ++k) {
-                require(std::isfinite(src[c0 + k]), "weight at [" + std::to_string(row) + ", " +
-                                                        std::to_string(c0 + k) + "] is not finite");
+                // The message is built only on failure: this loop runs once per weight.
+                if (!std::isfinite(src[c0 + k]))
+                    throw Error("weight at [" + std::to_string(row) + ", " + std::to_string(c0 + k) + "] is not finite");
                 amax = std::max(amax, std::fabs(src[c0 + k]));
             }
             const float scale = amax / 127.0f;
