@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "error.h"
+#include "unicode_classes.h"
 
 namespace arcscope {
 namespace {
@@ -111,24 +112,6 @@ private:
         return u;
     }
 
-    static void append_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) {
-            out += char(cp);
-        } else if (cp < 0x800) {
-            out += char(0xC0 | (cp >> 6));
-            out += char(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += char(0xE0 | (cp >> 12));
-            out += char(0x80 | ((cp >> 6) & 0x3F));
-            out += char(0x80 | (cp & 0x3F));
-        } else {
-            out += char(0xF0 | (cp >> 18));
-            out += char(0x80 | ((cp >> 12) & 0x3F));
-            out += char(0x80 | ((cp >> 6) & 0x3F));
-            out += char(0x80 | (cp & 0x3F));
-        }
-    }
-
     std::string string() {
         expect('"');
         std::string out;
@@ -136,6 +119,7 @@ private:
             if (pos_ >= s_.size()) fail("unterminated string");
             char c = s_[pos_++];
             if (c == '"') return out;
+            if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
             if (c != '\\') { out += c; continue; }
             if (pos_ >= s_.size()) fail("unterminated string");
             char e = s_[pos_++];
@@ -151,11 +135,14 @@ private:
                 case 'u': {
                     unsigned cp = hex4();
                     if (cp >= 0xD800 && cp < 0xDC00 && s_.substr(pos_, 2) == "\\u") {
+                        size_t high_end = pos_;
                         pos_ += 2;
                         unsigned lo = hex4();
                         if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                        else fail("bad surrogate pair");
+                        else pos_ = high_end;  // not a pair: the high surrogate stands alone
                     }
+                    // A lone surrogate has no UTF-8 form; U+FFFD is what JavaScript's TextEncoder writes for it.
+                    if (cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD;
                     append_utf8(out, cp);
                     break;
                 }

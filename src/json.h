@@ -1,5 +1,6 @@
-// json.h: a small JSON reader for the few JSON texts the engine reads (HF config.json, the safetensors header).
-// Numbers are kept as double, objects keep their keys' order. Malformed text throws Error with the byte offset.
+// json.h: a small JSON reader for the JSON texts arcscope reads (HF config.json, the safetensors header, CLI input).
+// Numbers are kept as double, objects keep their keys' order. Strings come out as UTF-8; a lone surrogate escape
+// (\ud800) becomes U+FFFD, as in JavaScript's TextEncoder. Malformed text throws Error with the byte offset.
 #pragma once
 #include <string>
 #include <string_view>
