@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "command.h"
 #include "error.h"
@@ -92,15 +93,27 @@ static std::string usage() {
 
 int main(int argc, char** argv) {
     using namespace arcscope::cli;
-    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
-        std::cout << usage();
-        return argc < 2 ? 1 : 0;
+    std::vector<std::string> words(argv + 1, argv + argc);
+    bool asks_help = false;
+    if (!words.empty() && (words[0] == "help" || words[0] == "--help")) {
+        asks_help = true;
+        words.erase(words.begin());
+    } else if (!words.empty() && words.back() == "--help") {
+        asks_help = true;
     }
-    std::string name = argv[1];
+    if (words.empty()) {
+        std::cout << usage();
+        return asks_help ? 0 : 1;
+    }
+    std::string name = words[0];
     auto it = registry().find(name);
     if (it == registry().end()) {
         std::cerr << "error: unknown command '" << name << "'\n" << usage();
         return 1;
+    }
+    if (asks_help) {  // "arcscope help run", "arcscope run --help"
+        std::cout << "usage: arcscope " << it->second.usage << "\n";
+        return 0;
     }
     try {
         Args args(std::vector<std::string>(argv + 2, argv + argc), it->second.flags);
