@@ -46,25 +46,17 @@ std::vector<T> vector_from(const val& array) {
 namespace blocks {
 using namespace arcscope;
 
-val shape_array(const std::vector<int>& shape) {
-    val a = val::array();
-    for (int d : shape) a.call<void>("push", d);
-    return a;
-}
-
-val tensor_value(const Tensor& t) {
+// -> {data: Float32Array, shape: [...]}, the form every block takes and returns
+val data_and_shape(const float* data, size_t n, const std::vector<int>& shape) {
     val o = val::object();
-    o.set("data", float32_array(t.data.data(), t.data.size()));
-    o.set("shape", shape_array(t.shape));
+    o.set("data", float32_array(data, n));
+    o.set("shape", val::array(shape));
     return o;
 }
 
-val matrix_value(const Matrix& m) {
-    val o = val::object();
-    o.set("data", float32_array(m.data(), size_t(m.size())));
-    o.set("shape", shape_array({int(m.rows()), int(m.cols())}));
-    return o;
-}
+val tensor_value(const Tensor& t) { return data_and_shape(t.data.data(), t.data.size(), t.shape); }
+
+val matrix_value(const Matrix& m) { return data_and_shape(m.data(), size_t(m.size()), {int(m.rows()), int(m.cols())}); }
 
 Tensor tensor_from(const val& data, const val& shape) {
     return Tensor(vector_from<int>(shape), vector_from<float>(data));
