@@ -1,7 +1,7 @@
 // Loading models: a Hugging Face checkpoint converted in the browser (from a URL and from local files), an .arcs
 // file, the browser cache, and failures that must leave the current model in place.
 import { test, expect } from '@playwright/test';
-import { openPage, waitForRender, renders, drawnArcs, FIXTURE_HF, FIXTURE_ARCS } from './helpers.mjs';
+import { openPage, waitForRender, renders, drawnArcs, DEFAULT_MODEL, FIXTURE_HF, FIXTURE_ARCS } from './helpers.mjs';
 
 const TINY = { layers: 2, heads: 3 }; // tests/e2e/global-setup.mjs makes this checkpoint
 
@@ -73,4 +73,27 @@ test('failures show a clear message and keep the current model', async ({ page, 
   await page.click('#loader-close');
   await expect(page.locator('#model-status')).toHaveText(status);
   expect(await drawnArcs(page)).toEqual(arcs);
+});
+
+test('the worker keeps two models in memory and reloads a freed one when it is asked for again', async ({ page, baseURL }) => {
+  await openPage(page);
+  const url = (path) => new URL(path, baseURL).href;
+  const [first, second, third] = [url(DEFAULT_MODEL), url(FIXTURE_ARCS), url(`${FIXTURE_ARCS}?copy=2`)];
+  const inMemory = () => page.evaluate(async () => {
+    const { sharedEngine } = await import('./lib/worker-client.js');
+    return (await sharedEngine().call('models')).map((m) => m.key);
+  });
+  expect(await inMemory()).toEqual([first]);
+  await page.evaluate(async (urls) => {
+    const { sharedEngine } = await import('./lib/worker-client.js');
+    for (const u of urls) await sharedEngine().loadModel(u);
+  }, [second, third]);
+  expect(await inMemory()).toEqual([second, third]);   // the least recently used one was freed
+  // The page still holds the first model's key: using it loads the model again instead of failing.
+  const tokens = await page.evaluate(async (key) => {
+    const { sharedEngine } = await import('./lib/worker-client.js');
+    return (await sharedEngine().call('analyze', { model: key, text: 'To be, or not to be' })).ids.length;
+  }, first);
+  expect(tokens).toBeGreaterThan(3);
+  expect(await inMemory()).toEqual([third, first]);
 });

@@ -10,7 +10,11 @@ import { loadModelBytes, convertToModel, storeModel } from './model-source.js';
 import * as demos from './demos.js';
 
 const enginePromise = createEngine();
-const models = new Map();   // key (model URL or cache key) -> {model, name, size}
+const models = new Map();   // key (model URL or cache key) -> {model, name, size}, least recently used first
+// Models in wasm memory at once: the one on screen and the one before it (switching back is instant). Older ones
+// are freed, so trying several GPT-2 checkpoints does not pile up hundreds of MB.
+const KEEP_MODELS = 2;
+const loading = new Map();    // URL -> Promise of its load, so concurrent requests share one
 const prefetched = new Map(); // model URL -> Promise of its bytes, started before the engine is ready
 
 const ops = {
@@ -28,13 +32,12 @@ const ops = {
   // Loads (or reuses) the model behind a URL: an .arcs file, or a cached conversion.
   async loadModel({ url }, progress) {
     if (models.has(url)) return describe(url);
-    const download = prefetched.get(url) || loadModelBytes(url, progress);
-    prefetched.delete(url);
-    const engine = await enginePromise;
-    const { bytes, name } = await download;
-    progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
-    models.set(url, { model: engine.loadModel(bytes), name, size: bytes.length });
-    return describe(url);
+    if (!loading.has(url)) {
+      const load = loadFromUrl(url, progress);
+      loading.set(url, load);
+      load.then(() => loading.delete(url), () => loading.delete(url));
+    }
+    return loading.get(url);
   },
 
   // An .arcs file the user picked: loaded directly and cached under key, so a shared link can find it again.
@@ -43,8 +46,7 @@ const ops = {
     progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
     const model = engine.loadModel(bytes);
     await storeModel(key, bytes);
-    models.get(key)?.model.free();
-    models.set(key, { model, name, size: bytes.length });
+    keep(key, { model, name, size: bytes.length });
     return describe(key);
   },
 
@@ -55,15 +57,14 @@ const ops = {
     const bytes = await convertToModel(engine, source, key, progress);
     progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
     const model = engine.loadModel(bytes);
-    models.get(key)?.model.free();
-    models.set(key, { model, name, size: bytes.length });
+    keep(key, { model, name, size: bytes.length });
     return describe(key);
   },
 
   // A full forward over text (or ids): tokens, labels, every head's attention, and the next-token top-k.
   async analyze({ model: key, text, ids, topk = 10 }) {
     const engine = await enginePromise;
-    const { model } = need(key);
+    const { model } = await use(key);
     if (!ids) ids = model.tokenize(text).ids;
     if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
     const n_ctx = model.config.n_ctx;
@@ -78,26 +79,37 @@ const ops = {
     };
   },
 
+  // The models in wasm memory, least recently used first: [{key, name, size, config}].
+  async models() {
+    return [...models.keys()].map(describe);
+  },
+
   async headScores({ model: key }) {
-    return need(key).model.headScores();
+    return (await use(key)).model.headScores();
   },
 
   // Generates token by token with the KV cache: each new token arrives as progress with its attention row for
   // every layer and head ([L, H, T]), so the page grows the arcs as it goes. A 'cancel' stops after the current token.
   async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, topP = 1, seed = 1 }, progress) {
     const engine = await enginePromise;
-    const { model } = need(key);
+    const entry = await use(key);
     if (ids.length === 0) throw new Error('generation needs at least one token of text');
     const all = [...ids];
-    const result = await model.generate({
-      ids, maxTokens, temperature, topK, topP, seed, attention: true,
-      onToken: async ({ id, attention, attentionShape }) => {
-        all.push(id);
-        progress({ id, text: engine.decode(all), labels: labelsFor(engine, all), row: attention, rowShape: attentionShape });
-        await nextTask(); // lets a 'cancel' message in
-        return !progress.cancelled();
-      },
-    });
+    entry.busy = (entry.busy || 0) + 1; // never freed while it generates
+    let result;
+    try {
+      result = await entry.model.generate({
+        ids, maxTokens, temperature, topK, topP, seed, attention: true,
+        onToken: async ({ id, attention, attentionShape }) => {
+          all.push(id);
+          progress({ id, text: engine.decode(all), labels: labelsFor(engine, all), row: attention, rowShape: attentionShape });
+          await nextTask(); // lets a 'cancel' message in
+          return !progress.cancelled();
+        },
+      });
+    } finally {
+      entry.busy -= 1;
+    }
     return { ids: all, stop: result.stop };
   },
 
@@ -107,10 +119,36 @@ const ops = {
   async costExperiment(args, progress) { return demos.costExperiment(await enginePromise, args, progress); },
 };
 
-function need(key) {
+// The model behind key, loaded again (from the HTTP or Cache Storage copy) if it was freed to make room.
+async function use(key) {
+  if (!models.has(key)) await ops.loadModel({ url: key }, () => {});
   const entry = models.get(key);
-  if (!entry) throw new Error(`no model loaded from ${key}`);
+  models.delete(key); // re-insert: most recently used last
+  models.set(key, entry);
   return entry;
+}
+
+async function loadFromUrl(url, progress) {
+  const download = prefetched.get(url) || loadModelBytes(url, progress);
+  prefetched.delete(url);
+  const engine = await enginePromise;
+  const { bytes, name } = await download;
+  progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
+  keep(url, { model: engine.loadModel(bytes), name, size: bytes.length });
+  return describe(url);
+}
+
+// Makes entry the model for key and frees the least recently used others beyond KEEP_MODELS (never a busy one).
+function keep(key, entry) {
+  models.get(key)?.model.free();
+  models.delete(key);
+  models.set(key, entry);
+  for (const [old, { model, busy }] of models) {
+    if (models.size <= KEEP_MODELS) break;
+    if (busy || old === key) continue;
+    model.free();
+    models.delete(old);
+  }
 }
 
 function describe(key) {
