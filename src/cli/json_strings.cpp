@@ -36,7 +36,12 @@ std::string json_quote(std::string_view text) {
 }
 
 std::string json_unquote(std::string_view json) {
-    Json value = Json::parse(json);
+    Json value;
+    try {
+        value = Json::parse(json);
+    } catch (const Error& e) {
+        throw Error(std::string("expected a JSON string: ") + e.what());
+    }
     if (!value.is_string()) throw Error("expected a JSON string, got another JSON value");
     return value.string;
 }

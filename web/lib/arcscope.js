@@ -57,9 +57,20 @@ function maskData(mask) {
   return mask.data ? mask.data : flat(mask);
 }
 
+// Emscripten module options. Browsers fetch the module themselves and compile it while it downloads
+// (instantiateStreaming); Node gets the bytes.
+async function coreOptions({ wasmBinary, wasmUrl = defaultAssets.wasm }) {
+  if (wasmBinary) return { wasmBinary };
+  if (isNode) return { wasmBinary: await readBytes(wasmUrl) };
+  const href = new URL(wasmUrl, globalThis.location?.href).href;
+  return { locateFile: (path) => (path.endsWith('.wasm') ? href : path) };
+}
+
 export async function createEngine(options = {}) {
-  const wasmBinary = options.wasmBinary ?? await readBytes(options.wasmUrl ?? defaultAssets.wasm);
-  const core = await createArcscopeCore({ wasmBinary });
+  // The tokenizer downloads while the module compiles.
+  const tokenizerBytes = options.tokenizerBytes ?? readBytes(options.tokenizerUrl ?? defaultAssets.tokenizer);
+  tokenizerBytes.catch?.(() => {}); // its failure is reported where it is awaited, below
+  const core = await createArcscopeCore(await coreOptions(options));
   const engine = { core };
 
   // ---- attention blocks (the article's SingleHeadAttention, MultiHeadAttention, PositionalEncoding) ----
@@ -91,8 +102,7 @@ export async function createEngine(options = {}) {
 
   // ---- tokenizer block (tokenizer engineer): engine.tokenize(text), engine.decode(ids) ----
   // GPT-2's tokenizer; options.tokenizerBytes (the file's bytes) or options.tokenizerUrl, else models/ beside us.
-  const tokenizer = createTokenizer(core,
-    options.tokenizerBytes ?? await readBytes(options.tokenizerUrl ?? defaultAssets.tokenizer));
+  const tokenizer = createTokenizer(core, await tokenizerBytes);
   engine.tokenizer = tokenizer;
   engine.tokenize = (text) => tokenizer.tokenize(text);   // {ids: number[], tokens: string[]}
   engine.encode = (text) => tokenizer.encode(text);       // Int32Array of ids
