@@ -9,8 +9,10 @@ plus train_log.json (losses, head scores, timings) and loss.svg (the loss curve)
 
 Data: the text is tokenized with GPT-2's BPE; the first 90% of tokens train, the last 10% are held out.
 Each batch draws windows of n_ctx + 1 tokens at random offsets (seeded). A share of the windows (--repeat_share)
-get a span of their own text copied further along, so that copying from context (what induction heads do) pays
-off within a short CPU run; the held-out text is never altered.
+get a span of their own text copied further along, another share (--random_share) a run of random tokens repeated
+twice, so that copying from context (what induction heads do) pays off within a short CPU run; the held-out text
+is never altered. To afford more tokens on a CPU, all but one window per batch score only the 11,265 tokens that
+occur in the training text (the full 50,257-token softmax is most of a step's work).
 """
 import argparse
 import json
@@ -22,6 +24,7 @@ import urllib.request
 
 import numpy as np
 import torch
+import torch.nn.functional as nn_f
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "reference"))
@@ -56,18 +59,37 @@ def split_tokens(ids):
     return np.array(ids[:cut], dtype=np.int64), np.array(ids[cut:], dtype=np.int64)
 
 
-def draw_batch(train, batch, n_ctx, repeat_share, rng):
-    """-> ids, targets (batch, n_ctx). Some windows get a span copied later in the same window."""
+IGNORE = -100  # a target that is not scored
+
+
+def draw_batch(train, batch, n_ctx, repeat_share, random_share, vocab, rng):
+    """-> ids, targets (batch, n_ctx). Windows of training text at random offsets; in a share of them
+    (repeat_share) a span of the window's own text is copied further along, and in another share (random_share) a
+    run of random tokens appears twice in a row. Both make copying from context pay: the natural copies teach it
+    on Shakespeare, the random runs teach it where nothing but the context can predict the next token. The first
+    copy of a random run cannot be predicted at all, so it is not scored (it would only add noise)."""
     starts = rng.integers(0, len(train) - n_ctx - 1, size=batch)
     windows = np.stack([train[s:s + n_ctx + 1] for s in starts])
-    for row in windows:
-        if rng.random() < repeat_share:
+    unscored = []
+    for b, row in enumerate(windows):
+        u = rng.random()
+        if u < repeat_share:
             length = int(rng.integers(8, n_ctx // 2 + 1))
             src = int(rng.integers(0, n_ctx + 1 - 2 * length + 1))
             dst = int(rng.integers(src + length, n_ctx + 1 - length + 1))
             row[dst:dst + length] = row[src:src + length].copy()
+        elif u < repeat_share + random_share:
+            length = int(rng.integers(8, n_ctx // 4 + 1))
+            at = int(rng.integers(0, n_ctx + 1 - 2 * length + 1))
+            run = rng.choice(vocab, size=length)
+            row[at:at + length] = run
+            row[at + length:at + 2 * length] = run
+            unscored.append((b, at, length))
     w = torch.from_numpy(windows)
-    return w[:, :-1], w[:, 1:]
+    targets = w[:, 1:].clone()
+    for b, at, length in unscored:  # targets[p] is token p + 1: the run's first copy is targets[at - 1 : at + length - 1]
+        targets[b, max(0, at - 1):at + length - 1] = IGNORE
+    return w[:, :-1], targets
 
 
 @torch.no_grad()
@@ -143,6 +165,27 @@ def sinusoidal_positions(n_ctx, n_embd, scale):
     return (scale * pe).float()
 
 
+def batch_loss(model, x, y, vocab, remap, full_rows):
+    """Mean next-token cross-entropy over the scored targets (y != IGNORE). The LM head (n_embd x 50257) is most
+    of a step's work, so all but the first `full_rows` windows score only the tokens that occur in the training
+    text (`vocab`; `remap` maps a token id to its index there); the full-vocabulary rows are what teaches the model
+    to keep every other token unlikely."""
+    h, _ = model.hidden(x, need_attention=False)
+    h = h.reshape(-1, h.shape[-1])
+    y = y.reshape(-1)
+    full = torch.arange(len(y)) < full_rows * x.shape[1]
+    w = model.wte.weight
+    loss = h.new_zeros(())
+    if full.any():
+        loss = loss + nn_f.cross_entropy(h[full] @ w.t(), y[full], ignore_index=IGNORE, reduction="sum")
+    part = ~full
+    if part.any():
+        yp = y[part]
+        loss = loss + nn_f.cross_entropy(h[part] @ w[vocab].t(), torch.where(yp == IGNORE, yp, remap[yp.clamp(min=0)]),
+                                         ignore_index=IGNORE, reduction="sum")
+    return loss / (y != IGNORE).sum().clamp(min=1)
+
+
 def lr_at(step, steps, lr, warmup):
     """Linear warmup, then cosine decay to 10% of lr."""
     if step < warmup:
@@ -165,11 +208,18 @@ def main():
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--weight_decay", type=float, default=0.1)
     ap.add_argument("--repeat_share", type=float, default=0.5, help="share of windows with a copied span")
+    ap.add_argument("--random_share", type=float, default=0.0,
+                    help="share of windows with a run of random tokens repeated twice")
     ap.add_argument("--wpe_init_scale", type=float, default=0.03,
                     help="start wpe from sinusoids times this (0: GPT-2's N(0, 0.02) like the other weights)")
+    ap.add_argument("--attn_init_std", type=float, default=0.02,
+                    help="std of the starting attn.c_attn weights (GPT-2: 0.02); larger starts the heads off the "
+                         "flat uniform-attention point they otherwise take long to leave")
     ap.add_argument("--init_from", help="start from this HF-layout checkpoint instead of random weights")
     ap.add_argument("--add_positions", type=float, default=0.0,
                     help="with --init_from: add sinusoids times this to the loaded wpe")
+    ap.add_argument("--full_vocab_rows", type=int, default=1,
+                    help="windows per batch scored over all 50257 tokens; the rest over the training text's tokens")
     ap.add_argument("--eval_every", type=int, default=100)
     ap.add_argument("--eval_windows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1337)
@@ -188,6 +238,9 @@ def main():
     ids = tok.encode(text)
     train, val = split_tokens(ids)
     vocab_seen = np.unique(train)
+    vocab_t = torch.from_numpy(vocab_seen)
+    remap = torch.full((50257,), -1, dtype=torch.int64)
+    remap[vocab_t] = torch.arange(len(vocab_seen))
     print(f"data: {len(text)} chars, {len(ids)} tokens ({len(train)} train, {len(val)} held out), "
           f"{len(vocab_seen)} distinct training tokens", flush=True)
 
@@ -202,6 +255,10 @@ def main():
     elif args.wpe_init_scale > 0:  # still a learned parameter: only its starting value changes
         with torch.no_grad():
             model.wpe.weight.copy_(sinusoidal_positions(cfg.n_ctx, cfg.n_embd, args.wpe_init_scale))
+    if not args.init_from and args.attn_init_std != 0.02:
+        with torch.no_grad():
+            for block in model.h:
+                block.attn.c_attn.weight.mul_(args.attn_init_std / 0.02)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {cfg}, {n_params} parameters", flush=True)
 
@@ -229,8 +286,8 @@ def main():
             break
         for g in opt.param_groups:
             g["lr"] = lr_at(step, args.steps, args.lr, args.warmup)
-        x, y = draw_batch(train, args.batch, cfg.n_ctx, args.repeat_share, rng)
-        loss = model.loss(x, y)
+        x, y = draw_batch(train, args.batch, cfg.n_ctx, args.repeat_share, args.random_share, vocab_seen, rng)
+        loss = batch_loss(model, x, y, vocab_t, remap, min(args.full_vocab_rows, args.batch))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
