@@ -11,7 +11,9 @@ Data: the text is tokenized with GPT-2's BPE; the first 90% of tokens train, the
 Each batch draws windows of n_ctx + 1 tokens at random offsets (seeded). A share of the windows (--repeat_share)
 get a span of their own text copied further along, another share (--random_share) a run of random tokens repeated
 twice, so that copying from context (what induction heads do) pays off within a short CPU run; the held-out text
-is never altered. To afford more tokens on a CPU, all but one window per batch score only the 11,265 tokens that
+is never altered. Optional head drills (--drills, see draw_drills) add short synthetic sequences that reward a
+previous-token head and an induction head directly; --drill_only_steps trains on them alone first. To afford more
+tokens on a CPU, all but one window per batch score only the 11,265 tokens that
 occur in the training text (the full 50,257-token softmax is most of a step's work).
 """
 import argparse
@@ -92,6 +94,32 @@ def draw_batch(train, batch, n_ctx, repeat_share, random_share, vocab, rng):
     return w[:, :-1], targets
 
 
+def draw_drills(vocab, count, length, n_ctx, rng):
+    """-> ids, targets (count, length), first_position (count, 1). Head drills: short random sequences that
+    only attention can predict, each placed at a random position of the context so that every position learns.
+    A third are triples (x, y, x): at y the next token is the one just before it, a previous-token head's job.
+    The rest hold a random run repeated twice: in the second copy the next token is the one that followed the
+    current token last time, an induction head's job. Only those predictions are scored. On Shakespeare alone
+    these heads do not form within an hour of CPU training (models/README.md lists the runs that tried)."""
+    ids = rng.choice(vocab, size=(count, length + 1))
+    scored = np.zeros((count, length), dtype=bool)           # scored[b, p]: the prediction of ids[b, p + 1]
+    for b in range(count):
+        if b % 3 == 0:
+            n = (length + 1) // 3
+            x, y = rng.choice(vocab, size=n), rng.choice(vocab, size=n)
+            ids[b, :3 * n] = np.stack([x, y, x], 1).reshape(-1)
+            scored[b, 1:3 * n:3] = True
+        else:
+            n = int(rng.integers(4, (length + 1) // 2 + 1))
+            at = int(rng.integers(0, length + 1 - 2 * n + 1))
+            ids[b, at + n:at + 2 * n] = ids[b, at:at + n]
+            scored[b, at + n:at + 2 * n - 1] = True             # the run's first token cannot be foreseen
+    w = torch.from_numpy(ids)
+    targets = torch.where(torch.from_numpy(scored), w[:, 1:], torch.full_like(w[:, 1:], IGNORE))
+    first = torch.from_numpy(rng.integers(0, n_ctx - length + 1, size=(count, 1)))
+    return w[:, :-1], targets, first
+
+
 @torch.no_grad()
 def eval_loss(model, val, n_ctx, max_windows):
     """Mean next-token loss over the first max_windows non-overlapping held-out windows."""
@@ -165,12 +193,12 @@ def sinusoidal_positions(n_ctx, n_embd, scale):
     return (scale * pe).float()
 
 
-def batch_loss(model, x, y, vocab, remap, full_rows):
+def batch_loss(model, x, y, vocab, remap, full_rows, first_position=None):
     """Mean next-token cross-entropy over the scored targets (y != IGNORE). The LM head (n_embd x 50257) is most
     of a step's work, so all but the first `full_rows` windows score only the tokens that occur in the training
     text (`vocab`; `remap` maps a token id to its index there); the full-vocabulary rows are what teaches the model
     to keep every other token unlikely."""
-    h, _ = model.hidden(x, need_attention=False)
+    h, _ = model.hidden(x, need_attention=False, first_position=first_position)
     h = h.reshape(-1, h.shape[-1])
     y = y.reshape(-1)
     full = torch.arange(len(y)) < full_rows * x.shape[1]
@@ -220,6 +248,11 @@ def main():
                     help="with --init_from: add sinusoids times this to the loaded wpe")
     ap.add_argument("--full_vocab_rows", type=int, default=1,
                     help="windows per batch scored over all 50257 tokens; the rest over the training text's tokens")
+    ap.add_argument("--drills", type=int, default=0, help="head-drill sequences per step (see draw_drills)")
+    ap.add_argument("--drill_len", type=int, default=32, help="tokens per head drill")
+    ap.add_argument("--drill_weight", type=float, default=0.3, help="share of the loss that the drills make up")
+    ap.add_argument("--drill_only_steps", type=int, default=0,
+                    help="the first steps train on the drills alone, so the heads form before the text arrives")
     ap.add_argument("--eval_every", type=int, default=100)
     ap.add_argument("--eval_windows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1337)
@@ -286,8 +319,14 @@ def main():
             break
         for g in opt.param_groups:
             g["lr"] = lr_at(step, args.steps, args.lr, args.warmup)
-        x, y = draw_batch(train, args.batch, cfg.n_ctx, args.repeat_share, args.random_share, vocab_seen, rng)
-        loss = batch_loss(model, x, y, vocab_t, remap, min(args.full_vocab_rows, args.batch))
+        loss = None
+        if step >= args.drill_only_steps:
+            x, y = draw_batch(train, args.batch, cfg.n_ctx, args.repeat_share, args.random_share, vocab_seen, rng)
+            loss = batch_loss(model, x, y, vocab_t, remap, min(args.full_vocab_rows, args.batch))
+        if args.drills:
+            x, y, first = draw_drills(vocab_seen, args.drills, args.drill_len, cfg.n_ctx, rng)
+            drill = batch_loss(model, x, y, vocab_t, remap, 0, first)
+            loss = drill if loss is None else (1 - args.drill_weight) * loss + args.drill_weight * drill
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -152,10 +152,12 @@ class GPT2(nn.Module):
                     p.copy_(torch.randn(p.shape, generator=g) * std)
         return self
 
-    def hidden(self, ids, need_attention=True):
-        # ids (B, T) -> x (B, T, C) after ln_f, att (B, L, H, T, T) or None
+    def hidden(self, ids, need_attention=True, first_position=None):
+        # ids (B, T) -> x (B, T, C) after ln_f, att (B, L, H, T, T) or None.
+        # first_position (B, 1): training can place a short sequence anywhere in the context (default 0).
         T = ids.shape[1]
-        x = self.wte(ids) + self.wpe(self.positions[:T])
+        positions = self.positions[:T] if first_position is None else first_position + self.positions[:T]
+        x = self.wte(ids) + self.wpe(positions)
         atts = []
         for block in self.h:
             x, att = block(x)
