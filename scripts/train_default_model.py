@@ -94,17 +94,25 @@ def draw_batch(train, batch, n_ctx, repeat_share, random_share, vocab, rng):
     return w[:, :-1], targets
 
 
-def draw_drills(vocab, count, length, n_ctx, rng):
+def is_triple(b, triple_share):
+    """Drill b is a triple: triple_share of the drills are, spread evenly (1/3: drills 0, 3, 6, ...)."""
+    return math.floor(b * triple_share) != math.floor((b - 1) * triple_share)
+
+
+def draw_drills(vocab, count, length, n_ctx, rng, triple_share=1 / 3):
     """-> ids, targets (count, length), first_position (count, 1). Head drills: short random sequences that
     only attention can predict, each placed at a random position of the context so that every position learns.
-    A third are triples (x, y, x): at y the next token is the one just before it, a previous-token head's job.
+    A share are triples (x, y, x): at y the next token is the one just before it, a previous-token head's job.
     The rest hold a random run repeated twice: in the second copy the next token is the one that followed the
     current token last time, an induction head's job. Only those predictions are scored. On Shakespeare alone
-    these heads do not form within an hour of CPU training (models/README.md lists the runs that tried)."""
+    these heads do not form within an hour of CPU training (models/README.md lists the runs that tried).
+    Also -> copy_at (count, length): in a run's second copy, the position of the answer's first copy (what an
+    induction head attends to), -1 elsewhere."""
     ids = rng.choice(vocab, size=(count, length + 1))
     scored = np.zeros((count, length), dtype=bool)           # scored[b, p]: the prediction of ids[b, p + 1]
+    copy_at = np.full((count, length), -1, dtype=np.int64)
     for b in range(count):
-        if b % 3 == 0:
+        if is_triple(b, triple_share):
             n = (length + 1) // 3
             x, y = rng.choice(vocab, size=n), rng.choice(vocab, size=n)
             ids[b, :3 * n] = np.stack([x, y, x], 1).reshape(-1)
@@ -114,10 +122,11 @@ def draw_drills(vocab, count, length, n_ctx, rng):
             at = int(rng.integers(0, length + 1 - 2 * n + 1))
             ids[b, at + n:at + 2 * n] = ids[b, at:at + n]
             scored[b, at + n:at + 2 * n - 1] = True             # the run's first token cannot be foreseen
+            copy_at[b, at + n:at + 2 * n - 1] = np.arange(at + 1, at + n)
     w = torch.from_numpy(ids)
     targets = torch.where(torch.from_numpy(scored), w[:, 1:], torch.full_like(w[:, 1:], IGNORE))
     first = torch.from_numpy(rng.integers(0, n_ctx - length + 1, size=(count, 1)))
-    return w[:, :-1], targets, first
+    return w[:, :-1], targets, first, torch.from_numpy(copy_at)
 
 
 @torch.no_grad()
@@ -193,15 +202,20 @@ def sinusoidal_positions(n_ctx, n_embd, scale):
     return (scale * pe).float()
 
 
-def batch_loss(model, x, y, vocab, remap, full_rows, first_position=None):
-    """Mean next-token cross-entropy over the scored targets (y != IGNORE). The LM head (n_embd x 50257) is most
-    of a step's work, so all but the first `full_rows` windows score only the tokens that occur in the training
-    text (`vocab`; `remap` maps a token id to its index there); the full-vocabulary rows are what teaches the model
-    to keep every other token unlikely."""
-    h, _ = model.hidden(x, need_attention=False, first_position=first_position)
+def batch_loss(model, x, y, vocab, remap, full_rows):
+    h, _ = model.hidden(x, need_attention=False)
+    return lm_loss(model, h, y, vocab, remap, full_rows)
+
+
+def lm_loss(model, h, y, vocab, remap, full_rows):
+    """Mean next-token cross-entropy of hidden states h (B, T, C) over the scored targets (y != IGNORE). The LM
+    head (n_embd x 50257) is most of a step's work, so all but the first `full_rows` windows score only the tokens
+    that occur in the training text (`vocab`; `remap` maps a token id to its index there); the full-vocabulary
+    rows are what teaches the model to keep every other token unlikely."""
+    T = h.shape[1]
     h = h.reshape(-1, h.shape[-1])
     y = y.reshape(-1)
-    full = torch.arange(len(y)) < full_rows * x.shape[1]
+    full = torch.arange(len(y)) < full_rows * T
     w = model.wte.weight
     loss = h.new_zeros(())
     if full.any():
@@ -212,6 +226,26 @@ def batch_loss(model, x, y, vocab, remap, full_rows, first_position=None):
         loss = loss + nn_f.cross_entropy(h[part] @ w[vocab].t(), torch.where(yp == IGNORE, yp, remap[yp.clamp(min=0)]),
                                          ignore_index=IGNORE, reduction="sum")
     return loss / (y != IGNORE).sum().clamp(min=1)
+
+
+# The heads that --head_curriculum teaches: (layer, head). The induction head must sit above the previous-token
+# head, whose output its keys read.
+PREVIOUS_TOKEN_HEAD = (0, 0)
+INDUCTION_HEAD = (1, 0)
+
+
+def head_curriculum_loss(att, copy_at):
+    """Cross-entropy of two heads' attention on the drills against the pattern each should learn: PREVIOUS_TOKEN_HEAD
+    from every position to the one before, INDUCTION_HEAD from each token of a run's second copy to the token that
+    followed its first copy. att (B, L, H, T, T), copy_at from draw_drills. Only where to look is taught; what the
+    heads then copy and how later layers use it is left to the next-token loss."""
+    T = att.shape[-1]
+    i = torch.arange(1, T)
+    prev = att[:, PREVIOUS_TOKEN_HEAD[0], PREVIOUS_TOKEN_HEAD[1], i, i - 1]
+    b, q = (copy_at >= 0).nonzero(as_tuple=True)
+    induction = att[b, INDUCTION_HEAD[0], INDUCTION_HEAD[1], q, copy_at[b, q]]
+    eps = 1e-6  # keeps the log finite where a head has not started looking yet
+    return -(torch.log(prev + eps).mean() + torch.log(induction + eps).mean())
 
 
 def lr_at(step, steps, lr, warmup):
@@ -249,8 +283,13 @@ def main():
     ap.add_argument("--full_vocab_rows", type=int, default=1,
                     help="windows per batch scored over all 50257 tokens; the rest over the training text's tokens")
     ap.add_argument("--drills", type=int, default=0, help="head-drill sequences per step (see draw_drills)")
+    ap.add_argument("--drill_triples", type=float, default=1 / 3,
+                    help="share of the drills that are triples; the rest are repeated runs")
     ap.add_argument("--drill_len", type=int, default=32, help="tokens per head drill")
     ap.add_argument("--drill_weight", type=float, default=0.3, help="share of the loss that the drills make up")
+    ap.add_argument("--head_curriculum", type=float, default=0.0,
+                    help="weight of a loss on the drills' attention that teaches one previous-token and one "
+                         "induction head where to look (see head_curriculum_loss; 0: off)")
     ap.add_argument("--drill_only_steps", type=int, default=0,
                     help="the first steps train on the drills alone, so the heads form before the text arrives")
     ap.add_argument("--eval_every", type=int, default=100)
@@ -324,8 +363,12 @@ def main():
             x, y = draw_batch(train, args.batch, cfg.n_ctx, args.repeat_share, args.random_share, vocab_seen, rng)
             loss = batch_loss(model, x, y, vocab_t, remap, min(args.full_vocab_rows, args.batch))
         if args.drills:
-            x, y, first = draw_drills(vocab_seen, args.drills, args.drill_len, cfg.n_ctx, rng)
-            drill = batch_loss(model, x, y, vocab_t, remap, 0, first)
+            x, y, first, copy_at = draw_drills(vocab_seen, args.drills, args.drill_len, cfg.n_ctx, rng,
+                                               args.drill_triples)
+            h, att = model.hidden(x, need_attention=args.head_curriculum > 0, first_position=first)
+            drill = lm_loss(model, h, y, vocab_t, remap, 0)
+            if args.head_curriculum > 0:
+                drill = drill + args.head_curriculum * head_curriculum_loss(att, copy_at)
             loss = drill if loss is None else (1 - args.drill_weight) * loss + args.drill_weight * drill
         opt.zero_grad(set_to_none=True)
         loss.backward()

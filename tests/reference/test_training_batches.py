@@ -18,7 +18,7 @@ VOCAB = np.arange(1000, 3000)
 
 class Drills(unittest.TestCase):
     def setUp(self):
-        self.ids, self.targets, self.first = train.draw_drills(VOCAB, 30, 32, 256, np.random.default_rng(5))
+        self.ids, self.targets, self.first, self.copy_at = train.draw_drills(VOCAB, 30, 32, 256, np.random.default_rng(5))
 
     def test_shapes_and_positions(self):
         self.assertEqual(tuple(self.ids.shape), (30, 32))
@@ -32,6 +32,14 @@ class Drills(unittest.TestCase):
             for p in scored:  # at y in (x, y, x) the answer is x, the token just before
                 self.assertEqual(int(self.targets[b, p]), int(self.ids[b, p - 1]))
 
+    def test_triple_share_spreads_the_kinds(self):
+        self.assertEqual([b for b in range(30) if train.is_triple(b, 1 / 3)], list(range(0, 30, 3)))
+        self.assertTrue(all(train.is_triple(b, 1.0) for b in range(30)))
+        self.assertFalse(any(train.is_triple(b, 0.0) for b in range(30)))
+        _, targets, _, _ = train.draw_drills(VOCAB, 6, 32, 256, np.random.default_rng(5), triple_share=1.0)
+        for row in targets:
+            self.assertEqual((row != train.IGNORE).nonzero().flatten().tolist(), list(range(1, 33, 3)))
+
     def test_runs_score_what_followed_the_token_last_time(self):
         for b in [b for b in range(30) if b % 3]:
             scored = (self.targets[b] != train.IGNORE).nonzero().flatten().tolist()
@@ -41,6 +49,31 @@ class Drills(unittest.TestCase):
             for p in scored:
                 self.assertEqual(int(self.ids[b, p]), int(self.ids[b, p - n]))
                 self.assertEqual(int(self.targets[b, p]), int(self.ids[b, p - n + 1]))
+
+
+    def test_copy_at_points_to_the_answer_s_first_copy(self):
+        for b in range(30):
+            marked = (self.copy_at[b] >= 0).nonzero().flatten().tolist()
+            scored = (self.targets[b] != train.IGNORE).nonzero().flatten().tolist()
+            self.assertEqual(marked, [] if b % 3 == 0 else scored)  # runs only; triples have no first copy
+            for p in marked:
+                self.assertLess(int(self.copy_at[b, p]), p)
+                self.assertEqual(int(self.ids[b, self.copy_at[b, p]]), int(self.targets[b, p]))
+
+    def test_head_curriculum_loss_is_zero_only_on_the_taught_patterns(self):
+        count, length = len(self.ids), self.ids.shape[1]
+        att = torch.zeros(count, 2, 2, length, length)
+        att[:, :, :, 0, 0] = 1
+        i = torch.arange(1, length)
+        att[:, 0, 0, i, i - 1] = 1                    # the previous-token head looks one back
+        b, q = (self.copy_at >= 0).nonzero(as_tuple=True)
+        att[:, 1, 0] = torch.eye(length)
+        att[b, 1, 0, q, q] = 0
+        att[b, 1, 0, q, self.copy_at[b, q]] = 1       # the induction head looks at the answer's first copy
+        self.assertLess(train.head_curriculum_loss(att, self.copy_at).item(), 1e-5)
+        causal_uniform = torch.tril(torch.ones(length, length)) / torch.arange(1, length + 1)[:, None]
+        flat = causal_uniform.expand(count, 2, 2, length, length)
+        self.assertGreater(train.head_curriculum_loss(flat, self.copy_at).item(), 2.0)
 
 
 class TextWindows(unittest.TestCase):
