@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Train arcscope's default model: a small GPT-2 (same architecture and tokenizer) on Tiny Shakespeare, on the CPU.
 
-  nice -n 5 /usr/bin/python3 scripts/train_default_model.py --out build/default-model
+  nice -n 5 /usr/bin/python3 scripts/train_default_model.py --out build/default-model [--threads 2]
+
+The defaults are the shipped model's recipe (models/README.md).
 
 Writes an HF-layout checkpoint (config.json + model.safetensors, Conv1D weights (in, out)) that
 `arcscope convert --in DIR --out models/shakespeare-4l.q8.arcs --dtype q8` turns into the shipped file,
@@ -12,9 +14,10 @@ Each batch draws windows of n_ctx + 1 tokens at random offsets (seeded). A share
 get a span of their own text copied further along, another share (--random_share) a run of random tokens repeated
 twice, so that copying from context (what induction heads do) pays off within a short CPU run; the held-out text
 is never altered. Optional head drills (--drills, see draw_drills) add short synthetic sequences that reward a
-previous-token head and an induction head directly; --drill_only_steps trains on them alone first. To afford more
-tokens on a CPU, all but one window per batch score only the 11,265 tokens that
-occur in the training text (the full 50,257-token softmax is most of a step's work).
+previous-token head and an induction head directly; --drill_only_steps trains on them alone first, and
+--head_curriculum adds a loss on the drills' attention that tells two heads where to look (models/README.md says
+why). To afford more tokens on a CPU, all but one window per batch score only the 11,265 tokens that occur in the
+training text (the full 50,257-token softmax is most of a step's work).
 """
 import argparse
 import json
@@ -264,17 +267,17 @@ def main():
     ap.add_argument("--n_head", type=int, default=4)
     ap.add_argument("--n_embd", type=int, default=128)
     ap.add_argument("--n_ctx", type=int, default=256)
-    ap.add_argument("--steps", type=int, default=1100)
-    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=2100)
+    ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--weight_decay", type=float, default=0.1)
-    ap.add_argument("--repeat_share", type=float, default=0.5, help="share of windows with a copied span")
-    ap.add_argument("--random_share", type=float, default=0.0,
+    ap.add_argument("--repeat_share", type=float, default=0.25, help="share of windows with a copied span")
+    ap.add_argument("--random_share", type=float, default=0.5,
                     help="share of windows with a run of random tokens repeated twice")
     ap.add_argument("--wpe_init_scale", type=float, default=0.03,
                     help="start wpe from sinusoids times this (0: GPT-2's N(0, 0.02) like the other weights)")
-    ap.add_argument("--attn_init_std", type=float, default=0.02,
+    ap.add_argument("--attn_init_std", type=float, default=0.1,
                     help="std of the starting attn.c_attn weights (GPT-2: 0.02); larger starts the heads off the "
                          "flat uniform-attention point they otherwise take long to leave")
     ap.add_argument("--init_from", help="start from this HF-layout checkpoint instead of random weights")
@@ -282,17 +285,20 @@ def main():
                     help="with --init_from: add sinusoids times this to the loaded wpe")
     ap.add_argument("--full_vocab_rows", type=int, default=1,
                     help="windows per batch scored over all 50257 tokens; the rest over the training text's tokens")
-    ap.add_argument("--drills", type=int, default=0, help="head-drill sequences per step (see draw_drills)")
-    ap.add_argument("--drill_triples", type=float, default=1 / 3,
+    ap.add_argument("--drills", type=int, default=64, help="head-drill sequences per step (see draw_drills)")
+    ap.add_argument("--drill_triples", type=float, default=0.0,
                     help="share of the drills that are triples; the rest are repeated runs")
     ap.add_argument("--drill_len", type=int, default=32, help="tokens per head drill")
-    ap.add_argument("--drill_weight", type=float, default=0.3, help="share of the loss that the drills make up")
-    ap.add_argument("--head_curriculum", type=float, default=0.0,
+    ap.add_argument("--drill_weight", type=float, default=0.15, help="share of the loss that the drills make up")
+    ap.add_argument("--head_curriculum", type=float, default=1.0,
                     help="weight of a loss on the drills' attention that teaches one previous-token and one "
                          "induction head where to look (see head_curriculum_loss; 0: off)")
-    ap.add_argument("--drill_only_steps", type=int, default=0,
+    ap.add_argument("--vocab_drills", type=int, default=0,
+                    help="more run drills per step, drawn from the whole vocabulary (all but end-of-text) and "
+                         "trained by the head curriculum alone (no softmax over 50,257 tokens to pay for)")
+    ap.add_argument("--drill_only_steps", type=int, default=300,
                     help="the first steps train on the drills alone, so the heads form before the text arrives")
-    ap.add_argument("--eval_every", type=int, default=100)
+    ap.add_argument("--eval_every", type=int, default=50)
     ap.add_argument("--eval_windows", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1337)
     # One thread measured faster than two while other jobs share the 2 cores (OpenMP waits on busy cores).
@@ -311,6 +317,7 @@ def main():
     train, val = split_tokens(ids)
     vocab_seen = np.unique(train)
     vocab_t = torch.from_numpy(vocab_seen)
+    all_tokens = np.arange(50256)  # every token but end-of-text, like the head scores' default
     remap = torch.full((50257,), -1, dtype=torch.int64)
     remap[vocab_t] = torch.arange(len(vocab_seen))
     print(f"data: {len(text)} chars, {len(ids)} tokens ({len(train)} train, {len(val)} held out), "
@@ -368,6 +375,10 @@ def main():
             h, att = model.hidden(x, need_attention=args.head_curriculum > 0, first_position=first)
             drill = lm_loss(model, h, y, vocab_t, remap, 0)
             if args.head_curriculum > 0:
+                drill = drill + args.head_curriculum * head_curriculum_loss(att, copy_at)
+            if args.vocab_drills:  # any token the page may meet, most of which the text never trains
+                x, _, first, copy_at = draw_drills(all_tokens, args.vocab_drills, args.drill_len, cfg.n_ctx, rng, 0.0)
+                _, att = model.hidden(x, first_position=first)
                 drill = drill + args.head_curriculum * head_curriculum_loss(att, copy_at)
             loss = drill if loss is None else (1 - args.drill_weight) * loss + args.drill_weight * drill
         opt.zero_grad(set_to_none=True)

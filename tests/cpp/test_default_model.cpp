@@ -1,5 +1,6 @@
 // test_default_model.cpp: the shipped model (models/shakespeare-4l.q8.arcs) loads, and its held-out perplexity and
-// head scores, computed here with the engine, match the figures documented in models/README.md.
+// head scores, computed here with the engine, match the figures documented in models/README.md, and its heads
+// clear the issue's bar (a previous-token head above 0.5, an induction head above 0.3).
 // The held-out passage is defined by a token range of the training text, which lives outside the repository
 // (../shared/data/tinyshakespeare.txt); without it the perplexity tests skip and say so.
 #include <gtest/gtest.h>
@@ -65,8 +66,15 @@ void expect_heads(const Json& doc, const HeadScores& s, int n_head) {
     EXPECT_LT(d_prev, 2e-3);
     EXPECT_LT(d_first, 2e-3);
     EXPECT_LT(d_ind, 2e-3);
-    // (The issue also asks for a head above 0.5 previous-token and one above 0.3 induction; the shipped model does
-    // not reach that yet, as models/README.md says, so it is not asserted here.)
+}
+
+float best(const std::vector<float>& grid) { return *std::max_element(grid.begin(), grid.end()); }
+
+// The issue's bar: some head above 0.5 on previous-token and some head above 0.3 on induction.
+void expect_clears_the_bar(const HeadScores& s) {
+    std::printf("best previous-token %.3f, best induction %.3f\n", best(s.previous_token), best(s.induction));
+    EXPECT_GT(best(s.previous_token), 0.5f);
+    EXPECT_GT(best(s.induction), 0.3f);
 }
 
 std::vector<int> shakespeare_tokens(const Tokenizer& tok) {
@@ -95,6 +103,7 @@ TEST(DefaultModel, HeadScoresMatchTheReadme) {
     HeadScores s = analyze_heads(*model, default_candidates(model->config()), int(number(heads, "length")),
                                  uint64_t(number(heads, "seed")));
     expect_heads(heads, s, model->config().n_head);
+    expect_clears_the_bar(s);
 }
 
 TEST(DefaultModel, TrainingTokenHeadScoresMatchTheReadme) {
@@ -110,6 +119,7 @@ TEST(DefaultModel, TrainingTokenHeadScoresMatchTheReadme) {
     EXPECT_EQ(double(ids.size()), number(heads, "distinct_tokens"));
     HeadScores s = analyze_heads(*model, ids, int(number(heads, "length")), uint64_t(number(heads, "seed")));
     expect_heads(heads, s, model->config().n_head);
+    expect_clears_the_bar(s);
 }
 
 TEST(DefaultModel, HeldOutPerplexityMatchesTheReadme) {

@@ -46,6 +46,8 @@ test('the default model opens on the article sentence, tokenized exactly like GP
     if (Math.abs((ratios[0]?.[1] ?? 0) - (ratios[1]?.[1] ?? -1)) > 0.02) expect(tags[i].trim()).toBe(want);
   });
   console.log(`highest head scores: ${JSON.stringify(best)}; labels: ${tags.map((t) => t.trim() || '-').join(' ')}`);
+  // The default model has a previous-token head and an induction head (models/README.md), and the grid says so.
+  expect(tags.map((t) => t.trim())).toEqual(expect.arrayContaining(['prev', 'induction']));
   expect(errors).toEqual([]);
 });
 
