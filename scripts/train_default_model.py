@@ -206,6 +206,7 @@ def sinusoidal_positions(n_ctx, n_embd, scale):
 
 
 def batch_loss(model, x, y, vocab, remap, full_rows):
+    """lm_loss of text windows x (B, T) against targets y."""
     h, _ = model.hidden(x, need_attention=False)
     return lm_loss(model, h, y, vocab, remap, full_rows)
 
