@@ -23,6 +23,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "reference"))
 import bpe_tokenizer  # noqa: E402
 import gpt2_reference as ref  # noqa: E402
+from train_default_model import split_tokens  # noqa: E402
 
 
 def silence(model, layer, head):
@@ -49,7 +50,7 @@ def copy_losses(model, seqs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True, help="HF-layout checkpoint directory")
-    ap.add_argument("--draw-from", help="draw the tokens from this text's first 90%% (default: all 50,257)")
+    ap.add_argument("--draw-from", help="draw the tokens from this text's training part (default: all but end-of-text)")
     ap.add_argument("--length", type=int, default=50)
     ap.add_argument("--seqs", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
@@ -59,8 +60,8 @@ def main():
     model = ref.load(args.model)
     if args.draw_from:
         with open(args.draw_from, encoding="utf-8") as f:
-            ids = bpe_tokenizer.Tokenizer().encode(f.read())
-        candidates = np.unique(ids[:len(ids) * 9 // 10])
+            train, _ = split_tokens(bpe_tokenizer.Tokenizer().encode(f.read()))
+        candidates = np.unique(train)
     else:
         candidates = np.arange(model.cfg.n_vocab - 1)  # all but end-of-text, like the head scores
     rng = np.random.default_rng(args.seed)

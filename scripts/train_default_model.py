@@ -312,19 +312,19 @@ def main():
     rng = np.random.default_rng(args.seed)
     t_start = time.time()
 
+    cfg = ref.GPT2Config(args.n_layer, args.n_head, args.n_embd, args.n_ctx, 50257)
     tok = bpe_tokenizer.Tokenizer()
     text = read_text(args.data)
     ids = tok.encode(text)
     train, val = split_tokens(ids)
     vocab_seen = np.unique(train)
     vocab_t = torch.from_numpy(vocab_seen)
-    all_tokens = np.arange(50256)  # every token but end-of-text, like the head scores' default
-    remap = torch.full((50257,), -1, dtype=torch.int64)
+    all_tokens = np.arange(cfg.n_vocab - 1)  # every token but end-of-text (the last), like the head scores' default
+    remap = torch.full((cfg.n_vocab,), -1, dtype=torch.int64)
     remap[vocab_t] = torch.arange(len(vocab_seen))
     print(f"data: {len(text)} chars, {len(ids)} tokens ({len(train)} train, {len(val)} held out), "
           f"{len(vocab_seen)} distinct training tokens", flush=True)
 
-    cfg = ref.GPT2Config(args.n_layer, args.n_head, args.n_embd, args.n_ctx, 50257)
     model = ref.GPT2(cfg).init_weights(args.seed)
     if args.init_from:  # continue from an earlier checkpoint of the same shape
         model = ref.load(args.init_from)
@@ -377,8 +377,10 @@ def main():
             drill = lm_loss(model, h, y, vocab_t, remap, 0)
             if args.head_curriculum > 0:
                 drill = drill + args.head_curriculum * head_curriculum_loss(att, copy_at)
-            if args.vocab_drills:  # any token the page may meet, most of which the text never trains
-                x, _, first, copy_at = draw_drills(all_tokens, args.vocab_drills, args.drill_len, cfg.n_ctx, rng, 0.0)
+            # Any token the page may meet, most of which the text never trains.
+            if args.vocab_drills and args.head_curriculum > 0:
+                x, _, first, copy_at = draw_drills(all_tokens, args.vocab_drills, args.drill_len, cfg.n_ctx, rng,
+                                                   triple_share=0.0)
                 _, att = model.hidden(x, first_position=first)
                 drill = drill + args.head_curriculum * head_curriculum_loss(att, copy_at)
             loss = drill if loss is None else (1 - args.drill_weight) * loss + args.drill_weight * drill
