@@ -7,25 +7,24 @@
 
 #include "error.h"
 #include "random.h"
+#include "sizes.h"
 
 namespace arcscope {
 
 namespace {
 
-size_t element_count(const std::vector<int>& shape) {
-    require(!shape.empty() && shape.size() <= 4, "tensor must have 1 to 4 dimensions");
-    size_t n = 1;
-    for (int d : shape) {
-        require(d > 0, "tensor dimensions must be positive");
-        n *= size_t(d);
-    }
-    return n;
+// A (rows, cols) matrix whose size has been checked before Eigen allocates it.
+Matrix sized_matrix(const char* what, int rows, int cols) {
+    require(rows > 0 && cols > 0, std::string(what) + " needs positive dimensions, got (" + std::to_string(rows) +
+                                      ", " + std::to_string(cols) + ")");
+    buffer_elements(what, {uint64_t(rows), uint64_t(cols)}, sizeof(float));
+    return Matrix(rows, cols);
 }
 
 // Like torch.nn.Linear's default init: uniform in ±1/sqrt(fan_in). Stored (in, out) so that y = x · W.
 Matrix linear_init(int in, int out, Random& rng) {
     const double bound = 1.0 / std::sqrt(double(in));
-    Matrix w(in, out);
+    Matrix w = sized_matrix("weight matrix", in, out);
     for (int i = 0; i < in; ++i)
         for (int j = 0; j < out; ++j) w(i, j) = float(rng.uniform(-bound, bound));
     return w;
@@ -60,10 +59,20 @@ void replace(Matrix& target, const Matrix& w, const std::string& name) {
 
 }  // namespace
 
-Tensor::Tensor(std::vector<int> s) : shape(std::move(s)), data(element_count(shape), 0.0f) {}
+size_t tensor_elements(const std::vector<int>& shape) {
+    require(!shape.empty() && shape.size() <= 4, "tensor must have 1 to 4 dimensions");
+    uint64_t dims[4];
+    for (size_t i = 0; i < shape.size(); ++i) {
+        require(shape[i] > 0, "tensor dimensions must be positive, got " + std::to_string(shape[i]));
+        dims[i] = uint64_t(shape[i]);
+    }
+    return buffer_elements("tensor", dims, shape.size(), sizeof(float));
+}
+
+Tensor::Tensor(std::vector<int> s) : shape(std::move(s)), data(tensor_elements(shape), 0.0f) {}
 
 Tensor::Tensor(std::vector<int> s, std::vector<float> d) : shape(std::move(s)), data(std::move(d)) {
-    require(data.size() == element_count(shape), "tensor data size does not match its shape");
+    require(data.size() == tensor_elements(shape), "tensor data size does not match its shape");
 }
 
 int Tensor::matrices() const {
@@ -89,7 +98,8 @@ Tensor random_normal(const std::vector<int>& shape, uint64_t seed) {
 
 Matrix causal_mask(int n) {
     require(n > 0, "causal_mask needs n > 0");
-    Matrix m = Matrix::Zero(n, n);
+    Matrix m = sized_matrix("causal mask", n, n);
+    m.setZero();
     for (int i = 0; i < n; ++i) m.row(i).head(i + 1).setOnes();
     return m;
 }
@@ -207,8 +217,8 @@ MultiHeadAttention::Output MultiHeadAttention::forward(const Tensor& x, const Ma
     return o;
 }
 
-PositionalEncoding::PositionalEncoding(int d_model, int max_seq_len) : pe_(max_seq_len, d_model) {
-    require(d_model > 0 && max_seq_len > 0, "d_model and max_seq_len must be positive");
+PositionalEncoding::PositionalEncoding(int d_model, int max_seq_len)
+    : pe_(sized_matrix("positional encoding table (max_seq_len, d_model)", max_seq_len, d_model)) {
     for (int pos = 0; pos < max_seq_len; ++pos)
         for (int i = 0; i < d_model; ++i) {
             // Dimensions 2i and 2i+1 share the frequency 1 / 10000^(2i / d_model).

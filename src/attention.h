@@ -33,6 +33,10 @@ struct Tensor {
     int matrices() const;  // product of the leading dimensions
 };
 
+// The element count of a tensor of this shape (1 to 4 positive dimensions), or Error if it is invalid or larger
+// than this build can allocate.
+size_t tensor_elements(const std::vector<int>& shape);
+
 // (batch, seq, dim) samples of a standard normal, deterministic for a seed.
 Tensor random_normal(const std::vector<int>& shape, uint64_t seed);
 

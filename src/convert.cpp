@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "json.h"
 #include "model_file.h"
 #include "quant.h"
+#include "sizes.h"
 
 namespace arcscope {
 
@@ -64,8 +67,10 @@ GPT2Config config_from_hf_json(std::string_view text) {
     return c;
 }
 
-Converter::Converter(const GPT2Config& config, DType dtype) : config_(config), dtype_(dtype) {
+Converter::Converter(const GPT2Config& config, DType dtype, uint64_t source_bytes)
+    : config_(config), dtype_(dtype), source_bytes_(source_bytes) {
     config_.validate();
+    require(source_bytes_ > 0, "model.safetensors is empty (0 bytes)");
     specs_ = gpt2_tensor_specs(config_, dtype_);
 }
 
@@ -112,11 +117,19 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
         require(jobs_[i].src.begin >= jobs_[i - 1].src.end,
                 "tensors " + jobs_[i - 1].src.name + " and " + jobs_[i].src.name + " overlap in the file");
 
+    const uint64_t claimed = 8 + header_len_ + data_end;
+    require(claimed == source_bytes_,
+            claimed > source_bytes_
+                ? "truncated checkpoint: model.safetensors is " + human_bytes(source_bytes_) + " (" +
+                      std::to_string(source_bytes_) + " bytes) but its header describes " + human_bytes(claimed) +
+                      " (" + std::to_string(claimed) + " bytes)"
+                : "the checkpoint is longer than its safetensors header describes (" + std::to_string(claimed) +
+                      " bytes; model.safetensors is " + std::to_string(source_bytes_) + ")");
     FileLayout layout = plan_layout(specs_);
-    out_.assign(layout.file_size(), 0);
+    out_.assign(buffer_bytes("the converted model file", layout.file_size()), 0);
     write_header(out_.data(), config_, dtype_, specs_, layout);
     for (uint64_t off : layout.offsets) offsets_.push_back(layout.data_offset + off);
-    total_ = 8 + header_len_ + data_end;
+    total_ = claimed;
     begin_job();
 }
 
@@ -152,7 +165,11 @@ void Converter::flush_group() {
         safe_to_f32(j.src.dtype, staged_.data(), n, f32_.data());
     }
     for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(f32_[i])) throw Error("tensor " + spec.name + " holds a non-finite value (NaN or Inf)");
+        if (!std::isfinite(f32_[i]))
+            throw Error("tensor " + spec.name + " holds a non-finite value (" +
+                        (std::isnan(f32_[i]) ? "NaN" : "Inf") + ") at index " +
+                        std::to_string(group_first_row_ * (spec.cols ? spec.cols : 1) + i) +
+                        (j.transpose ? " (in arcscope's (out, in) orientation)" : ""));
 
     if (spec.cols == 0 || dtype_ == DType::F32) {
         uint64_t at = group_first_row_ * (spec.cols ? spec.cols : 1) * 4;
@@ -234,21 +251,29 @@ uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_p
     };
     GPT2Config config = config_from_hf_json(read_text(dir + "/config.json"));
     const std::string st_path = dir + "/model.safetensors";
+    struct stat info;
+    require(::stat(st_path.c_str(), &info) == 0 && S_ISREG(info.st_mode), "cannot open " + st_path);
     std::FILE* fp = std::fopen(st_path.c_str(), "rb");
     require(fp != nullptr, "cannot open " + st_path);
-    Converter conv(config, dtype);
+    std::unique_ptr<Converter> conv;
+    try {
+        conv = std::make_unique<Converter>(config, dtype, uint64_t(info.st_size));
+    } catch (...) {
+        std::fclose(fp);
+        throw;
+    }
     std::vector<uint8_t> chunk(chunk_bytes);
     try {
         size_t got;
-        while ((got = std::fread(chunk.data(), 1, chunk.size(), fp)) > 0) conv.feed(chunk.data(), got);
+        while ((got = std::fread(chunk.data(), 1, chunk.size(), fp)) > 0) conv->feed(chunk.data(), got);
         std::fclose(fp);
         fp = nullptr;
-        conv.finish();
+        conv->finish();
     } catch (const Error& e) {
         if (fp) std::fclose(fp);
         throw Error(st_path + ": " + e.what());
     }
-    const std::vector<uint8_t>& out = conv.finish();
+    const std::vector<uint8_t>& out = conv->finish();
     std::FILE* of = std::fopen(out_path.c_str(), "wb");
     require(of != nullptr, "cannot write " + out_path);
     size_t wrote = std::fwrite(out.data(), 1, out.size(), of);

@@ -1,8 +1,10 @@
 // convert.h: Hugging Face GPT-2 checkpoint (config.json + model.safetensors) -> .arcs model file, streaming.
 //
 // The safetensors bytes arrive in chunks of any size (a file read natively, a fetch() stream in the browser). The
-// output file is allocated once the header is known and each tensor is written into it as its bytes arrive:
-// memory stays near the output's size plus one Conv1D matrix (those need a transpose), never the input's size.
+// output file is allocated once the header is known and checked against the input's real length, and each tensor
+// is written into it as its bytes arrive: memory stays near the output's size plus one Conv1D matrix (those need
+// a transpose), never the input's size. A header that claims more data than the input holds is refused before
+// anything is allocated, so a small hostile file cannot make the converter reserve gigabytes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +23,8 @@ GPT2Config config_from_hf_json(std::string_view json);
 
 class Converter {
 public:
-    Converter(const GPT2Config& config, DType dtype);
+    // source_bytes: the length of model.safetensors (the file's size, the download's Content-Length).
+    Converter(const GPT2Config& config, DType dtype, uint64_t source_bytes);
 
     // The next bytes of model.safetensors, in order.
     void feed(const uint8_t* data, size_t n);
@@ -46,6 +49,7 @@ private:
     std::vector<uint64_t> offsets_;  // absolute file offsets of each spec's data
     std::vector<uint8_t> out_;
 
+    uint64_t source_bytes_;
     uint64_t fed_ = 0, total_ = 0, header_len_ = 0;
     std::string header_;  // prefix + JSON while it is being read
     std::vector<Job> jobs_;

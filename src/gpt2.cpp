@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "portable_math.h"
+#include "sizes.h"
 
 namespace arcscope {
 
@@ -193,6 +194,16 @@ void GPT2::check_ids(const int* ids, int n) const {
                         " is outside the vocabulary [0, " + std::to_string(config_.n_vocab) + ")");
 }
 
+// Finite weights can still overflow float32 on some input; NaN logits would be drawn as blank arcs and sampled
+// as token 0, so they are an error instead.
+void GPT2::check_finite(const float* logits, int rows, int V, int first_position) const {
+    for (size_t i = 0; i < size_t(rows) * V; ++i)
+        if (!std::isfinite(logits[i]))
+            throw Error("the model produced a non-finite logit (" + std::string(std::isnan(logits[i]) ? "NaN" : "Inf") +
+                        ") at position " + std::to_string(first_position + int(i / V)) + " for token " +
+                        std::to_string(int(i % V)) + ": its weights overflow float32 on this input");
+}
+
 void GPT2::ensure_cache(int positions) {
     if (positions <= cache_capacity_) return;
     // Grow geometrically. V is (capacity, C) row-major, so its rows stay in place; K is kept transposed,
@@ -201,6 +212,9 @@ void GPT2::ensure_cache(int positions) {
     const int C = config_.n_embd;
     const int cap = std::min(config_.n_ctx, std::max({positions, 2 * cache_capacity_, 16}));
     const int ld = cap + kLanes;
+    // Checked as a whole before any layer grows: K and V of every layer.
+    buffer_elements("KV cache (2 x n_layer x positions x n_embd)",
+                    {2, uint64_t(config_.n_layer), uint64_t(ld), uint64_t(C)}, sizeof(float));
     for (int l = 0; l < config_.n_layer; ++l) {
         std::vector<float> k(size_t(C) * ld, 0.0f);
         for (int c = 0; c < C; ++c)
@@ -226,8 +240,10 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
     const int p0 = length_, Tk = p0 + T;
     ensure_cache(Tk);
     const int rows = all_logits ? T : 1;
-    grow(logits_, size_t(rows) * V);
-    if (attention) grow(attn_capture_, size_t(L) * H * T * Tk);
+    grow(logits_, buffer_elements("logits (positions x n_vocab)", {uint64_t(rows), uint64_t(V)}, sizeof(float)));
+    if (attention)
+        grow(attn_capture_, buffer_elements("attention capture (n_layer x n_head x queries x keys)",
+                                            {uint64_t(L), uint64_t(H), uint64_t(T), uint64_t(Tk)}, sizeof(float)));
     // Mark the results invalid until this pass completes.
     has_attention_ = false;
     logits_rows_ = 0;
@@ -245,6 +261,7 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
         layernorm(ln_.data(), x_.data() + size_t(last) * C, 1, C, ln_f_w_, ln_f_b_, config_.ln_eps);
         wte_.apply(logits_.data(), ln_.data(), 1);  // (1, C) -> (1, V)
     }
+    check_finite(logits_.data(), rows, V, p0 + T - rows);
     logits_rows_ = rows;
     has_attention_ = attention;
     attn_queries_ = T;

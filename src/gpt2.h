@@ -61,6 +61,9 @@ public:
     const float* attention() const { return has_attention_ ? attn_capture_.data() : nullptr; }
     int attention_queries() const { return attn_queries_; }  // T for forward, 1 for append
     int attention_keys() const { return attn_keys_; }        // keys each query row spans
+    size_t attention_values() const {                          // n_layer * n_head * queries * keys
+        return size_t(config_.n_layer) * config_.n_head * attn_queries_ * attn_keys_;  // checked when allocated
+    }
 
 private:
     GPT2Config config_;
@@ -88,6 +91,7 @@ private:
     static constexpr int kPrefillChunk = 128;  // positions per pass through the blocks
 
     void check_ids(const int* ids, int n) const;
+    void check_finite(const float* logits, int rows, int V, int first_position) const;
     void ensure_cache(int positions);
     void run(const int* ids, int T, bool attention, bool all_logits);  // T new tokens at positions length_..
     void run_chunk(const int* ids, int T, const Capture& cap, float* logits);

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "random.h"
+#include "sizes.h"
 
 namespace arcscope {
 
@@ -13,7 +14,7 @@ std::vector<int> repeated_random_tokens(const std::vector<int>& candidates, int 
     require(!candidates.empty(), "heads: no candidate tokens to draw from");
     require(length >= 2, "heads: length must be at least 2, got " + std::to_string(length));
     Random rng(seed);
-    std::vector<int> ids(size_t(2) * length);
+    std::vector<int> ids(buffer_elements("repeated random tokens", {2, uint64_t(length)}, sizeof(int)));
     for (int i = 0; i < length; ++i) {
         ids[i] = candidates[rng.next_u64() % candidates.size()];
         ids[i + length] = ids[i];
@@ -23,8 +24,10 @@ std::vector<int> repeated_random_tokens(const std::vector<int>& candidates, int 
 
 HeadScores score_heads(const float* attention, int n_layer, int n_head, int length) {
     require(attention != nullptr, "heads: no attention to score");
-    require(length >= 2, "heads: length must be at least 2, got " + std::to_string(length));
+    require(length >= 2 && length <= (1 << 20), "heads: length must be in [2, 2^20], got " + std::to_string(length));
     const int T = 2 * length;
+    buffer_elements("attention to score", {uint64_t(n_layer), uint64_t(n_head), uint64_t(T), uint64_t(T)},
+                    sizeof(float));
     HeadScores s;
     s.n_layer = n_layer;
     s.n_head = n_head;
@@ -57,8 +60,8 @@ std::vector<int> default_candidates(const GPT2Config& config) {
 HeadScores analyze_heads(GPT2& model, const std::vector<int>& candidates, int length, uint64_t seed) {
     const GPT2Config& c = model.config();
     if (length <= 0) length = std::min(50, c.n_ctx / 2);
-    require(2 * length <= c.n_ctx, "heads: 2 x length = " + std::to_string(2 * length) +
-                                       " tokens do not fit the model's context of " + std::to_string(c.n_ctx));
+    require(2 * int64_t(length) <= c.n_ctx, "heads: 2 x length = " + std::to_string(2 * int64_t(length)) +
+                                                " tokens do not fit the model's context of " + std::to_string(c.n_ctx));
     for (int id : candidates)
         require(id >= 0 && id < c.n_vocab, "heads: candidate token " + std::to_string(id) +
                                                " is outside the vocabulary of " + std::to_string(c.n_vocab));

@@ -1,6 +1,8 @@
 // json.cpp: recursive-descent JSON reader (RFC 8259), with a depth limit so hostile input cannot overflow the stack.
 #include "json.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 #include "error.h"
@@ -9,9 +11,18 @@
 namespace arcscope {
 namespace {
 
+// A parsed document may take at most this many bytes per byte of text (plus a constant): the tree of "[0,0,0,...]"
+// is far larger than its text, so without a bound a 4 MB header could take gigabytes. Charged per value and per
+// string byte as they are made; GPT-2's safetensors header needs about 14 bytes per byte.
+constexpr size_t kMemoryPerTextByte = 24;
+constexpr size_t kMemorySlack = 64 << 10;
+
 class Reader {
 public:
-    explicit Reader(std::string_view text) : s_(text) {}
+    explicit Reader(std::string_view text)
+        : s_(text), budget_(text.size() > (SIZE_MAX - kMemorySlack) / kMemoryPerTextByte
+                                ? SIZE_MAX
+                                : text.size() * kMemoryPerTextByte + kMemorySlack) {}
 
     Json document() {
         Json v = value(0);
@@ -23,6 +34,14 @@ public:
 private:
     std::string_view s_;
     size_t pos_ = 0;
+    size_t budget_;  // bytes the tree may still take
+
+    void charge(size_t bytes) {
+        if (bytes > budget_)
+            fail("the document needs more than " + std::to_string(kMemoryPerTextByte) +
+                 " bytes of memory per byte of text (it is built to exhaust memory)");
+        budget_ -= bytes;
+    }
 
     [[noreturn]] void fail(const std::string& what) const {
         throw Error("JSON: " + what + " at byte " + std::to_string(pos_));
@@ -47,6 +66,7 @@ private:
 
     Json value(int depth) {
         if (depth > 64) fail("nesting too deep");
+        charge(sizeof(Json));
         Json v;
         char c = peek();
         if (c == '{') {
@@ -57,9 +77,11 @@ private:
                 if (peek() != '"') fail("expected a key");
                 std::string key = string();
                 expect(':');
+                charge(sizeof(std::string));
                 v.object.emplace_back(std::move(key), value(depth + 1));
                 if (peek() == ',') { ++pos_; continue; }
                 expect('}');
+                reject_duplicate_keys(v);
                 return v;
             }
         }
@@ -87,15 +109,44 @@ private:
         return v;
     }
 
+    // Keys are unique: Python's json (what Hugging Face reads config.json with) would silently keep the last of
+    // two, this reader the first, so a file that repeats a key means different things to each. It is an error.
+    void reject_duplicate_keys(const Json& v) {
+        if (v.object.size() < 2) return;
+        std::vector<std::string_view> keys;
+        keys.reserve(v.object.size());
+        for (const auto& kv : v.object) keys.push_back(kv.first);
+        std::sort(keys.begin(), keys.end());
+        auto dup = std::adjacent_find(keys.begin(), keys.end());
+        if (dup != keys.end()) fail("key \"" + std::string(*dup) + "\" appears twice in the object ending here");
+    }
+
+    bool digit() const { return pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9'; }
+
+    // RFC 8259's grammar exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? (no "+2", no "04", no ".5").
     double number() {
-        size_t start = pos_;
-        while (pos_ < s_.size() && std::string_view("+-0123456789.eE").find(s_[pos_]) != std::string_view::npos) ++pos_;
-        if (start == pos_) fail("unexpected character");
-        std::string text(s_.substr(start, pos_ - start));
-        char* end = nullptr;
-        double x = std::strtod(text.c_str(), &end);
-        if (end != text.c_str() + text.size()) fail("bad number '" + text + "'");
-        return x;
+        const size_t start = pos_;
+        if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+        if (!digit()) fail(pos_ == start ? "unexpected character" : "bad number");
+        if (s_[pos_] == '0') {
+            ++pos_;
+            if (digit()) fail("bad number: leading zero");
+        } else {
+            while (digit()) ++pos_;
+        }
+        if (pos_ < s_.size() && s_[pos_] == '.') {
+            ++pos_;
+            if (!digit()) fail("bad number: no digits after the decimal point");
+            while (digit()) ++pos_;
+        }
+        if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+            ++pos_;
+            if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
+            if (!digit()) fail("bad number: no digits in the exponent");
+            while (digit()) ++pos_;
+        }
+        const std::string text(s_.substr(start, pos_ - start));
+        return std::strtod(text.c_str(), nullptr);  // the grammar above is a subset of strtod's
     }
 
     unsigned hex4() {
@@ -118,7 +169,10 @@ private:
         for (;;) {
             if (pos_ >= s_.size()) fail("unterminated string");
             char c = s_[pos_++];
-            if (c == '"') return out;
+            if (c == '"') {
+                charge(out.size());
+                return out;
+            }
             if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
             if (c != '\\') { out += c; continue; }
             if (pos_ >= s_.size()) fail("unterminated string");

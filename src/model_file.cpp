@@ -2,9 +2,12 @@
 // checks every size against the buffer before any pointer into the data is formed.
 #include "model_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
+#include <sys/stat.h>
 #include <map>
 
 #include "error.h"
@@ -53,15 +56,48 @@ std::string shape_text(uint32_t ndim, uint32_t d0, uint32_t d1) {
     return "[" + std::to_string(d0) + ", " + std::to_string(d1) + "]";
 }
 
-}  // namespace
-
-std::string human_bytes(uint64_t n) {
-    char buf[32];
-    if (n >= 1000000) std::snprintf(buf, sizeof buf, "%.0f MB", n / 1e6);
-    else if (n >= 1000) std::snprintf(buf, sizeof buf, "%.1f KB", n / 1e3);
-    else std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)n);
-    return buf;
+// Two table entries must never alias the same bytes (each tensor owns its range).
+void require_disjoint(const std::vector<TensorEntry>& tensors) {
+    std::vector<const TensorEntry*> by_offset;
+    for (const TensorEntry& t : tensors) by_offset.push_back(&t);
+    std::sort(by_offset.begin(), by_offset.end(),
+              [](const TensorEntry* a, const TensorEntry* b) { return a->offset < b->offset; });
+    for (size_t i = 1; i < by_offset.size(); ++i) {
+        const TensorEntry& a = *by_offset[i - 1];
+        const TensorEntry& b = *by_offset[i];
+        require(a.offset + a.size <= b.offset, "tensors " + a.name + " and " + b.name + " overlap: bytes [" +
+                                                   std::to_string(b.offset) + ", " +
+                                                   std::to_string(std::min(a.offset + a.size, b.offset + b.size)) +
+                                                   ") of the data section belong to both");
+    }
 }
+
+bool finite_bits(const uint8_t* p) { return (get_u32(p) & 0x7F800000u) != 0x7F800000u; }
+
+const char* nonfinite_name(const uint8_t* p) { return (get_u32(p) & 0x007FFFFFu) ? "NaN" : "Inf"; }
+
+// f32 tensors: every value; q8 matrices: every block scale (the int8 values are finite by construction).
+void require_finite(const TensorEntry& t) {
+    if (t.type == DType::F32) {
+        for (uint64_t i = 0; i < t.size / 4; ++i)
+            if (!finite_bits(t.data + 4 * i))
+                throw Error("tensor " + t.name + " holds a non-finite value (" + nonfinite_name(t.data + 4 * i) +
+                            ") at index " + std::to_string(i) + ": the file was written from a broken checkpoint");
+        return;
+    }
+    const uint64_t blocks = uint64_t(t.cols + kQ8Block - 1) / kQ8Block;
+    for (uint64_t rec = 0; rec < t.size / kQ8RecordBytes; ++rec)
+        for (uint64_t r = 0; r < kQ8RowGroup; ++r) {
+            const uint8_t* scale = t.data + rec * kQ8RecordBytes + 4 * r;
+            if (finite_bits(scale)) continue;
+            const uint64_t row = rec / blocks * kQ8RowGroup + r, col = rec % blocks * kQ8Block;
+            throw Error("tensor " + t.name + " has a non-finite q8 scale (" + nonfinite_name(scale) + ") for row " +
+                        std::to_string(row) + ", columns " + std::to_string(col) + "-" +
+                        std::to_string(col + kQ8Block - 1) + ": the file was written from a broken checkpoint");
+        }
+}
+
+}  // namespace
 
 uint64_t fnv1a64_words(const uint8_t* data, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -210,8 +246,9 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
         f.tensors_[it->second] = {name, spec.type, spec.rows, spec.cols, offset, tsize, bytes + data_offset + offset};
     }
     for (size_t i = 0; i < specs.size(); ++i) require(seen[i], "missing tensor " + specs[i].name);
+    require_disjoint(f.tensors_);
 
-    // Phase 4: the checksum (last, it reads every byte).
+    // Phase 4: the checksum (it reads every byte).
     if (verify_checksum) {
         uint64_t actual = fnv1a64_words(bytes + kModelHeaderBytes, size - kModelHeaderBytes);
         char buf[96];
@@ -219,6 +256,9 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
                       (unsigned long long)f.checksum_, (unsigned long long)actual);
         require(actual == f.checksum_, std::string(buf) + " (the file is corrupt)");
     }
+    // Phase 5: the values a checksum cannot vouch for. A NaN or Inf weight would only show up later as NaN
+    // attention or logits, so such a file is refused here.
+    for (const TensorEntry& t : f.tensors_) require_finite(t);
     return f;
 }
 
@@ -229,25 +269,30 @@ const TensorEntry& ModelFile::tensor(std::string_view name) const {
 }
 
 AlignedBytes::AlignedBytes(size_t n) : size(n) {
-    data = static_cast<uint8_t*>(std::aligned_alloc(kDataAlign, align_up(n ? n : 1, kDataAlign)));
-    require(data != nullptr, "out of memory allocating " + human_bytes(n));
+    const size_t padded = buffer_bytes("the model file", align_up(n ? n : 1, kDataAlign));
+    data = static_cast<uint8_t*>(std::aligned_alloc(kDataAlign, padded));
+    require(data != nullptr, "out of memory: cannot allocate " + human_bytes(n) + " for the model file");
 }
 AlignedBytes::~AlignedBytes() { std::free(data); }
 
 std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
+    struct stat info;
+    require(::stat(path.c_str(), &info) == 0, "cannot open " + path + ": " + std::strerror(errno));
+    require(!S_ISDIR(info.st_mode), path + " is a directory, not a model file");
+    require(S_ISREG(info.st_mode), path + " is not a regular file");
     std::FILE* fp = std::fopen(path.c_str(), "rb");
-    require(fp != nullptr, "cannot open " + path);
-    std::fseek(fp, 0, SEEK_END);
-    long n = std::ftell(fp);
-    std::fseek(fp, 0, SEEK_SET);
-    if (n < 0) {
+    require(fp != nullptr, "cannot open " + path + ": " + std::strerror(errno));
+    const uint64_t n = uint64_t(info.st_size);
+    std::unique_ptr<AlignedBytes> buf;
+    try {
+        buf = std::make_unique<AlignedBytes>(buffer_bytes("the model file", n));
+    } catch (...) {
         std::fclose(fp);
-        throw Error("cannot read " + path);
+        throw;
     }
-    auto buf = std::make_unique<AlignedBytes>(size_t(n));
     size_t got = n ? std::fread(buf->data, 1, size_t(n), fp) : 0;
     std::fclose(fp);
-    require(got == size_t(n), "cannot read " + path);
+    require(got == size_t(n), "cannot read " + path + " (it changed size while being read)");
     return buf;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gpt2_config.h"
+#include "sizes.h"
 
 namespace arcscope {
 
@@ -90,7 +91,5 @@ struct AlignedBytes {
     AlignedBytes& operator=(const AlignedBytes&) = delete;
 };
 std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path);  // throws Error if unreadable
-
-std::string human_bytes(uint64_t n);  // "131 MB", "4.2 KB"
 
 }  // namespace arcscope

@@ -10,8 +10,9 @@
 
 namespace arcscope {
 
-// e^x for x in [-87, 88]; 0 below (softmax underflow), e^88 above.
+// e^x for x in [-87, 88]; 0 below (softmax underflow), e^88 above, NaN for NaN.
 inline float portable_exp(float x) {
+    if (x != x) return x;  // NaN: converting it to an int below would be undefined behaviour
     if (x < -87.0f) return 0.0f;
     if (x > 88.0f) x = 88.0f;
     // x = n ln2 + r with |r| <= ln2 / 2 (ln2 split in two so n ln2 is exact), then e^r by a minimax polynomial.

@@ -57,11 +57,15 @@ void linear_q8_portable(float* out, const float* x, int T, const Q8View& w, cons
 
 inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q) {
     float amax = 0.0f;
-    for (int k = 0; k < n; ++k) amax = std::fmax(amax, std::fabs(x[k]));
+    bool nan = false;
+    for (int k = 0; k < n; ++k) {
+        amax = std::fmax(amax, std::fabs(x[k]));  // fmax skips NaN, so it is looked for separately
+        nan |= x[k] != x[k];
+    }
     const float scale = amax / 127.0f;
-    if (!(amax > 0.0f)) {  // all zero (or not a number): every q is 0
-        for (int k = 0; k < n; ++k) q[k] = 0;
-        return 0.0f;
+    if (!(amax > 0.0f) || nan || amax == INFINITY) {  // all zero: q 0, scale 0. Not finite: q 0, scale NaN, so
+        for (int k = 0; k < n; ++k) q[k] = 0;        // the product is NaN and the forward pass reports it
+        return amax == 0.0f && !nan ? 0.0f : NAN;
     }
     // nearbyint (ties to even) is one instruction in wasm and x86; lround is a library call in wasm.
     const float inv = 127.0f / amax;

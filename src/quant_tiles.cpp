@@ -19,14 +19,16 @@ namespace {
 inline float quantize_full_block(const float* x, int16_t* q) {
 #ifdef __wasm_simd128__
     v128_t v[8];
-    v128_t m = wasm_f32x4_splat(0.0f);
+    v128_t m = wasm_f32x4_splat(0.0f), nan = wasm_i32x4_splat(0);
     for (int i = 0; i < 8; ++i) {
         v[i] = wasm_v128_load(x + 4 * i);
         m = wasm_f32x4_pmax(m, wasm_f32x4_abs(v[i]));
+        nan = wasm_v128_or(nan, wasm_f32x4_ne(v[i], v[i]));
     }
     const float amax = std::fmax(std::fmax(wasm_f32x4_extract_lane(m, 0), wasm_f32x4_extract_lane(m, 1)),
                                  std::fmax(wasm_f32x4_extract_lane(m, 2), wasm_f32x4_extract_lane(m, 3)));
-    if (!(amax > 0.0f) || !std::isfinite(amax)) return quantize_block(x, kQ8Block, q);  // zeros, NaN, inf: scalar
+    if (!(amax > 0.0f) || !std::isfinite(amax) || wasm_v128_any_true(nan))
+        return quantize_block(x, kQ8Block, q);  // zeros, NaN, inf: scalar
     const v128_t inv = wasm_f32x4_splat(127.0f / amax);
     const v128_t lo = wasm_f32x4_splat(-127.0f), hi = wasm_f32x4_splat(127.0f);
     for (int i = 0; i < 8; i += 2) {

@@ -7,14 +7,18 @@
 
 #include "error.h"
 #include "json.h"
+#include "sizes.h"
 
 namespace arcscope {
 
 uint64_t safetensors_header_length(const uint8_t p[8]) {
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | p[i];
-    require(n >= 2 && n <= kMaxSafetensorsHeader,
+    require(n >= 2 && n <= uint64_t(100) << 20,
             "not a safetensors file: header length " + std::to_string(n) + " is out of range");
+    require(n <= kMaxSafetensorsHeader, "safetensors header of " + human_bytes(n) + " is larger than arcscope reads (" +
+                                            human_bytes(kMaxSafetensorsHeader) +
+                                            "; a GPT-2 checkpoint's header is well under 1 MB)");
     return n;
 }
 

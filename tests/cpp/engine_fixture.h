@@ -117,7 +117,7 @@ inline GPT2Config tiny_config() {
 // Streams the safetensors bytes through the converter in chunks of `chunk` bytes.
 inline std::vector<uint8_t> convert_bytes(const GPT2Config& c, const std::vector<uint8_t>& st, DType dtype,
                                           size_t chunk = 4096) {
-    Converter conv(c, dtype);
+    Converter conv(c, dtype, st.size());
     for (size_t at = 0; at < st.size(); at += chunk) conv.feed(st.data() + at, std::min(chunk, st.size() - at));
     return conv.finish();
 }

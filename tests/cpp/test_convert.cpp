@@ -156,11 +156,15 @@ TEST(Convert, NamesWhatIsWrong) {
 
     std::vector<uint8_t> st = safetensors_bytes(good);
     for (size_t cut : {size_t(3), size_t(100), st.size() / 2, st.size() - 1}) {
+        // A download that stops early: the length was announced, fewer bytes came.
         msg = error_of([&] {
-            Converter conv(c, DType::Q8);
+            Converter conv(c, DType::Q8, st.size());
             conv.feed(st.data(), cut);
             conv.finish();
         });
+        EXPECT_NE(msg.find("truncated checkpoint"), std::string::npos) << "cut " << cut << ": " << msg;
+        // A file that is short: refused as soon as the header is read, before the output is allocated.
+        msg = error_of([&] { convert_bytes(c, std::vector<uint8_t>(st.begin(), st.begin() + cut), DType::Q8); });
         EXPECT_NE(msg.find("truncated checkpoint"), std::string::npos) << "cut " << cut << ": " << msg;
     }
     st.push_back(0);

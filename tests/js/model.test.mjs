@@ -3,7 +3,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, createReadStream } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, createReadStream, statSync } from 'node:fs';
 import { engine, maxAbsDiff, python, repoRoot } from './support.mjs';
 
 const cli = `${repoRoot}build/native/arcscope`;
@@ -92,6 +92,7 @@ test('convertCheckpoint in wasm writes the same bytes as the native converter', 
     const out = await e.convertCheckpoint({
       config, dtype,
       chunks: createReadStream(`${ckpt}/model.safetensors`, { highWaterMark: 300_001 }),
+      totalBytes: statSync(`${ckpt}/model.safetensors`).size,
       onProgress: (p) => { stages.add(p.stage); last = p; },
     });
     assert.ok(out instanceof Uint8Array);

@@ -10,6 +10,7 @@
 // same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
 import createArcscopeCore from './wasm/arcscope_core.js';
 import { createTokenizer } from './tokenizer.js';
+import { loadModel, convertCheckpoint, engineCall } from './model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -79,7 +80,9 @@ export async function createEngine(options = {}) {
       return { d_model: handle.d_model, d_head: handle.d_head, ...(handle.n_heads ? { n_heads: handle.n_heads } : {}) };
     },
     // x: Float32Array (or nested arrays) of shape [batch, seq, d_model]; mask: causalMask(seq) result, or null.
-    forward(x, shape, { mask = null } = {}) { return handle.forward(flat(x), shape, maskData(mask)); },
+    forward(x, shape, { mask = null } = {}) {
+      return engineCall('running an attention block', () => handle.forward(flat(x), shape, maskData(mask)));
+    },
     weight(name) { return handle.weight(name); },
     setWeight(name, values) { handle.setWeight(name, flat(values)); },
   });
@@ -91,7 +94,7 @@ export async function createEngine(options = {}) {
     const handle = new core.PositionalEncoding(dModel, maxSeqLen);
     return owned(handle, {
       table() { return handle.table(); },
-      forward(x, shape) { return handle.forward(flat(x), shape); },
+      forward(x, shape) { return engineCall('adding positional encodings', () => handle.forward(flat(x), shape)); },
     });
   };
   engine.causalMask = (n) => core.causalMask(n);
@@ -112,8 +115,8 @@ export async function createEngine(options = {}) {
   // ---- end tokenizer block ----
 
   // ---- model block (engine engineer): engine.loadModel(bytes), engine.convertCheckpoint(...) ----
-  // loadModel(bytes) -> Model (see model.js); convertCheckpoint({config, chunks, dtype, onProgress}) -> .arcs bytes
-  const { loadModel, convertCheckpoint } = await import('./model.js');
+  // loadModel(bytes) -> Model (see model.js); convertCheckpoint({config, chunks, dtype, totalBytes, onProgress})
+  // -> .arcs bytes
   engine.loadModel = (bytes) => loadModel(core, bytes, tokenizer);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);
   // ---- end model block ----

@@ -94,7 +94,16 @@ export async function openCheckpoint(source, progress) {
       `the server refuses cross-origin requests): ${e.message}`);
   }
   if (!response.ok) throw new Error(`could not download ${source.safetensorsUrl}: HTTP ${response.status}`);
-  return { configText, size: Number(response.headers.get('Content-Length')) || 0, chunks: response.body };
+  // The converter checks the header against the length before it allocates anything. A compressed response's
+  // Content-Length counts compressed bytes, so it is no use there.
+  const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
+  const size = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
+  if (!size) {
+    throw new Error(`${source.safetensorsUrl}: the server did not say how long the file is (no Content-Length` +
+      `${encoded ? ' for an uncompressed body' : ''}); arcscope needs the length to check the checkpoint before ` +
+      'converting it');
+  }
+  return { configText, size, chunks: response.body };
 }
 
 // Converts a checkpoint to an int8 .arcs model in the engine (streaming), caches it under key, returns its bytes.
@@ -108,6 +117,7 @@ export async function convertToModel(engine, source, key, progress) {
     config: checkpoint.configText,
     chunks: checkpoint.chunks,
     dtype: 'q8',
+    totalBytes: checkpoint.size,
     onProgress: ({ stage, bytesDone, bytesTotal }) => {
       if (bytesDone - last < 4 << 20 && stage === 'tensors') return; // a report every 4 MB is plenty
       last = bytesDone;

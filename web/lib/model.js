@@ -14,12 +14,27 @@ const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
   : null;
 
+// Ids go to the engine as they are (never through Int32Array, which would turn 2**32 + 464 into 464): the engine
+// checks each against the vocabulary.
 function checkIds(ids, what = 'ids') {
   if (!ids || typeof ids.length !== 'number') throw new TypeError(`${what}: expected an array of token ids`);
   for (let i = 0; i < ids.length; i++) {
     if (!Number.isInteger(ids[i])) throw new TypeError(`${what}: token at position ${i} is not an integer (${ids[i]})`);
   }
-  return ids instanceof Int32Array ? ids : Int32Array.from(ids);
+  return ids;
+}
+
+// A wasm trap (a bug, or memory damaged by one) arrives as a bare RuntimeError such as "memory access out of
+// bounds". It becomes a sentence naming what the engine was doing; `cause` keeps the original so callers (the
+// worker) can tell a crash from a refused input and start a fresh engine.
+export function engineCall(doing, fn) {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+    throw new Error(`the engine crashed while ${doing} (${error.message}); its memory may be damaged, so start a ` +
+      'new engine (reload the page) before going on', { cause: error });
+  }
 }
 
 export class Model {
@@ -49,7 +64,9 @@ export class Model {
   // Restarts the KV cache with these ids, so append() continues after them.
   forward(ids, { attention = true, allLogits = false } = {}) {
     this.#check();
-    return this.handle.forward(checkIds(ids), !!attention, !!allLogits);
+    checkIds(ids);
+    return engineCall(`running the model on ${ids.length} tokens`,
+      () => this.handle.forward(ids, !!attention, !!allLogits));
   }
 
   // One more token through the KV cache: {logits (n_vocab), attention: one row per layer and head
@@ -57,7 +74,7 @@ export class Model {
   append(id, { attention = true } = {}) {
     this.#check();
     if (!Number.isInteger(id)) throw new TypeError(`append: token id must be an integer, got ${id}`);
-    return this.handle.append(id, !!attention);
+    return engineCall('appending a token', () => this.handle.append(id, !!attention));
   }
 
   reset() { this.#check(); this.handle.reset(); }
@@ -80,18 +97,18 @@ export class Model {
     const prompt = checkIds(ids);
     if (!Number.isInteger(maxTokens) || maxTokens < 0) throw new Error(`maxTokens must be an integer >= 0`);
     this.handle.setSampling(temperature, topK, topP, seed);
-    this.handle.forward(prompt, false, false);
+    engineCall(`running the model on ${prompt.length} tokens`, () => this.handle.forward(prompt, false, false));
     const made = [];
     let stop = 'max_tokens';
     let step = null;
     while (made.length < maxTokens) {
       if (this.handle.length() >= this.config.n_ctx) { stop = 'context_full'; break; }
-      const id = this.handle.sample();
+      const id = engineCall('sampling', () => this.handle.sample());
       if (id === 50256) { stop = 'end_of_text'; break; }
       made.push(id);
       // The new token goes through the cache now, so its attention row is ready for onToken and its logits for
       // the next sample().
-      step = this.handle.append(id, !!attention);
+      step = engineCall('appending a token', () => this.handle.append(id, !!attention));
       if (onToken) {
         const keep = await onToken({ id, token: this.#tokenText(id), index: made.length - 1,
           attention: step.attention, attentionShape: step.attentionShape });
@@ -109,14 +126,15 @@ export class Model {
     this.#check();
     if (!Number.isInteger(seed) || seed < 0) throw new Error(`headScores: seed must be an integer >= 0, got ${seed}`);
     if (!Number.isInteger(length)) throw new Error(`headScores: length must be an integer, got ${length}`);
-    return this.core.headScores(this.handle, candidates == null ? null : checkIds(candidates, 'candidates'),
-      length, seed);
+    return engineCall('scoring the heads', () => this.core.headScores(this.handle,
+      candidates == null ? null : checkIds(candidates, 'candidates'), length, seed));
   }
 
   // ids -> {nll (nats per predicted token), perplexity, predicted}, scored in windows of n_ctx (or `window`).
   perplexity(ids, { window = 0 } = {}) {
     this.#check();
-    return this.core.perplexity(this.handle, checkIds(ids), window);
+    return engineCall(`measuring perplexity over ${ids.length} tokens`,
+      () => this.core.perplexity(this.handle, checkIds(ids), window));
   }
   // -- end head analysis --
 
@@ -137,10 +155,17 @@ export function loadModel(core, bytes, tokenizer = null) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     else throw new TypeError('loadModel expects the model file as a Uint8Array or ArrayBuffer');
   }
-  return new Model(core, core.Model.fromBytes(bytes), tokenizer);
+  return new Model(core, engineCall('loading a model', () => core.Model.fromBytes(bytes)), tokenizer);
 }
 
-const FEED_BYTES = 1 << 20;  // chunks go into wasm a megabyte at a time, whatever size the stream hands out
+const FEED_BYTES = 1 << 20;
+
+// The byte length of chunks given as bytes or an array of byte arrays; undefined for a stream.
+function knownLength(chunks) {
+  if (chunks instanceof Uint8Array || chunks instanceof ArrayBuffer) return chunks.byteLength;
+  if (Array.isArray(chunks)) return chunks.reduce((n, c) => n + (c?.byteLength ?? NaN), 0);
+  return undefined;
+}  // chunks go into wasm a megabyte at a time, whatever size the stream hands out
 
 async function* asChunks(source) {
   if (source instanceof Uint8Array) { yield source; return; }
@@ -158,24 +183,32 @@ async function* asChunks(source) {
 
 // Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
 //   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
-//   (or a ReadableStream, or one Uint8Array); dtype: 'q8' | 'f32';
+//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q8' | 'f32';
+//   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
+//   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
+//   is refused at once;
 //   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte.
 // wasm memory holds the output file and one Conv1D matrix at a time, never the whole input.
-export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', onProgress = null } = {}) {
+export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', totalBytes, onProgress = null } = {}) {
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
+  totalBytes ??= knownLength(chunks);
+  if (totalBytes === undefined) {
+    throw new Error('convertCheckpoint needs totalBytes, the length of model.safetensors, to check the checkpoint ' +
+      'before converting it');
+  }
   const text = typeof config === 'string' ? config : JSON.stringify(config);
-  const conv = core.ModelConverter.create(text, dtype);
+  const conv = core.ModelConverter.create(text, dtype, totalBytes);
   try {
     const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal() });
     for await (const chunk of asChunks(chunks)) {
       for (let at = 0; at < chunk.length; at += FEED_BYTES) {
-        conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES)));
+        engineCall('converting the checkpoint', () => conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES))));
         report(conv.stage());
       }
     }
     report('checksum');
-    const out = conv.finish();
+    const out = engineCall('finishing the conversion', () => conv.finish());
     report('done');
     return out;
   } finally {
