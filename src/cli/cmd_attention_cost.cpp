@@ -13,21 +13,16 @@ std::vector<int> parse_lengths(const std::string& text) {
     std::vector<int> lengths;
     std::stringstream s(text);
     std::string item;
-    while (std::getline(s, item, ',')) {
-        size_t used = 0;
-        int n = 0;
-        try { n = std::stoi(item, &used); } catch (const std::exception&) { used = 0; }
-        arcscope::require(used == item.size() && !item.empty(), "--lengths expects numbers like 128,256, got '" + item + "'");
-        lengths.push_back(n);
-    }
+    while (std::getline(s, item, ',')) lengths.push_back(int(parse_integer(item, 1, 1 << 16, "--lengths")));
     return lengths;
 }
 
 int run(const Args& args) {
     args.reject_unknown({"lengths", "d-model", "heads", "repeats"});
     const auto lengths = parse_lengths(args.get_or("lengths", "128,256,512,1024"));
-    const auto points = measure_attention_cost(lengths, int(args.get_int("d-model", 768)), int(args.get_int("heads", 12)),
-                                               int(args.get_int("repeats", 3)));
+    const auto points = measure_attention_cost(lengths, int(args.get_int("d-model", 768, 1, 1 << 16)),
+                                               int(args.get_int("heads", 12, 1, 1 << 12)),
+                                               int(args.get_int("repeats", 3, 1, 1000)));
     for (const auto& p : points) std::printf("seq_len=%4d: %8.2f ms\n", p.seq_len, p.ms);
     if (points.size() >= 3) {
         const auto fit = fit_quadratic(points);

@@ -11,8 +11,8 @@ namespace {
 
 int run(const Args& args) {
     args.reject_unknown({"reps", "t1", "t2"});
-    const int reps = int(args.get_int("reps", 5));
-    const int tokens[] = {int(args.get_int("t1", 1)), int(args.get_int("t2", 64))};
+    const int reps = int(args.get_int("reps", 5, 1, 1000));
+    const int tokens[] = {int(args.get_int("t1", 1, 1, 4096)), int(args.get_int("t2", 64, 1, 4096))};
     // (in_features x out_features) as GPT-2 names them; the kernels see rows = out, cols = in.
     const int shapes[][2] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}, {768, 50257}};
     std::printf("kernels: %s (native)\n", kernel_isa());

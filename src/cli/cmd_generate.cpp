@@ -1,6 +1,7 @@
 // cmd_generate.cpp: `arcscope generate --model FILE --text TEXT --tokens N [--temperature T --top-k K --top-p P
 // --seed S] [--json]`. Prints the prompt and then each new token as it is made (KV cache: one position per token).
 // With --json, prints {"prompt_ids","ids","text","stop"} at the end instead.
+#include <cstdint>
 #include <cstdio>
 
 #include "command.h"
@@ -20,13 +21,12 @@ int run(const Args& args) {
     Tokenizer tok = load_tokenizer(args);
     std::vector<int> prompt = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
     require(!prompt.empty(), "the prompt is empty: give some text to continue");
-    long n = args.get_int("tokens", 32);
-    require(n >= 0 && n <= 1000000, "--tokens must be between 0 and 1000000");
+    long long n = args.get_int("tokens", 32, 0, 1000000);
     SamplingParams params;
     params.temperature = float(args.get_double("temperature", 1.0));
-    params.top_k = int(args.get_int("top-k", 0));
+    params.top_k = int(args.get_int("top-k", 0, 0, INT32_MAX));
     params.top_p = float(args.get_double("top-p", 1.0));
-    params.seed = uint64_t(args.get_int("seed", 0));
+    params.seed = uint64_t(args.get_int("seed", 0, 0, INT64_MAX));
     params.validate();
 
     const bool json = args.has("json");

@@ -5,6 +5,7 @@
 // the distinct tokens that occur in the first F (default 1) of that text's tokens, e.g. a model's training text;
 // --by-frequency draws them as often as they occur there (like picking random positions of the text).
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -37,8 +38,7 @@ std::string grid(const std::vector<float>& v, int n_layer, int n_head) {
     for (int l = 0; l < n_layer; ++l) {
         s += l ? ",[" : "[";
         for (int h = 0; h < n_head; ++h) {
-            std::snprintf(buf, sizeof buf, h ? ",%.4f" : "%.4f", double(v[size_t(l) * n_head + h]));
-            s += buf;
+            s += (h ? "," : "") + json_number(v[size_t(l) * n_head + h], 4);
         }
         s += "]";
     }
@@ -47,21 +47,16 @@ std::string grid(const std::vector<float>& v, int n_layer, int n_head) {
 
 std::string best(const std::vector<float>& v, int n_head) {
     size_t i = size_t(std::max_element(v.begin(), v.end()) - v.begin());
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "{\"layer\":%d,\"head\":%d,\"score\":%.4f}", int(i) / n_head, int(i) % n_head,
-                  double(v[i]));
-    return buf;
+    return "{\"layer\":" + std::to_string(int(i) / n_head) + ",\"head\":" + std::to_string(int(i) % n_head) +
+           ",\"score\":" + json_number(v[i], 4) + "}";
 }
 
 int run(const Args& args) {
     args.reject_unknown({"model", "seed", "length", "draw-from", "draw-share", "by-frequency", "tokenizer"});
     std::unique_ptr<GPT2> model = load_model(args);
     const GPT2Config& c = model->config();
-    const long seed = args.get_int("seed", 0);
-    const long length = args.get_int("length", std::min(50, c.n_ctx / 2));
-    require(seed >= 0, "--seed must be a non-negative integer");
-    require(length >= 2 && length <= c.n_ctx / 2,
-            "--length must be between 2 and n_ctx / 2 = " + std::to_string(c.n_ctx / 2));
+    const long long seed = args.get_int("seed", 0, 0, INT64_MAX);
+    const long long length = args.get_int("length", std::min(50, c.n_ctx / 2), 2, std::max(2, c.n_ctx / 2));
     const double share = args.get_double("draw-share", 1.0);
     require(share > 0 && share <= 1, "--draw-share must be in (0, 1]");
 
@@ -77,7 +72,7 @@ int run(const Args& args) {
     }
     HeadScores s = analyze_heads(*model, candidates, int(length), uint64_t(seed));
 
-    std::printf("{\"seed\":%ld,\"length\":%ld,\"drawn_from\":%s,\n", seed, length, json_quote(drawn_from).c_str());
+    std::printf("{\"seed\":%lld,\"length\":%lld,\"drawn_from\":%s,\n", seed, length, json_quote(drawn_from).c_str());
     std::printf(" \"previous_token\":%s,\n", grid(s.previous_token, c.n_layer, c.n_head).c_str());
     std::printf(" \"first_token\":%s,\n", grid(s.first_token, c.n_layer, c.n_head).c_str());
     std::printf(" \"induction\":%s,\n", grid(s.induction, c.n_layer, c.n_head).c_str());

@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "error.h"
+#include "json_strings.h"
 #include "model_args.h"
 #include "perplexity.h"
 
@@ -25,15 +26,15 @@ int run(const Args& args) {
     std::vector<int> ids = load_tokenizer(args).encode(text.str());
     if (args.has("held-out")) ids = held_out_tokens(ids);
 
-    const long skip = args.get_int("skip", 0), tokens = args.get_int("tokens", 0);
-    require(skip >= 0 && size_t(skip) < ids.size(), "--skip must be in [0, " + std::to_string(ids.size()) + ")");
-    require(tokens >= 0, "--tokens must be non-negative");
+    require(!ids.empty(), path + " has no tokens");
+    const long long skip = args.get_int("skip", 0, 0, (long long)ids.size() - 1);
+    const long long tokens = args.get_int("tokens", 0, 0, (long long)ids.size());
     const size_t end = tokens == 0 ? ids.size() : std::min(ids.size(), size_t(skip + tokens));
     std::vector<int> passage(ids.begin() + skip, ids.begin() + end);
 
-    Perplexity p = perplexity(*model, passage, int(args.get_int("window", 0)));
-    std::printf("{\"tokens\":%zu,\"predicted\":%lld,\"nll\":%.6f,\"perplexity\":%.4f}\n", passage.size(),
-                (long long)p.predicted, p.nll, p.value());
+    Perplexity p = perplexity(*model, passage, int(args.get_int("window", 0, 0, model->config().n_ctx)));
+    std::printf("{\"tokens\":%zu,\"predicted\":%lld,\"nll\":%s,\"perplexity\":%s}\n", passage.size(),
+                (long long)p.predicted, json_number(p.nll, 6).c_str(), json_number(p.value(), 4).c_str());
     return 0;
 }
 

@@ -13,12 +13,8 @@ namespace arcscope::cli {
 namespace {
 
 void append_floats(std::string& out, const float* x, size_t n) {
-    char buf[32];
     out += '[';
-    for (size_t i = 0; i < n; ++i) {
-        std::snprintf(buf, sizeof buf, i ? ",%.9g" : "%.9g", double(x[i]));
-        out += buf;
-    }
+    for (size_t i = 0; i < n; ++i) out += (i ? "," : "") + json_number(x[i]);
     out += ']';
 }
 

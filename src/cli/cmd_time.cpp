@@ -39,7 +39,8 @@ int run(const Args& args) {
     std::unique_ptr<GPT2> model = load_model(args);
     double load_ms = now_ms() - t0;
     const GPT2Config& c = model->config();
-    int T = int(args.get_int("tokens", 64)), N = int(args.get_int("decode", 32)), R = int(args.get_int("repeat", 5));
+    int T = int(args.get_int("tokens", 64, 1, 1 << 16)), N = int(args.get_int("decode", 32, 0, 1 << 16)),
+        R = int(args.get_int("repeat", 5, 1, 1000));
     require(T >= 1 && T <= c.n_ctx, "--tokens must be in [1, n_ctx]");
     require(N >= 0 && T + N <= c.n_ctx, "--tokens + --decode must fit in n_ctx");
     require(R >= 1 && R <= 1000, "--repeat must be in [1, 1000]");

@@ -109,7 +109,7 @@ int run(const Args& args) {
     int sources = int(args.has("text")) + int(args.has("file")) + int(args.has("jsonl"));
     require(sources == 1, "give exactly one of --text TEXT, --file PATH, --jsonl");
     require(!args.has("stats") || !args.has("jsonl"), "--stats goes with --text or --file");
-    long repeat = args.get_int("repeat", 3);
+    long long repeat = args.get_int("repeat", 3, 1, 1000);
     require(repeat >= 1 && repeat <= 1000, "--repeat must be in [1, 1000]");
 
     Tokenizer tok = Tokenizer::load(args.get_or("tokenizer", default_tokenizer_path()));

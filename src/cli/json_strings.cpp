@@ -1,11 +1,22 @@
 // json_strings.cpp: escaping and unescaping JSON string values (RFC 8259).
 #include "json_strings.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "error.h"
 #include "json.h"
 #include "unicode_classes.h"
 
 namespace arcscope::cli {
+
+std::string json_number(double x, int decimals) {
+    if (!std::isfinite(x)) return "null";
+    char buf[48];
+    if (decimals < 0) std::snprintf(buf, sizeof buf, "%.9g", x);
+    else std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+    return buf;
+}
 
 std::string json_quote(std::string_view text) {
     std::string repaired;

@@ -5,6 +5,10 @@
 
 namespace arcscope::cli {
 
+// A number as JSON: %.9g (enough for a float to read back exactly), or with `decimals` fixed digits. JSON has no
+// NaN or Infinity, so a non-finite value is written as null: the output stays JSON whatever the model does.
+std::string json_number(double x, int decimals = -1);
+
 // "text" with JSON escapes; text is UTF-8 (ill-formed bytes are written as U+FFFD, so the output is valid JSON).
 std::string json_quote(std::string_view text);
 

@@ -1,4 +1,5 @@
 // main.cpp: `arcscope <command> [options]`. Every failure prints "error: ..." on stderr and exits 1.
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -42,14 +43,20 @@ std::string Args::get_or(const std::string& key, const std::string& fallback) co
     return get(key).value_or(fallback);
 }
 
-long Args::get_int(const std::string& key, long fallback) const {
-    auto v = get(key);
-    if (!v) return fallback;
-    size_t used = 0;
-    long n = 0;
-    try { n = std::stol(*v, &used); } catch (const std::exception&) { used = 0; }
-    arcscope::require(used == v->size() && !v->empty(), "--" + key + " expects an integer, got '" + *v + "'");
+long long parse_integer(const std::string& text, long long lo, long long hi, const std::string& what) {
+    // std::stol would skip spaces, take '+' and read "4294967297" into a long that the caller then cuts to int.
+    const size_t first = !text.empty() && text[0] == '-' ? 1 : 0;
+    bool ok = text.size() > first && text.size() - first <= 18;
+    for (size_t i = first; ok && i < text.size(); ++i) ok = text[i] >= '0' && text[i] <= '9';
+    const long long n = ok ? std::stoll(text) : 0;
+    arcscope::require(ok && n >= lo && n <= hi, what + " expects an integer in [" + std::to_string(lo) + ", " +
+                                                    std::to_string(hi) + "], got '" + text + "'");
     return n;
+}
+
+long long Args::get_int(const std::string& key, long long fallback, long long lo, long long hi) const {
+    auto v = get(key);
+    return v ? parse_integer(*v, lo, hi, "--" + key) : fallback;
 }
 
 double Args::get_double(const std::string& key, double fallback) const {
@@ -57,8 +64,10 @@ double Args::get_double(const std::string& key, double fallback) const {
     if (!v) return fallback;
     size_t used = 0;
     double x = 0;
-    try { x = std::stod(*v, &used); } catch (const std::exception&) { used = 0; }
-    arcscope::require(used == v->size() && !v->empty(), "--" + key + " expects a number, got '" + *v + "'");
+    const bool plain = !v->empty() && v->find_first_not_of("0123456789.eE+-") == std::string::npos;
+    try { x = plain ? std::stod(*v, &used) : 0; } catch (const std::exception&) { used = 0; }
+    arcscope::require(plain && used == v->size() && std::isfinite(x),
+                      "--" + key + " expects a finite number, got '" + *v + "'");
     return x;
 }
 

@@ -25,12 +25,7 @@ std::vector<int> parse_ids(const std::string& text) {
     while (at <= text.size()) {
         size_t comma = text.find(',', at);
         std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        size_t used = 0;
-        long v = -1;
-        try { v = std::stol(item, &used); } catch (const std::exception&) { used = 0; }
-        require(used == item.size() && !item.empty() && v >= INT32_MIN && v <= INT32_MAX,
-                "--ids expects comma-separated integers, got '" + item + "'");
-        ids.push_back(int(v));
+        ids.push_back(int(parse_integer(item, 0, INT32_MAX, "--ids (comma-separated token ids)")));
         if (comma == std::string::npos) break;
         at = comma + 1;
     }
