@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds both targets from the one CMakeLists.txt: build/native (CLI, tests) and build/wasm (web module).
-# Usage: scripts/build.sh [native|wasm|all]   (default: all)
+# Builds both targets from the one CMakeLists.txt: build/native (CLI, tests) and build/wasm (web module); on request
+# also build/sanitize, the native tests under ASan + UBSan with wasm's 32-bit buffer limit.
+# Usage: scripts/build.sh [native|wasm|sanitize|all]   (default: all = native and wasm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:-all}
@@ -9,6 +10,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 if [ "$target" = native ] || [ "$target" = all ]; then
   cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/native -j "$jobs"
+fi
+if [ "$target" = sanitize ]; then
+  cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DARCSCOPE_SANITIZE=ON -DARCSCOPE_ADDRESS_BITS=32 >/dev/null
+  cmake --build build/sanitize -j "$jobs" --target arcscope_tests
 fi
 if [ "$target" = wasm ] || [ "$target" = all ]; then
   # Debian's emcc runs its JS optimizer with Debian's acorn, found only through NODE_PATH.

@@ -277,11 +277,11 @@ AlignedBytes::~AlignedBytes() { std::free(data); }
 
 std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
     struct stat info;
-    require(::stat(path.c_str(), &info) == 0, "cannot open " + path + ": " + std::strerror(errno));
+    if (::stat(path.c_str(), &info) != 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
     require(!S_ISDIR(info.st_mode), path + " is a directory, not a model file");
     require(S_ISREG(info.st_mode), path + " is not a regular file");
     std::FILE* fp = std::fopen(path.c_str(), "rb");
-    require(fp != nullptr, "cannot open " + path + ": " + std::strerror(errno));
+    if (fp == nullptr) throw Error("cannot open " + path + ": " + std::strerror(errno));
     const uint64_t n = uint64_t(info.st_size);
     std::unique_ptr<AlignedBytes> buf;
     try {

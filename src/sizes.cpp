@@ -56,7 +56,8 @@ size_t buffer_bytes(const char* what, uint64_t bytes) {
 
 std::string human_bytes(uint64_t n) {
     char buf[32];
-    if (n >= 1000000000) std::snprintf(buf, sizeof buf, "%.1f GB", n / 1e9);
+    if (n >= 1000000000000) std::snprintf(buf, sizeof buf, "%.1f TB", n / 1e12);
+    else if (n >= 1000000000) std::snprintf(buf, sizeof buf, "%.1f GB", n / 1e9);
     else if (n >= 1000000) std::snprintf(buf, sizeof buf, "%.0f MB", n / 1e6);
     else if (n >= 1000) std::snprintf(buf, sizeof buf, "%.1f KB", n / 1e3);
     else std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)n);

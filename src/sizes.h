@@ -35,6 +35,6 @@ inline size_t buffer_elements(const char* what, std::initializer_list<uint64_t> 
 // A byte count as size_t, checked the same way ("converted model file needs 4.3 GB; this build can address ...").
 size_t buffer_bytes(const char* what, uint64_t bytes);
 
-std::string human_bytes(uint64_t n);  // "4.3 GB", "131 MB", "4.2 KB", "17 bytes"
+std::string human_bytes(uint64_t n);  // "1.1 TB", "4.3 GB", "131 MB", "4.2 KB", "17 bytes"
 
 }  // namespace arcscope

@@ -1,0 +1,292 @@
+// test_hostile_input.cpp: crafted inputs an attacker would try, one test per class of the hostile-input review.
+// Each must end in an Error that says what is wrong, before anything is allocated, and leave a model loaded earlier
+// giving the same bits. Tests of the 32-bit limits run in the sanitizer build (ARCSCOPE_ADDRESS_BITS=32, what wasm
+// has) and are skipped, saying so, where the build can address more; tests/js/hostile_input.test.mjs runs them in
+// wasm itself.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "attention.h"
+#include "engine_fixture.h"
+#include "gpt2.h"
+#include "heads.h"
+#include "json.h"
+#include "model_file.h"
+#include "portable_math.h"
+#include "safetensors.h"
+#include "sizes.h"
+
+using namespace arcscope;
+using namespace arcscope::testing;
+
+namespace {
+
+#define EXPECT_HAS(text, fragment) EXPECT_NE(std::string(text).find(fragment), std::string::npos) << (text)
+#define SKIP_UNLESS_32_BIT() \
+    if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build (scripts/test.sh's sanitizer build) and in wasm"
+
+// A safetensors file whose header lists every tensor of `c` (F32, Hugging Face shapes) but which holds no data.
+std::vector<uint8_t> header_only_checkpoint(const GPT2Config& c) {
+    std::string json = "{";
+    uint64_t at = 0;
+    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) {
+        const bool conv1d = s.cols != 0 && s.name != "wte.weight" && s.name != "wpe.weight";
+        const uint64_t rows = conv1d ? s.cols : s.rows, cols = conv1d ? s.rows : s.cols;
+        const uint64_t bytes = (cols ? rows * cols : rows) * 4;
+        json += (at ? ",\"" : "\"") + s.name + "\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(rows) +
+                (cols ? "," + std::to_string(cols) : "") + "],\"data_offsets\":[" + std::to_string(at) + "," +
+                std::to_string(at + bytes) + "]}";
+        at += bytes;
+    }
+    json += "}";
+    std::vector<uint8_t> out(8 + json.size());
+    for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(json.size()) >> (8 * i));
+    std::memcpy(out.data() + 8, json.data(), json.size());
+    return out;
+}
+
+// The one config from the review: valid, but its .arcs would be 2^32 + ~117 KB.
+GPT2Config file_over_4gb() {
+    GPT2Config c;
+    c.n_layer = 73;
+    c.n_head = 16;
+    c.n_embd = 2048;
+    c.n_ctx = 1;
+    c.n_vocab = 66712;
+    return c;
+}
+
+struct Loaded {
+    std::vector<uint8_t> bytes;
+    std::unique_ptr<GPT2> model;
+    explicit Loaded(std::vector<uint8_t> b) : bytes(std::move(b)) {
+        model = std::make_unique<GPT2>(ModelFile::parse(bytes.data(), bytes.size()));
+    }
+};
+
+// The byte offset of a tensor's data inside a model file.
+size_t data_at(const std::vector<uint8_t>& file, const std::string& name) {
+    ModelFile f = ModelFile::parse(file.data(), file.size());
+    return size_t(f.tensor(name).data - file.data());
+}
+
+void put_f32(std::vector<uint8_t>& b, size_t at, float v) { std::memcpy(b.data() + at, &v, 4); }
+
+std::string parse_error(std::vector<uint8_t> b) {
+    seal_file(b.data(), b.size());  // a valid checksum, so the value check is what fires
+    return error_of([&] { ModelFile::parse(b.data(), b.size()); });
+}
+
+std::vector<float> logits_of(GPT2& g, const std::vector<int>& ids) {
+    g.forward(ids.data(), int(ids.size()), true, true);
+    return std::vector<float>(g.logits(), g.logits() + size_t(ids.size()) * g.config().n_vocab);
+}
+
+}  // namespace
+
+TEST(Sizes, ProductsAreCheckedBeforeAnythingIsAllocated) {
+    EXPECT_EQ(buffer_elements("x", {3, 5, 7}, 4), size_t(105));
+    // 2^64 overflows: said so, not wrapped to a small number.
+    EXPECT_HAS(error_of([] { buffer_elements("attention capture", {1ull << 32, 1ull << 32, 2}, 4); }),
+               "attention capture [4294967296, 4294967296, 2] of 4-byte values needs more than 2^64 bytes");
+    EXPECT_HAS(error_of([] { buffer_elements("tensor", {65536, 65536, 65536}, 4); }), "needs 1125.9 TB");
+    EXPECT_HAS(error_of([] { checked_mul(1ull << 40, 1ull << 30, "layout"); }), "layout: size overflows 64 bits");
+    EXPECT_HAS(error_of([] { checked_add(~0ull, 1, "layout"); }), "overflows");
+    EXPECT_EQ(human_bytes(4295229444ull), "4.3 GB");
+}
+
+TEST(Sizes, The32BitLimitIsWasms) {
+    SKIP_UNLESS_32_BIT();
+    EXPECT_HAS(error_of([] { buffer_elements("attention capture", {1, 1, 32769, 32769}, 4); }),
+               "attention capture [1, 1, 32769, 32769] of 4-byte values needs 4.3 GB (4295229444 bytes); this "
+               "build can address 4.3 GB (2^32 bytes)");
+    EXPECT_EQ(buffer_elements("attention capture", {1, 1, 32768, 32767}, 4), size_t(32768) * 32767);
+}
+
+// 1. A config that passes validation, a file of its header alone: refused before the 4.3 GB output exists.
+TEST(HostileInput, ConverterChecksTheRealLengthBeforeAllocating) {
+    const GPT2Config c = file_over_4gb();
+    ASSERT_NO_THROW(c.validate());
+    const std::vector<uint8_t> st = header_only_checkpoint(c);
+    Converter conv(c, DType::Q8, st.size());
+    const std::string msg = error_of([&] { conv.feed(st.data(), st.size()); });
+    EXPECT_HAS(msg, "truncated checkpoint: model.safetensors is ");
+    EXPECT_HAS(msg, "(82843 bytes) but its header describes 15.3 GB");
+    EXPECT_EQ(conv.output_bytes(), 0u) << "nothing may be allocated for a file that cannot be real";
+}
+
+TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
+    SKIP_UNLESS_32_BIT();
+    // A source that claims its full length (a lying Content-Length): the output size itself is refused.
+    const GPT2Config c = file_over_4gb();
+    const std::vector<uint8_t> st = header_only_checkpoint(c);
+    uint64_t header_len = 0;
+    for (int i = 7; i >= 0; --i) header_len = header_len << 8 | st[i];
+    uint64_t data = 0;
+    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) data += s.bytes;
+    Converter conv(c, DType::Q8, 8 + header_len + data);
+    const std::string msg = error_of([&] { conv.feed(st.data(), st.size()); });
+    EXPECT_HAS(msg, "the converted model file needs 4.3 GB");
+    EXPECT_HAS(msg, "this build can address 4.3 GB (2^32 bytes)");
+    EXPECT_EQ(conv.output_bytes(), 0u);
+}
+
+// 2. L * H * T * T beyond the address space: an Error before the capture buffer grows; the model still works.
+TEST(HostileInput, AttentionCaptureSizeIsChecked) {
+    SKIP_UNLESS_32_BIT();
+    GPT2Config c;
+    c.n_layer = 1;
+    c.n_head = 1;
+    c.n_embd = 8;
+    c.n_ctx = 32769;
+    c.n_vocab = 16;
+    Loaded m(tiny_model_bytes(DType::Q8, 3, c));
+    const std::vector<int> few = {1, 2, 3};
+    const std::vector<float> before = logits_of(*m.model, few);
+    std::vector<int> ids(32769, 5);
+    EXPECT_HAS(error_of([&] { m.model->forward(ids.data(), int(ids.size()), true); }),
+               "attention capture (n_layer x n_head x queries x keys) [1, 1, 32769, 32769] of 4-byte values needs "
+               "4.3 GB");
+    EXPECT_EQ(logits_of(*m.model, few), before);
+}
+
+// 3. Shapes whose element count wraps in 32 bits, or exceeds 2^64.
+TEST(HostileInput, TensorElementCountsAreChecked) {
+    EXPECT_HAS(error_of([] { Tensor({65536, 65536, 65536}); }), "tensor [65536, 65536, 65536] of 4-byte values");
+    EXPECT_HAS(error_of([] { Tensor({4, 8, 16}, {}); }), "does not match its shape");
+    EXPECT_HAS(error_of([] { Tensor({4, 0, 2}); }), "dimensions must be positive, got 0");
+    EXPECT_HAS(error_of([] { random_normal({65536, 65536, 65536}, 1); }), "needs 1125.9 TB");
+    EXPECT_HAS(error_of([] { PositionalEncoding(65536, 1 << 30); }), "positional encoding table");
+    EXPECT_HAS(error_of([] { causal_mask(1 << 30); }), "causal mask [1073741824, 1073741824]");
+}
+
+TEST(HostileInput, TensorElementCountsAreCheckedAt32Bits) {
+    SKIP_UNLESS_32_BIT();
+    EXPECT_HAS(error_of([] { Tensor({65536, 256, 256}); }), "needs 17.2 GB");
+    EXPECT_HAS(error_of([] { Tensor({65536, 256, 256}, {}); }), "needs 17.2 GB");
+    EXPECT_HAS(error_of([] { random_normal({65537, 65536, 1}, 1); }), "needs 17.2 GB");
+}
+
+// 4. What UBSan found: exp of NaN, 2 * length overflowing, a length that became "Error: vector".
+TEST(HostileInput, NoUndefinedBehaviourOnNaNOrHugeLengths) {
+    EXPECT_TRUE(std::isnan(portable_exp(std::nanf(""))));
+    EXPECT_EQ(portable_exp(-1000.0f), 0.0f);
+    Loaded m(tiny_model_bytes(DType::Q8));
+    EXPECT_HAS(error_of([&] { analyze_heads(*m.model, {1, 2, 3}, 1 << 30, 0); }),
+               "heads: 2 x length = 2147483648 tokens do not fit the model's context of 48");
+    EXPECT_HAS(error_of([&] { analyze_heads(*m.model, {1, 2, 3}, INT32_MAX, 0); }), "2 x length = 4294967294");
+    std::vector<float> att(16);
+    EXPECT_HAS(error_of([&] { score_heads(att.data(), 1, 1, 1 << 30); }), "length must be in [2, 2^20]");
+}
+
+// 5. Checksum-valid files with NaN or Inf weights are refused at load, naming the tensor and the first bad index;
+// finite weights that overflow on some input make the forward pass an Error, not NaN logits.
+TEST(HostileInput, NonFiniteWeightsAreRefused) {
+    for (DType t : {DType::F32, DType::Q8}) {
+        const std::vector<uint8_t> good = tiny_model_bytes(t);
+        std::vector<uint8_t> b = good;
+        put_f32(b, data_at(b, "ln_f.weight") + 3 * 4, std::nanf(""));
+        EXPECT_HAS(parse_error(b), "tensor ln_f.weight holds a non-finite value (NaN) at index 3");
+        b = good;
+        put_f32(b, data_at(b, "h.1.attn.c_proj.bias") + 7 * 4, INFINITY);
+        EXPECT_HAS(parse_error(b), "tensor h.1.attn.c_proj.bias holds a non-finite value (Inf) at index 7");
+        b = good;
+        put_f32(b, data_at(b, "h.0.ln_2.bias"), -INFINITY);
+        EXPECT_HAS(parse_error(b), "tensor h.0.ln_2.bias holds a non-finite value (Inf) at index 0");
+    }
+    // q8: the scale of rows 8..15, block 1 of h.0.mlp.c_fc.weight (records run block-fastest, 8 scales first).
+    std::vector<uint8_t> b = tiny_model_bytes(DType::Q8);
+    const size_t blocks = (64 + kQ8Block - 1) / kQ8Block;
+    put_f32(b, data_at(b, "h.0.mlp.c_fc.weight") + (1 * blocks + 1) * kQ8RecordBytes + 4 * 2, std::nanf(""));
+    EXPECT_HAS(parse_error(b), "tensor h.0.mlp.c_fc.weight has a non-finite q8 scale (NaN) for row 10, columns 32-63");
+    // The converter says where, too.
+    Checkpoint ck = random_checkpoint(tiny_config(), 1);
+    std::vector<float> v = f32_values(ck["h.0.mlp.c_fc.bias"]);
+    v[200] = INFINITY;
+    ck["h.0.mlp.c_fc.bias"] = f32_tensor({256}, v);
+    EXPECT_HAS(error_of([&] { convert_bytes(tiny_config(), safetensors_bytes(ck), DType::Q8); }),
+               "tensor h.0.mlp.c_fc.bias holds a non-finite value (Inf) at index 200");
+}
+
+TEST(HostileInput, OverflowingActivationsAreAnErrorNotNaNLogits) {
+    for (DType t : {DType::F32, DType::Q8}) {
+        std::vector<uint8_t> b = tiny_model_bytes(t);
+        const size_t at = data_at(b, "ln_f.weight");
+        for (int i = 0; i < 64; ++i) put_f32(b, at + 4 * i, 3e38f);  // finite, but x * w overflows float32
+        seal_file(b.data(), b.size());
+        Loaded m(b);
+        const std::vector<int> ids = {1, 2, 3};
+        EXPECT_HAS(error_of([&] { m.model->forward(ids.data(), 3); }), "the model produced a non-finite logit");
+        EXPECT_HAS(error_of([&] { m.model->forward(ids.data(), 3); }), "at position 2");
+    }
+}
+
+// 6. Two table entries aliasing the same bytes (checksum recomputed) are refused.
+TEST(HostileInput, OverlappingTensorRangesAreRefused) {
+    std::vector<uint8_t> b = tiny_model_bytes(DType::Q8);
+    ModelFile f = ModelFile::parse(b.data(), b.size());
+    // Table entries are in spec order: wte, wpe, h.0.ln_1.weight, h.0.ln_1.bias, ... Point the bias at the weight.
+    ASSERT_EQ(f.tensors()[2].name, "h.0.ln_1.weight");
+    ASSERT_EQ(f.tensors()[3].name, "h.0.ln_1.bias");
+    const size_t offset_field = kModelHeaderBytes + 3 * kTensorEntryBytes + 80;
+    for (int i = 0; i < 8; ++i) b[offset_field + i] = uint8_t(f.tensors()[2].offset >> (8 * i));
+    EXPECT_HAS(parse_error(b), "tensors h.0.ln_1.weight and h.0.ln_1.bias overlap");
+}
+
+// 7. Integers parsed strictly: config.json numbers follow JSON's grammar and keys appear once.
+TEST(HostileInput, ConfigIntegersAreStrict) {
+    const std::string tail = R"(, "n_head": 2, "n_embd": 64, "n_positions": 8, "vocab_size": 9})";
+    EXPECT_NO_THROW(config_from_hf_json(R"({"n_layer": 2)" + tail));
+    EXPECT_HAS(error_of([&] { config_from_hf_json(R"({"n_layer": +2)" + tail); }), "config.json: JSON");
+    EXPECT_HAS(error_of([&] { config_from_hf_json(R"({"n_layer": 04)" + tail); }), "leading zero");
+    EXPECT_HAS(error_of([&] { config_from_hf_json(R"({"n_layer": 2, "n_layer": 3)" + tail); }),
+               "key \"n_layer\" appears twice");
+    EXPECT_HAS(error_of([&] { config_from_hf_json(R"({"n_layer": 4294967298)" + tail); }),
+               "n_layer must be an integer");
+    EXPECT_HAS(error_of([&] { config_from_hf_json(R"({"n_layer": 2.5)" + tail); }), "n_layer must be an integer");
+    for (const char* bad : {".5", "1.", "1e", "-", "--1", "1e+", "0x10", "Infinity", "NaN"})
+        EXPECT_HAS(error_of([&] { Json::parse(bad); }), "JSON: ") << bad;
+    EXPECT_DOUBLE_EQ(Json::parse("-0.5e+2").number, -50.0);
+}
+
+TEST(HostileInput, GPT2RejectsIdsOutsideTheVocabulary) {
+    Loaded m(tiny_model_bytes(DType::Q8));
+    const std::vector<int> ids = {1, 300};
+    EXPECT_HAS(error_of([&] { m.model->forward(ids.data(), 2); }),
+               "token id 300 at position 1 is outside the vocabulary [0, 300)");
+    const std::vector<int> negative = {INT32_MIN};
+    EXPECT_HAS(error_of([&] { m.model->forward(negative.data(), 1); }), "token id -2147483648 at position 0");
+}
+
+// 9. Memory: headers beyond the stated limit, JSON whose tree would dwarf its text.
+TEST(HostileInput, MemoryStaysBoundedByTheInput) {
+    uint8_t prefix[8] = {0};
+    const uint64_t hundred_mb = 100u << 20;
+    for (int i = 0; i < 8; ++i) prefix[i] = uint8_t(hundred_mb >> (8 * i));
+    EXPECT_HAS(error_of([&] { safetensors_header_length(prefix); }),
+               "safetensors header of 105 MB is larger than arcscope reads (4 MB");
+    std::string bomb = "[";
+    for (int i = 0; i < 1 << 20; ++i) bomb += "0,";
+    bomb += "0]";
+    EXPECT_HAS(error_of([&] { Json::parse(bomb); }), "more than 24 bytes of memory per byte of text");
+    // A real header fits the bound with room: GPT-2 xl's layout (48 layers).
+    GPT2Config xl;
+    xl.n_layer = 48;
+    xl.n_head = 25;
+    xl.n_embd = 1600;
+    const std::vector<uint8_t> st = header_only_checkpoint(xl);
+    EXPECT_EQ(parse_safetensors_header(std::string_view(reinterpret_cast<const char*>(st.data()) + 8,
+                                                        st.size() - 8)).size(),
+              gpt2_tensor_specs(xl, DType::F32).size());
+}
+
+// 10. Messages a person understands.
+TEST(HostileInput, FileErrorsSayWhatIsWrong) {
+    EXPECT_HAS(error_of([] { read_file_aligned(ARCSCOPE_SOURCE_DIR "/models"); }), "is a directory, not a model file");
+    EXPECT_HAS(error_of([] { read_file_aligned(ARCSCOPE_SOURCE_DIR "/no-such-model.arcs"); }),
+               "No such file or directory");
+    EXPECT_HAS(error_of([] { convert_checkpoint_dir(ARCSCOPE_SOURCE_DIR "/no-such-dir", "/dev/null", DType::Q8); }),
+               "cannot open");
+}
