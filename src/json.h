@@ -2,7 +2,7 @@
 // Numbers are kept as double, objects keep their keys' order. Strings come out as UTF-8; a lone surrogate escape
 // (\ud800) becomes U+FFFD, as in JavaScript's TextEncoder. Malformed text throws Error with the byte offset.
 // Strict: numbers follow RFC 8259's grammar ("+2", "04" and ".5" are errors), a key repeated in one object is an
-// error, nesting stops at 64 levels, and the tree may take at most 24 bytes of memory per byte of text.
+// error, nesting stops at 64 levels, and the tree may take at most 16 bytes of memory per byte of text.
 #pragma once
 #include <string>
 #include <string_view>

@@ -23,9 +23,9 @@ struct SafeTensor {
 };
 
 // The longest JSON header arcscope reads. Hugging Face's reader allows 100 MB; GPT-2 small's header is about 15 KB
-// and the largest GPT-2 this build accepts (256 layers) needs under 0.5 MB, so 4 MB leaves room for metadata while
-// a hostile header cannot cost more than about 100 MB to parse (the JSON reader's bound, json.h).
-constexpr uint64_t kMaxSafetensorsHeader = 4u << 20;
+// and the largest GPT-2 this build accepts (256 layers) needs about 0.3 MB, so 1 MB leaves room for metadata while a
+// hostile header cannot cost more than about 32 MB to parse (the JSON reader's bound, json.h).
+constexpr uint64_t kMaxSafetensorsHeader = 1u << 20;
 
 // The 8-byte prefix -> header length. Throws Error if it is absurd.
 uint64_t safetensors_header_length(const uint8_t prefix[8]);

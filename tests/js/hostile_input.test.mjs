@@ -1,0 +1,213 @@
+// hostile_input.test.mjs: the crafted inputs of the hostile-input review, against the wasm engine itself, where size_t
+// is 32 bits. Every one must be a clear Error, and afterwards every model loaded before it must give the same bits
+// and the tokenizer must still work: one wasm memory holds them all, so a write past a wrapped size would land in
+// their bytes. Each class also prints the wasm memory it left the engine with (wasm memory never shrinks, so that
+// is its peak).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { engine, repoRoot } from './support.mjs';
+import { checkpoint, tensorAt, reseal } from './crafted_files.mjs';
+
+const TEXT = 'Where is the duke of York? Where is the duke of York?';
+const TINY = { n_layer: 2, n_head: 2, n_embd: 32, n_positions: 64, vocab_size: 96, activation_function: 'gelu_new' };
+let e, shipped, tiny, tinyBytes, reference;
+
+const convert = (config, chunks, options = {}) => e.convertCheckpoint({ config, chunks, dtype: 'q8', ...options });
+const bytesOf = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+const mb = () => (e.core.HEAP8.buffer.byteLength / 2 ** 20).toFixed(0);
+
+// Everything the loaded models and the tokenizer give for fixed inputs: logits and attention of every position.
+function observe() {
+  const ids = e.encode(TEXT);
+  const a = shipped.forward(ids, { attention: true, allLogits: true });
+  const b = tiny.forward([1, 5, 9, 5, 1, 95], { attention: true, allLogits: true });
+  return { ids: [...ids], text: e.decode(ids), arrays: [a.logits, a.attention, b.logits, b.attention].map(bytesOf) };
+}
+
+function assertUnharmed(what) {
+  const now = observe();
+  assert.deepEqual(now.ids, reference.ids, `${what}: the tokenizer changed`);
+  assert.equal(now.text, TEXT, `${what}: decode changed`);
+  now.arrays.forEach((bytes, i) => assert.equal(Buffer.compare(bytes, reference.arrays[i]), 0,
+    `${what}: results of a model loaded earlier changed (array ${i})`));
+  console.log(`${what}: loaded models bit-identical, tokenizer intact; wasm memory ${mb()} MB`);
+}
+
+before(async () => {
+  e = await engine();
+  shipped = e.loadModel(readFileSync(`${repoRoot}/models/shakespeare-4l.q8.arcs`));
+  tinyBytes = await convert(TINY, checkpoint(TINY));
+  tiny = e.loadModel(tinyBytes);
+  reference = observe();
+  console.log(`before: wasm memory ${mb()} MB`);
+});
+after(() => { shipped?.free(); tiny?.free(); });
+
+test('1. a config whose .arcs is 2^32 + 117 KB: refused before the output is allocated', async () => {
+  const config = { n_layer: 73, n_head: 16, n_embd: 2048, n_positions: 1, vocab_size: 66712 };
+  const st = checkpoint(config, { headerOnly: true });
+  await assert.rejects(convert(config, st),
+    /truncated checkpoint: model\.safetensors is 82\.8 KB \(82843 bytes\) but its header describes 15\.3 GB/);
+  // A source that lies about its length (a false Content-Length): the 4.3 GB output itself is refused.
+  await assert.rejects(convert(config, [st], { totalBytes: 15_251_227_547 }),
+    /the converted model file needs 4\.3 GB \(\d+ bytes\); this build can address 4\.3 GB \(2\^32 bytes\)/);
+  // A stream of unknown length is refused up front.
+  await assert.rejects(convert(config, (async function* () { yield st; })()), /needs totalBytes/);
+  assertUnharmed('1 (converter size)');
+});
+
+test('2. attention capture L·H·T·T beyond 4 GB: an Error naming the size, before the buffer grows', async () => {
+  const config = { n_layer: 1, n_head: 1, n_embd: 8, n_positions: 32769, vocab_size: 16 };
+  const long = e.loadModel(await convert(config, checkpoint(config)));
+  try {
+    assert.throws(() => long.forward(new Array(32769).fill(3), { attention: true }),
+      /attention capture \(n_layer x n_head x queries x keys\) \[1, 1, 32769, 32769\] of 4-byte values needs 4\.3 GB \(4295229444 bytes\); this build can address 4\.3 GB/);
+    assert.equal(long.forward([1, 2, 3], { attention: true }).attentionShape.join(), '1,1,3,3');
+  } finally {
+    long.free();
+  }
+  assertUnharmed('2 (attention capture)');
+});
+
+test('3. tensor shapes whose element count wraps in 32 bits', () => {
+  const pe = e.positionalEncoding(256, 256);
+  assert.throws(() => pe.forward(new Float32Array(0), [65536, 256, 256]),
+    /tensor \[65536, 256, 256\] of 4-byte values needs 17\.2 GB/);
+  assert.throws(() => pe.forward(new Float32Array(0), [2 ** 32 + 1, 1, 256]), /shape: element 0 \(4294967297\) is not a 32-bit integer/);
+  pe.free();
+  assert.throws(() => e.randomNormal([65537, 65536, 1]), /needs 17\.2 GB/);
+  assert.throws(() => e.causalMask(2 ** 32 + 2), /n must be an integer in \[-2147483648, 2147483647\], got 4294967298/);
+  assert.throws(() => e.positionalEncoding(2 ** 32 + 8, 4), /d_model must be an integer/);
+  const mha = e.multiHeadAttention(8, 2);
+  assert.throws(() => mha.forward(new Float32Array(16), [1, 2, 8], { mask: new Float32Array(2 ** 20) }), /mask must be \(2, 2\)/);
+  mha.free();
+  assertUnharmed('3 (tensor shapes)');
+});
+
+test('4. lengths that overflow in head analysis', () => {
+  assert.throws(() => shipped.headScores({ length: 2 ** 30 }), /length must be an integer in \[2, 128\], got 1073741824/);
+  assert.throws(() => tiny.headScores({ length: 2 ** 31 + 4 }), /length must be an integer in \[2, 32\]/);
+  assertUnharmed('4 (lengths)');
+});
+
+test('5. non-finite weights are refused at load; overflowing activations are an Error, not NaN', async () => {
+  const edit = (name, index, value) => {
+    const b = tinyBytes.slice();
+    new DataView(b.buffer).setFloat32(tensorAt(b, name).offset + 4 * index, value, true);
+    return reseal(b);
+  };
+  assert.throws(() => e.loadModel(edit('ln_f.weight', 3, NaN)), /tensor ln_f\.weight holds a non-finite value \(NaN\) at index 3/);
+  assert.throws(() => e.loadModel(edit('h.1.mlp.c_fc.bias', 100, -Infinity)), /h\.1\.mlp\.c_fc\.bias holds a non-finite value \(Inf\) at index 100/);
+  // a q8 scale: the first record of wte holds rows 0-7's scales for columns 0-31
+  assert.throws(() => e.loadModel(edit('wte.weight', 5, NaN)), /wte\.weight has a non-finite q8 scale \(NaN\) for row 5, columns 0-31/);
+  // A NaN weight in a checkpoint stops the conversion, naming the tensor and index.
+  const st = checkpoint(TINY);
+  const headerBytes = Number(new DataView(st.buffer).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(st.subarray(8, 8 + headerBytes)));
+  new DataView(st.buffer).setFloat32(8 + headerBytes + header['ln_f.bias'].data_offsets[0] + 4 * 2, NaN, true);
+  await assert.rejects(convert(TINY, st), /tensor ln_f\.bias holds a non-finite value \(NaN\) at index 2/);
+  // Finite but enormous LayerNorm gains: the logits overflow, and the engine says so instead of drawing NaN.
+  const huge = tinyBytes.slice();
+  const lnf = tensorAt(huge, 'ln_f.weight');
+  for (let i = 0; i < lnf.rows; i++) new DataView(huge.buffer).setFloat32(lnf.offset + 4 * i, 3e38, true);
+  const overflowing = e.loadModel(reseal(huge));
+  try {
+    assert.throws(() => overflowing.forward([1, 2, 3]), /the model produced a non-finite logit \((NaN|Inf)\) at position 2/);
+    await assert.rejects(overflowing.generate({ ids: [1, 2], maxTokens: 3 }), /non-finite logit/);
+  } finally {
+    overflowing.free();
+  }
+  assertUnharmed('5 (non-finite weights)');
+});
+
+test('6. overlapping tensor ranges (checksum recomputed) are refused', () => {
+  const b = tinyBytes.slice();
+  const weight = tensorAt(b, 'h.0.ln_1.weight'), bias = tensorAt(b, 'h.0.ln_1.bias');
+  const view = new DataView(b.buffer);
+  view.setBigUint64(bias.entry + 80, view.getBigUint64(weight.entry + 80, true), true);
+  assert.throws(() => e.loadModel(reseal(b)), /tensors h\.0\.ln_1\.weight and h\.0\.ln_1\.bias overlap/);
+  assertUnharmed('6 (overlap)');
+});
+
+test('7. ids are checked as integers in range before any conversion to int32', async () => {
+  assert.throws(() => shipped.forward([2 ** 32 + 464]), /token id 4294967760 at position 0 is outside the vocabulary \[0, 50257\)/);
+  assert.throws(() => shipped.forward([15496, 2 ** 31]), /token id 2147483648 at position 1 is outside the vocabulary/);
+  assert.throws(() => shipped.forward([-1]), /token id -1 at position 0/);
+  assert.throws(() => shipped.append(2 ** 32 + 464), /token id must be an integer in \[0, 50256\], got 4294967760/);
+  assert.throws(() => shipped.perplexity([1, 2 ** 32 + 1]), /token id 4294967297 at position 1/);
+  assert.throws(() => shipped.headScores({ candidates: [2 ** 32] }), /token id 4294967296 at position 0/);
+  // The core's own bindings check too (the JS wrapper is not the only caller).
+  assert.throws(() => shipped.handle.forward([2 ** 32 + 464], false, false), /token id 4294967760/);
+  assert.throws(() => e.core.topK(new Float32Array(4), 2 ** 32 + 1), /k must be an integer/);
+  assert.throws(() => e.decode([2 ** 32]), /token id 4294967296 is out of range/);
+  assert.throws(() => e.tokenizer.tokenText(2 ** 32 + 1), /out of range/);
+  await assert.rejects(convert({ ...TINY, n_layer: '+2' }, []), /n_layer must be an integer/);
+  await assert.rejects(convert(JSON.stringify(TINY).replace('"n_layer":2', '"n_layer":+2'), []), /config\.json: JSON/);
+  await assert.rejects(convert(JSON.stringify(TINY).replace('"n_layer":2', '"n_layer":2,"n_layer":3'), []),
+    /key "n_layer" appears twice/);
+  assertUnharmed('7 (ids)');
+});
+
+test('9. memory: a 100 MB safetensors header is refused at its first 8 bytes; JSON bombs stop early', async () => {
+  const prefix = new Uint8Array(8);
+  new DataView(prefix.buffer).setBigUint64(0, 100n << 20n, true);
+  await assert.rejects(convert(TINY, [prefix], { totalBytes: (100 << 20) + 8 }),
+    /safetensors header of 105 MB is larger than arcscope reads \(1 MB/);
+  const bomb = new TextEncoder().encode(`[${'0,'.repeat(400_000)}0]`);  // 0.8 MB, a tree of 19 MB
+  const st = new Uint8Array(8 + bomb.length);
+  new DataView(st.buffer).setBigUint64(0, BigInt(bomb.length), true);
+  st.set(bomb, 8);
+  await assert.rejects(convert(TINY, st), /more than 16 bytes of memory per byte of text/);
+  assertUnharmed('9 (memory)');
+});
+
+test('10. a model file that is not one, or empty input, says what is wrong', () => {
+  assert.throws(() => e.loadModel(new TextEncoder().encode('<!doctype html><title>404</title>')),
+    /not an arcscope model file/);
+  assert.throws(() => e.loadModel(tinyBytes.subarray(0, 100)), /truncated/);
+  assert.throws(() => shipped.forward([]), /empty input/);
+  assert.throws(() => shipped.forward(new Array(257).fill(1)), /longer than the model's context \(n_ctx 256\)/);
+  assertUnharmed('10 (messages)');
+});
+
+test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const cli = (...args) => {
+    const r = spawnSync(`${repoRoot}/build/native/arcscope`, args, { encoding: 'utf8' });
+    return { status: r.status, out: r.stdout, err: r.stderr.trim() };
+  };
+  const expectError = (args, pattern) => {
+    const r = cli(...args);
+    assert.equal(r.status, 1, `${args.join(' ')} should fail`);
+    assert.match(r.err, pattern);
+  };
+  expectError(['attention-cost', '--d-model', '4294967297'], /^error: --d-model expects an integer in \[1, 65536\], got '4294967297'$/);
+  expectError(['attention-cost', '--lengths', '+2'], /--lengths expects an integer/);
+  expectError(['attention-cost', '--repeats', ' 3'], /--repeats expects an integer/);
+  expectError(['run', '--model', `${repoRoot}/models/shakespeare-4l.q8.arcs`, '--ids', '4294967760'], /--ids .* got '4294967760'/);
+  expectError(['generate', '--model', `${repoRoot}/models/shakespeare-4l.q8.arcs`, '--text', 'a', '--temperature', 'nan'],
+    /--temperature expects a finite number, got 'nan'/);
+  expectError(['run', '--model', `${repoRoot}/models`, '--text', 'hi'], /models is a directory, not a model file/);
+  const dir = mkdtempSync(`${tmpdir()}/arcscope-hostile-`);
+  try {
+    // The 73-layer config with its header alone: refused at once (no 4 GB allocation first).
+    const config = { n_layer: 73, n_head: 16, n_embd: 2048, n_positions: 1, vocab_size: 66712 };
+    writeFileSync(`${dir}/config.json`, JSON.stringify(config));
+    writeFileSync(`${dir}/model.safetensors`, checkpoint(config, { headerOnly: true }));
+    expectError(['convert', '--in', dir, '--out', `${dir}/out.arcs`], /truncated checkpoint: .* header describes 15\.3 GB/);
+    // Overflowing activations: an error, and no JSON with nan in it.
+    const huge = tinyBytes.slice();
+    const lnf = tensorAt(huge, 'ln_f.weight');
+    for (let i = 0; i < lnf.rows; i++) new DataView(huge.buffer).setFloat32(lnf.offset + 4 * i, 3e38, true);
+    writeFileSync(`${dir}/huge.arcs`, reseal(huge));
+    const r = cli('run', '--model', `${dir}/huge.arcs`, '--ids', '1,2,3', '--tokenizer', `${repoRoot}/models/gpt2-tokenizer.bin`);
+    assert.equal(r.status, 1);
+    assert.match(r.err, /non-finite logit/);
+    assert.doesNotMatch(r.out, /nan/i);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
