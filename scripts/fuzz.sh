@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # libFuzzer + AddressSanitizer over the engine's parsers: the .arcs loader (and a forward pass over whatever loads),
-# the streaming safetensors converter, and the GPT-2 tokenizer. Not part of test.sh (it runs until stopped).
-# Usage: scripts/fuzz.sh [model_file|convert|tokenizer|all] [seconds per target, default 300]
+# the streaming safetensors converter, the GPT-2 tokenizer, and every size computed from a config or a shape. Built
+# with ARCSCOPE_ADDRESS_BITS=32, so sizes are checked against wasm's 4 GB as in the browser. Not part of test.sh (it
+# runs until stopped).
+# Usage: scripts/fuzz.sh [model_file|convert|tokenizer|shapes|all] [seconds per target, default 300]
 # Crashes land in build/fuzz/<target>/ as crash-* files, the corpus in build/fuzz/<target>/corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ if [ ! -f "$lib" ] || [ -n "$(find src -name '*.cpp' -newer "$lib" | head -1)" ]
   rm -rf "$out/obj" && mkdir -p "$out/obj"
   for f in src/*.cpp; do
     echo "compiling $f"
-    nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -ffp-contract=off -Isrc \
+    nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -ffp-contract=off -DARCSCOPE_ADDRESS_BITS=32 -Isrc \
       -Ibuild/native/generated -isystem /usr/include/eigen3 -c "$f" -o "$out/obj/$(basename "$f" .cpp).o" &
     while [ "$(jobs -r | wc -l)" -ge 2 ]; do sleep 0.2; done
   done
@@ -39,7 +41,8 @@ seed_models() {  # tiny valid model files: the fuzzer starts from real structure
 run_target() {
   local name=$1 dir=$out/$1
   mkdir -p "$dir/corpus"
-  nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address -Isrc -Ibuild/native/generated -isystem /usr/include/eigen3 \
+  nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address -DARCSCOPE_ADDRESS_BITS=32 -Isrc -Itests/cpp \
+    -Ibuild/native/generated -isystem /usr/include/eigen3 \
     -DARCSCOPE_TOKENIZER_PATH="\"$PWD/models/gpt2-tokenizer.bin\"" "fuzz/fuzz_$name.cpp" "$lib" -o "$dir/fuzz_$name"
   case $name in
     model_file) seed_models "$dir/corpus" ;;
@@ -55,7 +58,7 @@ run_target() {
 
 case $which in
   all) mkdir -p "$out/model_file/corpus"; seed_models "$out/model_file/corpus"
-       for t in model_file convert tokenizer; do run_target $t; done ;;
-  model_file|convert|tokenizer) run_target "$which" ;;
-  *) echo "usage: scripts/fuzz.sh [model_file|convert|tokenizer|all] [seconds]" >&2; exit 1 ;;
+       for t in model_file convert tokenizer shapes; do run_target $t; done ;;
+  model_file|convert|tokenizer|shapes) run_target "$which" ;;
+  *) echo "usage: scripts/fuzz.sh [model_file|convert|tokenizer|shapes|all] [seconds]" >&2; exit 1 ;;
 esac

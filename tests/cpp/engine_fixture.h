@@ -94,6 +94,27 @@ inline Checkpoint random_checkpoint(const GPT2Config& c, uint64_t seed) {
     return ck;
 }
 
+// A safetensors file whose header lists every tensor of `c` (F32, Hugging Face shapes) but which holds no data:
+// what a hostile file claiming gigabytes looks like.
+inline std::vector<uint8_t> header_only_safetensors(const GPT2Config& c) {
+    std::string json = "{";
+    uint64_t at = 0;
+    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) {
+        const bool conv1d = s.cols != 0 && s.name != "wte.weight" && s.name != "wpe.weight";
+        const uint64_t rows = conv1d ? s.cols : s.rows, cols = conv1d ? s.rows : s.cols;
+        const uint64_t bytes = (cols ? rows * cols : rows) * 4;
+        json += (at ? ",\"" : "\"") + s.name + "\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(rows) +
+                (cols ? "," + std::to_string(cols) : "") + "],\"data_offsets\":[" + std::to_string(at) + "," +
+                std::to_string(at + bytes) + "]}";
+        at += bytes;
+    }
+    json += "}";
+    std::vector<uint8_t> out(8 + json.size());
+    for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(json.size()) >> (8 * i));
+    std::memcpy(out.data() + 8, json.data(), json.size());
+    return out;
+}
+
 // The message of the Error f() throws, or "(no error)".
 template <class F>
 std::string error_of(F&& f) {

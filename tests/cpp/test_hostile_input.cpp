@@ -27,26 +27,6 @@ namespace {
 #define SKIP_UNLESS_32_BIT() \
     if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build (scripts/test.sh's sanitizer build) and in wasm"
 
-// A safetensors file whose header lists every tensor of `c` (F32, Hugging Face shapes) but which holds no data.
-std::vector<uint8_t> header_only_checkpoint(const GPT2Config& c) {
-    std::string json = "{";
-    uint64_t at = 0;
-    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) {
-        const bool conv1d = s.cols != 0 && s.name != "wte.weight" && s.name != "wpe.weight";
-        const uint64_t rows = conv1d ? s.cols : s.rows, cols = conv1d ? s.rows : s.cols;
-        const uint64_t bytes = (cols ? rows * cols : rows) * 4;
-        json += (at ? ",\"" : "\"") + s.name + "\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(rows) +
-                (cols ? "," + std::to_string(cols) : "") + "],\"data_offsets\":[" + std::to_string(at) + "," +
-                std::to_string(at + bytes) + "]}";
-        at += bytes;
-    }
-    json += "}";
-    std::vector<uint8_t> out(8 + json.size());
-    for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(json.size()) >> (8 * i));
-    std::memcpy(out.data() + 8, json.data(), json.size());
-    return out;
-}
-
 // The one config from the review: valid, but its .arcs would be 2^32 + ~117 KB.
 GPT2Config file_over_4gb() {
     GPT2Config c;
@@ -109,7 +89,7 @@ TEST(Sizes, The32BitLimitIsWasms) {
 TEST(HostileInput, ConverterChecksTheRealLengthBeforeAllocating) {
     const GPT2Config c = file_over_4gb();
     ASSERT_NO_THROW(c.validate());
-    const std::vector<uint8_t> st = header_only_checkpoint(c);
+    const std::vector<uint8_t> st = header_only_safetensors(c);
     Converter conv(c, DType::Q8, st.size());
     const std::string msg = error_of([&] { conv.feed(st.data(), st.size()); });
     EXPECT_HAS(msg, "truncated checkpoint: model.safetensors is ");
@@ -121,7 +101,7 @@ TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
     SKIP_UNLESS_32_BIT();
     // A source that claims its full length (a lying Content-Length): the output size itself is refused.
     const GPT2Config c = file_over_4gb();
-    const std::vector<uint8_t> st = header_only_checkpoint(c);
+    const std::vector<uint8_t> st = header_only_safetensors(c);
     uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i) header_len = header_len << 8 | st[i];
     uint64_t data = 0;
@@ -276,7 +256,7 @@ TEST(HostileInput, MemoryStaysBoundedByTheInput) {
     xl.n_layer = 48;
     xl.n_head = 25;
     xl.n_embd = 1600;
-    const std::vector<uint8_t> st = header_only_checkpoint(xl);
+    const std::vector<uint8_t> st = header_only_safetensors(xl);
     EXPECT_EQ(parse_safetensors_header(std::string_view(reinterpret_cast<const char*>(st.data()) + 8,
                                                         st.size() - 8)).size(),
               gpt2_tensor_specs(xl, DType::F32).size());
