@@ -120,7 +120,11 @@ export async function convertToModel(engine, source, key, progress) {
   return bytes;
 }
 
+// The file name shown for a model URL. Never throws: a "%" that is not an escape (as in "100%ZZ.arcs") stays as written.
 export function nameOf(url) {
   const path = String(url).split(/[?#]/)[0];
-  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || String(url);
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  let name = last;
+  try { name = decodeURIComponent(last); } catch { /* keep it as written */ }
+  return name || String(url);
 }
