@@ -5,8 +5,8 @@ import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
 import { Explorer } from './explorer.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
-import { setupLoader, checkpointSource, formatBytes, nameFromUrl } from './loader-ui.js';
-import { isCached } from '../lib/model-source.js';
+import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
+import { isCached, formatBytes } from '../lib/model-source.js';
 
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');

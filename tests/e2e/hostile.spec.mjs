@@ -1,0 +1,152 @@
+// Hostile input: no hang, bounded memory, a failure never harms another model, and messages a person understands.
+// The misbehaving servers are scripts/serve.mjs's /hostile/ routes (--test-routes).
+import { test, expect } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { openPage, waitForRender, renders, addElement, engineCall, stallAfter, watchConsole, ARTICLE_TEXT,
+  DEFAULT_MODEL } from './helpers.mjs';
+
+const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
+const MODEL_SIZE = readFileSync('models/shakespeare-4l.q8.arcs').length;
+
+// The shadow root's error line of an element, as shown.
+const errorLine = (page, id) => page.locator(`#${id} .error`);
+
+test('a model URL that stalls or never answers fails with a clear message, and never holds up another element', async ({ page, baseURL }) => {
+  await page.goto('./embed.html');
+  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+  await stallAfter(page, 2);
+  const stalled = addElement(page, { text: 'hello', model: '/hostile/stall.arcs' });
+  const silent = addElement(page, { text: 'hello', model: '/hostile/never.arcs' });
+  stalled.catch(() => {}); silent.catch(() => {});
+  // While both downloads hang, an element on the default model renders, and the stalled ones have no error yet.
+  const started = Date.now();
+  const fine = await addElement(page, { text: 'Now is the winter of our discontent' });
+  console.log(`an element on the default model rendered ${Date.now() - started} ms after two hanging ones were added`);
+  expect(fine.tokens).toHaveLength(7);
+  await expect(errorLine(page, 'added-2')).toBeHidden();
+  await expect(errorLine(page, 'added-3')).toBeHidden();
+  // Then each hanging one gives up with words that say what happened.
+  const url = (path) => new URL(path, baseURL).href;
+  await expect(stalled).rejects.toThrow(`the download of ${url('/hostile/stall.arcs')} stalled: no data for 2 s ` +
+    `(received 66 kB of ${MB(MODEL_SIZE)})`);
+  await expect(silent).rejects.toThrow(`the download of ${url('/hostile/never.arcs')} stalled: no answer from the server for 2 s`);
+  await expect(errorLine(page, 'added-2')).toBeVisible();
+  await expect(errorLine(page, 'added-2')).toHaveAttribute('role', 'alert');
+  await expect(errorLine(page, 'added-2')).toContainText('arc-scope: the download of');
+  console.log(`shown: ${await errorLine(page, 'added-2').textContent()}`);
+  console.log(`shown: ${await errorLine(page, 'added-3').textContent()}`);
+  // The examples still draw.
+  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();
+});
+
+test('the explorer keeps working while a model download stalls, then says why and keeps its model', async ({ page, baseURL }) => {
+  await openPage(page);
+  const status = await page.locator('#model-status').textContent();
+  await stallAfter(page, 2);
+  const stall = new URL('/hostile/stall.arcs', baseURL).href;
+  await page.evaluate((url) => { location.hash = `#model=${encodeURIComponent(url)}`; }, stall);
+  await expect(page.locator('#model-status')).toHaveClass(/busy/);
+  // The text still goes through the current model while the download hangs.
+  const before = await renders(page);
+  await page.fill('#text', 'To be, or not to be');
+  await expect.poll(() => renders(page), { timeout: 2_000 }).toBeGreaterThan(before);
+  await expect(page.locator('#model-status')).toHaveClass(/busy/);
+  await expect(page.locator('#explore-error')).toContainText(`Could not load the model ${stall}: the download of ${stall} stalled`);
+  await expect(page.locator('#model-status')).toHaveText(status);
+  await expect(page.locator('#view .tokens.from [data-token-index]')).toHaveCount(7);
+});
+
+test('a load can be cancelled, and the same URL can be asked for again', async ({ page, baseURL }) => {
+  await page.goto('./embed.html');
+  const url = new URL('/hostile/never.arcs', baseURL).href;
+  const outcome = () => page.evaluate(async (url) => {
+    const { sharedEngine } = await import('/lib/worker-client.js');
+    const engine = sharedEngine();
+    const started = performance.now();
+    const loading = engine.loadModel(url);
+    setTimeout(() => engine.cancel(loading), 200);
+    try { await loading; return 'loaded?'; } catch (e) { return { message: e.message, ms: performance.now() - started }; }
+  }, url);
+  for (let i = 0; i < 2; i++) {
+    const { message, ms } = await outcome();
+    expect(message).toBe('cancelled');
+    expect(ms).toBeLessThan(2_000); // the default stall timeout is 20 s
+  }
+});
+
+test('a valid model under a name that is not valid percent-encoding loads and shows its name', async ({ page }) => {
+  await page.goto('./embed.html');
+  const r = await addElement(page, { text: 'hello world', model: '/hostile/100%ZZ.arcs' });
+  expect(r.tokens).toHaveLength(2);
+  await expect(page.locator('#added-2 .caption')).toContainText('100%ZZ.arcs');
+});
+
+// The same analysis twice: the exact bytes of the attention and of the next-token probabilities.
+const fingerprint = (page, key, text) => page.evaluate(async ({ key, text }) => {
+  const { sharedEngine } = await import('/lib/worker-client.js');
+  const r = await sharedEngine().call('analyze', { model: key, text, topk: 5 });
+  return { ids: r.ids, attention: Array.from(new Uint8Array(r.attention.buffer)), next: r.next,
+    probs: Array.from(new Uint8Array(Float32Array.from(r.next.map((n) => n.prob)).buffer)) };
+}, { key, text });
+
+test('rejected requests leave the loaded model exactly as it was', async ({ page, baseURL }) => {
+  const errors = watchConsole(page);
+  await openPage(page);
+  const url = (path) => new URL(path, baseURL).href;
+  const key = url(DEFAULT_MODEL);
+  const before = await fingerprint(page, key, ARTICLE_TEXT);
+  await stallAfter(page, 1);
+  const reject = (op, args) => engineCall(page, op, args).then(() => 'accepted?', (e) => e.message);
+  const messages = await Promise.all([
+    reject('loadModel', { url: url('/hostile/page.arcs') }),
+    reject('loadModel', { url: url('/hostile/truncated.arcs') }),
+    reject('loadModel', { url: url('/models/missing.arcs') }),
+    reject('loadModel', { url: url('/hostile/stall.arcs') }),
+    reject('loadModel', { url: url('/hostile/never.arcs') }),
+    reject('loadModel', { url: url('/hostile/cut.arcs') }),
+    reject('convertModel', { source: { safetensorsUrl: url('/hostile/page.arcs'), configUrl: url('/fixtures/tiny-hf/config.json') },
+      key: 'hostile-conversion', name: 'hostile' }),
+    reject('analyze', { model: key, text: ' word'.repeat(300) }),
+    reject('analyze', { model: key, ids: [50257] }),
+    reject('analyze', { model: key, ids: [1.5] }),
+    reject('analyze', { model: url('/models/missing.arcs'), text: 'hello' }),
+    reject('generate', { model: key, ids: [] }),
+    reject('noSuchOp', {}),
+  ]);
+  for (const m of messages) console.log(`rejected: ${m}`);
+  expect(messages).not.toContain('accepted?');
+  expect(messages[0]).toBe(`${url('/hostile/page.arcs')} sent a web page, not the file: check that the link points at ` +
+    'the file itself (on Hugging Face, a /resolve/ link rather than /blob/)');
+  // messages[1] (a truncated file) is the engine's own words, checked by its tests.
+  expect(messages[2]).toContain('HTTP 404');
+  expect(messages[3]).toMatch(/stalled: no data for 1 s \(received 66 kB of/);
+  expect(messages[4]).toMatch(/stalled: no answer from the server for 1 s/);
+  expect(messages[5]).toMatch(new RegExp(`broke off after [\\d.]+ MB of ${MB(MODEL_SIZE)}`));
+  expect(messages[6]).toContain('sent a web page');
+  expect(messages[7]).toBe('the text is 300 tokens long; this model reads at most 256');
+  expect(messages[8]).toContain('50257');
+  // An element's failure, through the same worker.
+  await page.evaluate(() => import('/lib/arc-scope.js'));
+  await expect(addElement(page, { text: ' word'.repeat(300) })).rejects.toThrow('this model reads at most 256');
+  // The model gives the very same numbers, and the rest of the engine works.
+  const after = await fingerprint(page, key, ARTICLE_TEXT);
+  expect(after.ids).toEqual(before.ids);
+  expect(after.attention.length).toBe(before.attention.length);
+  expect(after.attention).toEqual(before.attention);
+  expect(after.probs).toEqual(before.probs);
+  expect(after.next.map((n) => n.token)).toEqual(before.next.map((n) => n.token));
+  const tokens = await engineCall(page, 'tokenize', { text: 'Hello world' });
+  expect(tokens.ids).toEqual([15496, 995]);
+  const shown = await renders(page);
+  await page.fill('#text', 'The end of the test');
+  await waitForRender(page, shown);
+  expect(errors.filter((e) => !/404|Failed to load resource/.test(e))).toEqual([]);
+});
+
+test('an element keeps to its own error when the worker cannot even start, and never hangs', async ({ page }) => {
+  await page.route('**/lib/worker.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.goto('./embed.html');
+  await expect(page.locator('#example-arcs .error')).toContainText('arc-scope: the engine worker failed to start');
+  // A later element fails at once too instead of waiting for an answer that cannot come.
+  await expect(addElement(page, { text: 'hello' })).rejects.toThrow('the engine worker failed to start');
+});
