@@ -3,7 +3,7 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { openPage, waitForRender, renders, addElement, engineCall, stallAfter, watchConsole, ARTICLE_TEXT,
-  DEFAULT_MODEL } from './helpers.mjs';
+  DEFAULT_MODEL, FIXTURE_ARCS } from './helpers.mjs';
 
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
 const MODEL_SIZE = readFileSync('models/shakespeare-4l.q8.arcs').length;
@@ -141,6 +141,52 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   await page.fill('#text', 'The end of the test');
   await waitForRender(page, shown);
   expect(errors.filter((e) => !/404|Failed to load resource/.test(e))).toEqual([]);
+});
+
+// The engine module, with core.topK made to free a wild pointer when asked for 13 tokens: a real wasm trap
+// ("memory access out of bounds") inside the page's real worker, on demand.
+async function trapOnTopK13(page) {
+  await page.route('**/lib/wasm/arcscope_core.js', async (route) => {
+    const response = await route.fetch();
+    const body = (await response.text()).replace('export default createArcscopeCore;', `
+export default (options) => createArcscopeCore(options).then((core) => {
+  self.enginesStarted = (self.enginesStarted || 0) + 1;
+  const topK = core.topK;
+  core.topK = (logits, k) => (k === 13 ? core._free(-16) : topK(logits, k));
+  return core;
+});`);
+    expect(body).toContain('core._free(-16)');
+    await route.fulfill({ response, body });
+  });
+}
+
+test('a crash in the engine says what it was doing, restarts the engine, and every model comes back', async ({ page, baseURL }) => {
+  await trapOnTopK13(page);
+  await openPage(page);
+  const key = new URL(DEFAULT_MODEL, baseURL).href;
+  const before = await fingerprint(page, key, ARTICLE_TEXT);
+  // A model from picked bytes: after the crash it comes back from Cache Storage.
+  const picked = await page.evaluate(async (url) => {
+    const { sharedEngine } = await import('/lib/worker-client.js');
+    const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    return (await sharedEngine().loadModelBytes(bytes, 'local:tiny.q8.arcs:1', 'tiny.q8.arcs')).key;
+  }, FIXTURE_ARCS);
+  const message = await engineCall(page, 'analyze', { model: key, text: ARTICLE_TEXT, topk: 13 }).then(() => null, (e) => e.message);
+  console.log(`message: ${message}`);
+  expect(message).toBe(`the engine crashed while running the model on ${before.ids.length} tokens (memory access out of ` +
+    'bounds); it has been restarted, and your models load again when next used');
+  expect(await engineCall(page, 'models')).toEqual([]); // the broken engine's models are gone with it
+  const after = await fingerprint(page, key, ARTICLE_TEXT);
+  expect(await page.workers()[0].evaluate(() => self.enginesStarted)).toBe(2); // and that result came from a fresh one
+  expect(after.attention).toEqual(before.attention);
+  expect(after.probs).toEqual(before.probs);
+  const tinyResult = await engineCall(page, 'analyze', { model: picked, text: 'hello' });
+  expect(tinyResult.shape.slice(0, 2)).toEqual([2, 3]);
+  // The page's explorer goes on with the fresh engine.
+  const shown = await renders(page);
+  await page.fill('#text', 'After the crash');
+  await waitForRender(page, shown);
+  await expect(page.locator('#explore-error')).toBeHidden();
 });
 
 test('an element keeps to its own error when the worker cannot even start, and never hangs', async ({ page }) => {

@@ -6,13 +6,14 @@
 // Typed arrays in results are transferred, not copied.
 //
 // Requests run side by side and only their engine parts take turns (withEngine), so a slow or stalled download
-// never holds up another request.
+// never holds up another request. A wasm trap throws the engine away: a fresh one starts, and each model loads
+// again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from './arcscope.js';
 import { spanLabels } from '../js/token-text.js';
 import { loadModelBytes, convertToModel, cachedModel, storeModel, setStallTimeout } from './model-source.js';
 import * as demos from './demos.js';
 
-const engine = createEngine(); // Promise of the engine
+let engine = createEngine();  // Promise of the live engine; replaced after a crash
 const models = new Map();     // key (model URL or cache key) -> {model, name, size}, least recently used first
 // Models in wasm memory at once: the one on screen and the one before it (switching back is instant). Older ones
 // are freed, so trying several GPT-2 checkpoints does not pile up hundreds of MB.
@@ -49,8 +50,8 @@ const ops = {
     return withModel(url, ctx, 'loading a model', () => describe(url));
   },
 
-  // An .arcs file the user picked: loaded directly and cached under key, so a shared link (or a use after it was
-  // freed) can find it again.
+  // An .arcs file the user picked: loaded directly and cached under key, so a shared link (or the engine after a
+  // crash) can find it again.
   async loadModelBytes({ bytes, key, name }, ctx) {
     ctx.progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
     const info = await withEngine(`loading ${name} into memory`, (e) => {
@@ -141,9 +142,10 @@ function turn() {
 }
 
 // Runs work(engine, pause) in a turn. `await pause(promise)` gives the turn away while promise settles (a
-// download) and takes it back. `what` (text, or a function giving it) says what the engine was doing if it fails.
+// download) and takes it back. `what` (text, or a function giving it) says what the engine was doing if it crashes.
 async function withEngine(what, work) {
   let end = await turn();
+  const live = engine;
   const doing = () => (typeof what === 'function' ? what() : what);
   const pause = async (promise) => {
     end();
@@ -151,19 +153,20 @@ async function withEngine(what, work) {
       return await promise;
     } finally {
       end = await turn();
+      if (live !== engine) throw new Error(`the engine was restarted after a crash while ${doing()}: try again`);
     }
   };
   try {
-    return await work(await engine, pause);
+    return await work(await live, pause);
   } catch (error) {
-    throw explain(error, doing());
+    throw crashed(error, live, doing());
   } finally {
     end();
   }
 }
 
 // Runs work(entry, engine) on the model behind key in a turn, loading the model first if it is not in memory
-// (never loaded, or freed to make room).
+// (never loaded, freed to make room, or lost in a crash).
 async function withModel(key, ctx, what, work) {
   for (;;) {
     await unlessCancelled(load(key, ctx), ctx.signal);
@@ -210,12 +213,27 @@ async function* inTurns(chunks, pause) {
   }
 }
 
-// Engine messages are kept; an allocation failure gets words a reader can act on.
-function explain(error, what) {
-  const message = String(error?.message || error);
-  if (!/bad_alloc|out of memory|Cannot enlarge memory|Aborted\(OOM\)/i.test(message)) return error;
-  return new Error(`out of memory while ${what}: the browser could not give the engine enough memory (${message}); ` +
-    'close other tabs or load a smaller model');
+// A trap (WebAssembly.RuntimeError) leaves wasm memory in an unknown state: that engine is dropped, models and all
+// (nothing in it can be trusted, not even to free), and a fresh one starts.
+function crashed(error, live, what) {
+  const trap = error instanceof WebAssembly.RuntimeError || error?.name === 'RuntimeError';
+  if (trap && live === engine) {
+    models.clear();
+    engine = createEngine();
+  }
+  return explain(error, what, trap);
+}
+
+// Engine messages are kept; a crash or an allocation failure gets words a reader can act on.
+function explain(error, what, restarted) {
+  const message = String(error?.message || error).replace(/\. Build with -s ASSERTIONS=1 for more info\.$/, '');
+  const oom = /bad_alloc|out of memory|Cannot enlarge memory|Aborted\(OOM\)/i.test(message);
+  if (!oom && !restarted) return error;
+  const after = restarted ? '; it has been restarted, and your models load again when next used' : '';
+  return new Error(oom
+    ? `out of memory while ${what}: the browser could not give the engine enough memory (${message})${after}; ` +
+      'close other tabs or load a smaller model'
+    : `the engine crashed while ${what} (${message})${after}`);
 }
 
 // Resolves as promise does, or rejects when signal aborts (the work behind promise goes on for others waiting).
@@ -277,6 +295,12 @@ function transferables(value, out = []) {
   else if (value && typeof value === 'object') for (const v of Object.values(value)) transferables(v, out);
   return [...new Set(out)];
 }
+
+// A crashed engine's objects are dropped unfreed; if a finalizer still tries on the broken memory and traps, that is
+// expected and must not reach the page as a failure of the worker.
+self.addEventListener('error', (e) => {
+  if (e.error instanceof WebAssembly.RuntimeError) e.preventDefault();
+});
 
 // Every request starts at once; 'cancel' aborts a running one (its downloads, its wait for a model, a generation
 // or the cost experiment after the current step).
