@@ -63,8 +63,8 @@ test('markup in text stays text, and errors show inside the element without brea
   // A missing model and an impossible head: messages inside the elements.
   await expect(addElement(page, { text: 'hello', model: '/models/missing.arcs' })).rejects.toThrow(/404/);
   await expect(page.locator('#added-3 .error')).toContainText('404');
-  await expect(addElement(page, { text: 'hello', model: DEFAULT_MODEL, head: '99' })).rejects.toThrow(/head 99/);
-  await expect(page.locator('#added-4 .error')).toContainText('head 99 does not exist');
+  await expect(addElement(page, { text: 'hello', model: DEFAULT_MODEL, head: '99' })).rejects.toThrow(/head "99" is not valid/);
+  await expect(page.locator('#added-4 .error')).toContainText('head "99" is not valid: use an integer from 0 to');
   // The rest of the page still works.
   await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();
   expect(dialogs).toEqual([]);

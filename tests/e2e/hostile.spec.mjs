@@ -125,8 +125,9 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   expect(messages[6]).toContain('sent a web page');
   expect(messages[7]).toBe('the text is 300 tokens long; this model reads at most 256');
   expect(messages[8]).toContain('50257');
-  // An element's failure, through the same worker.
+  // Bad element attributes, through the same worker.
   await page.evaluate(() => import('/lib/arc-scope.js'));
+  await expect(addElement(page, { text: 'hello', layer: '1.5' })).rejects.toThrow('layer "1.5" is not valid');
   await expect(addElement(page, { text: ' word'.repeat(300) })).rejects.toThrow('this model reads at most 256');
   // The model gives the very same numbers, and the rest of the engine works.
   const after = await fingerprint(page, key, ARTICLE_TEXT);
@@ -195,4 +196,52 @@ test('an element keeps to its own error when the worker cannot even start, and n
   await expect(page.locator('#example-arcs .error')).toContainText('arc-scope: the engine worker failed to start');
   // A later element fails at once too instead of waiting for an answer that cannot come.
   await expect(addElement(page, { text: 'hello' })).rejects.toThrow('the engine worker failed to start');
+});
+
+test('attribute values are read strictly: each bad one is an error in the element, and fixing it renders again', async ({ page }) => {
+  await page.goto('./embed.html');
+  await addElement(page, { text: 'Now is the winter of our discontent', topk: '2' });
+  const el = page.locator('#added-2');
+  const { L, H } = await el.evaluate((el) => ({ L: el.result.shape[0], H: el.result.shape[1] }));
+  const layers = `use an integer from 0 to ${L - 1}, "mean" or "max"`;
+  const heads = `use an integer from 0 to ${H - 1}, "all", "mean" or "max"`;
+  const cases = [
+    ['layer', '-1', layers], ['layer', '1.5', layers], ['layer', '', layers], ['layer', '0x2', layers],
+    ['layer', '1e9', layers], ['layer', String(L), layers], ['layer', ' 1', layers], ['layer', 'Mean', layers],
+    ['head', '-1', heads], ['head', String(H), heads], ['head', 'every', heads], ['head', '', heads],
+    ['mode', 'heatmap', 'use "arcs" or "matrix"'], ['mode', '', 'use "arcs" or "matrix"'],
+    ['topk', '-1', 'use an integer from 0 up (0 draws every arc)'], ['topk', '1.5', 'use an integer from 0 up (0 draws every arc)'],
+    ['topk', 'abc', 'use an integer from 0 up (0 draws every arc)'],
+    ['threshold', 'abc', 'use a number from 0 to 1'], ['threshold', '-0.1', 'use a number from 0 to 1'],
+    ['threshold', '1.5', 'use a number from 0 to 1'], ['threshold', '0x1', 'use a number from 0 to 1'],
+    ['threshold', '', 'use a number from 0 to 1'],
+    ['model', '', 'use the URL of an .arcs model file, or leave it out for the default model'],
+  ];
+  // Sets one attribute; resolves with the message of the error event or 'rendered'.
+  const set = (name, value) => el.evaluate((el, [name, value]) => new Promise((ok) => {
+    const done = (e) => {
+      el.removeEventListener('arcscope-error', done);
+      el.removeEventListener('arcscope-rendered', done);
+      ok(e.type === 'arcscope-error' ? e.detail.message : 'rendered');
+    };
+    el.addEventListener('arcscope-error', done);
+    el.addEventListener('arcscope-rendered', done);
+    if (value === null) el.removeAttribute(name); else el.setAttribute(name, value);
+  }), [name, value]);
+  for (const [name, value, expected] of cases) {
+    const message = `${name} "${value}" is not valid: ${expected}`;
+    expect(await set(name, value)).toBe(message);
+    await expect(el.locator('.error')).toBeVisible();
+    await expect(el.locator('.error')).toHaveText(`arc-scope: ${message}`);
+    expect(await set(name, null)).toBe('rendered');
+    await expect(el.locator('.error')).toBeHidden();
+  }
+  console.log(`e.g. arc-scope: layer "1.5" is not valid: ${layers}`);
+  // Valid values of every kind render.
+  for (const [name, value] of [['layer', '0'], ['layer', 'mean'], ['layer', String(L - 1)], ['head', 'max'], ['head', '0'],
+    ['mode', 'matrix'], ['mode', 'arcs'], ['topk', '0'], ['threshold', '0'], ['threshold', '1'], ['threshold', '.5'],
+    ['threshold', '1e-3']]) {
+    expect(await set(name, value), `${name}="${value}"`).toBe('rendered');
+  }
+  await expect(el.locator('.error')).toBeHidden();
 });
