@@ -245,3 +245,32 @@ test('attribute values are read strictly: each bad one is an error in the elemen
   }
   await expect(el.locator('.error')).toBeHidden();
 });
+
+test('the analysis cache shared by elements stays within its byte budget', async ({ page }) => {
+  await page.goto('./embed.html');
+  await addElement(page, { text: 'hello', topk: '1', threshold: '0.5' });
+  const result = await page.locator('#added-2').evaluate(async (el) => {
+    const { analysisCache } = await import('/lib/arc-scope.js');
+    const seen = [];
+    const started = performance.now();
+    for (let i = 0; i < 24; i++) {
+      const drawn = new Promise((ok, fail) => {
+        el.addEventListener('arcscope-rendered', ok, { once: true });
+        el.addEventListener('arcscope-error', (e) => fail(new Error(e.detail.message)), { once: true });
+      });
+      // About 226 tokens each: 4 MB of attention on the default model.
+      el.setAttribute('text', `${i}: ${'The cat sat on the mat, and the dog lay by the door. '.repeat(16)}`);
+      await drawn;
+      seen.push({ ...analysisCache(), analysis: el.result.attention.byteLength });
+    }
+    return { seen, ms: performance.now() - started };
+  });
+  const { seen, ms } = result;
+  const last = seen.at(-1);
+  console.log(`24 texts in ${ms.toFixed(0)} ms; cache: ${last.entries} entries, ${MB(last.bytes)} of ${MB(last.budget)}; ` +
+    `one analysis ${MB(last.analysis)}`);
+  expect(seen.reduce((total, s) => total + s.analysis, 0)).toBeGreaterThan(last.budget); // more than fits
+  for (const s of seen) expect(s.bytes).toBeLessThanOrEqual(s.budget);
+  expect(last.bytes).toBeGreaterThan(last.budget - 2 * last.analysis); // it evicts only what it must
+  expect(last.entries).toBeLessThan(seen.length);
+});

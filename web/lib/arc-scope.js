@@ -25,16 +25,43 @@ import { plainLabel } from '../js/token-text.js';
 const DEFAULT_MODEL = new URL('../models/shakespeare-4l.q8.arcs', import.meta.url).href;
 const STYLES = [new URL('../css/views.css', import.meta.url).href, new URL('../css/arc-scope.css', import.meta.url).href];
 
-const analyses = new Map(); // `${model}\n${text}` -> Promise of the worker's analysis, shared by elements
+// The worker's analyses, shared by elements: `${model}\n${text}` -> {promise, bytes}, least recently used first.
+// Bounded by the bytes of their attention arrays (a long text on a big model is hundreds of MB), counted on arrival,
+// and by their number (thousands of short texts would cost little attention but more than their labels).
+const CACHE_BYTES = 64 << 20;
+const CACHE_ENTRIES = 256;
+const analyses = new Map();
+let cachedBytes = 0;
 
 function analysis(engine, model, text) {
   const key = `${model}\n${text}`;
-  if (!analyses.has(key)) {
-    const p = engine.call('analyze', { model, text, topk: 5 });
-    p.catch(() => analyses.delete(key));
-    analyses.set(key, p);
+  let entry = analyses.get(key);
+  if (entry) analyses.delete(key); // set again below: most recently used last
+  else {
+    entry = { promise: engine.call('analyze', { model, text, topk: 5 }), bytes: 0 };
+    entry.promise.then((r) => {
+      if (analyses.get(key) !== entry) return;
+      entry.bytes = r.attention.byteLength;
+      cachedBytes += entry.bytes;
+      for (const [k, e] of analyses) {
+        if (cachedBytes <= CACHE_BYTES && analyses.size <= CACHE_ENTRIES) break;
+        if (e.bytes) forget(k, e); // pending ones cost nothing yet
+      }
+    }, () => forget(key, entry));
   }
-  return analyses.get(key);
+  analyses.set(key, entry);
+  return entry.promise;
+}
+
+function forget(key, entry) {
+  if (analyses.get(key) !== entry) return;
+  analyses.delete(key);
+  cachedBytes -= entry.bytes;
+}
+
+// What the shared analysis cache holds (read-only; for tests and the curious).
+export function analysisCache() {
+  return { entries: analyses.size, bytes: cachedBytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
 }
 
 // Strict attribute values: each reader returns the value or throws the message the element shows.
