@@ -54,6 +54,10 @@ test('the explorer keeps working while a model download stalls, then says why an
   await expect(page.locator('#explore-error')).toContainText(`Could not load the model ${stall}: the download of ${stall} stalled`);
   await expect(page.locator('#model-status')).toHaveText(status);
   await expect(page.locator('#view .tokens.from [data-token-index]')).toHaveCount(7);
+  // The link names the model on screen again, not the one that failed.
+  await page.fill('#text', 'To be, or not to be, that is');
+  await expect.poll(() => page.url()).toContain('that%20is');
+  expect(page.url()).not.toContain('hostile');
 });
 
 test('a load can be cancelled, and the same URL can be asked for again', async ({ page, baseURL }) => {
