@@ -1,6 +1,7 @@
 // Playwright: the page and <arc-scope> in Debian's Chromium (Playwright cannot download browsers here).
 // Two servers, started by Playwright itself on free ports: the plain one, and one sending the strict CSP.
-// Test checkpoints are made once by tests/e2e/global-setup.mjs under build/test-fixtures and served at /fixtures/.
+// Test checkpoints are made once by tests/e2e/global-setup.mjs under build/test-fixtures and served at /fixtures/;
+// --test-routes adds the misbehaving servers of /hostile/ (scripts/serve.mjs).
 import { defineConfig } from '@playwright/test';
 import { createServer } from 'node:net';
 
@@ -13,7 +14,7 @@ process.env.ARCSCOPE_PORT ??= String(await freePort());
 process.env.ARCSCOPE_CSP_PORT ??= String(await freePort());
 const port = Number(process.env.ARCSCOPE_PORT), cspPort = Number(process.env.ARCSCOPE_CSP_PORT);
 const serve = (p, extra = '') => ({
-  command: `node scripts/serve.mjs --port ${p} --fixtures build/test-fixtures ${extra}`,
+  command: `node scripts/serve.mjs --port ${p} --fixtures build/test-fixtures --test-routes ${extra}`,
   url: `http://127.0.0.1:${p}/`,
   reuseExistingServer: false,
   timeout: 30_000,

@@ -1,10 +1,11 @@
 // serve.mjs: a small static server for the page. / serves web/, /models/ serves models/.
-// Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate] [--fixtures DIR]
-//   --csp      adds the strict Content-Security-Policy the page must run under
-//   --isolate  adds COOP/COEP headers (cross-origin isolation)
-//   --fixtures also serves DIR under /fixtures/ (test checkpoints made under build/)
+// Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate] [--fixtures DIR] [--test-routes]
+//   --csp          adds the strict Content-Security-Policy the page must run under
+//   --isolate      adds COOP/COEP headers (cross-origin isolation)
+//   --fixtures     also serves DIR under /fixtures/ (test checkpoints made under build/)
+//   --test-routes  adds /hostile/..., servers misbehaving the ways real ones do (for the browser tests only)
 import { createServer } from 'node:http';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,38 @@ const types = {
   '.txt': 'text/plain; charset=utf-8', '.md': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
 };
 
+// --test-routes: each answers a model request badly. Matched on the raw path, before any decoding.
+const hostile = {
+  // accepts the request and never answers
+  '/hostile/never.arcs': () => {},
+  // headers and the first 64 kB of the default model, then nothing
+  '/hostile/stall.arcs': (res, model) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': model.length });
+    res.write(model.subarray(0, 64 << 10));
+  },
+  // promises the whole model, sends half, then drops the connection
+  '/hostile/cut.arcs': (res, model) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': model.length });
+    res.write(model.subarray(0, model.length >> 1), () => res.destroy());
+  },
+  // a web page where the file should be (a sign-in page, a file viewer, a single-page app's fallback)
+  '/hostile/page.arcs': (res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html>\n<html><head><title>Sign in</title></head><body><p>Sign in to continue</p></body></html>\n');
+  },
+  // a complete response of half a model file
+  '/hostile/truncated.arcs': (res, model) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': model.length >> 1 });
+    res.end(model.subarray(0, model.length >> 1));
+  },
+  // the default model under a name that is not valid percent-encoding
+  '/hostile/100%ZZ.arcs': (res, model) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': model.length });
+    res.end(model);
+  },
+};
+let hostileModel = null;
+
 // Maps a URL path to a file inside one of the mounts, or null (never escapes a mount).
 function resolvePath(urlPath) {
   let path;
@@ -35,8 +68,14 @@ function resolvePath(urlPath) {
   return null;
 }
 
-export function startServer({ port = 8080, host = '127.0.0.1', csp = false, isolate = false } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', csp = false, isolate = false, testRoutes = false } = {}) {
   const server = createServer((req, res) => {
+    const misbehave = testRoutes && hostile[req.url.split('?')[0]];
+    if (misbehave) {
+      hostileModel ??= readFileSync(join(root, 'models', 'shakespeare-4l.q8.arcs'));
+      misbehave(res, hostileModel);
+      return;
+    }
     const file = resolvePath(req.url);
     let stat = null;
     try { stat = file && statSync(file); } catch { stat = null; }
@@ -70,6 +109,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     host: arg('host', '127.0.0.1'),
     csp: process.argv.includes('--csp'),
     isolate: process.argv.includes('--isolate'),
+    testRoutes: process.argv.includes('--test-routes'),
   };
   await startServer(options);
   console.log(`arcscope: serving on http://${options.host}:${options.port}/${options.csp ? ' (strict CSP)' : ''}`);

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "quant.h"
 #include "quant_check.h"
+#include "quant_layout.h"
 
 using namespace arcscope;
 
@@ -128,4 +129,22 @@ TEST(Quant, ZeroWeightsGiveTheBias) {
     linear_q8(out.data(), x.data(), 3, view, bias.data());
     for (int t = 0; t < 3; ++t)
         for (int r = 0; r < 10; ++r) EXPECT_EQ(out[size_t(t) * 10 + r], bias[r]);
+}
+
+// A NaN or Inf activation must not become a finite int8 (it once became -127, hiding an overflow): its block gets
+// a NaN scale, so the product is NaN and the forward pass reports it. Zeros stay zeros with scale 0.
+TEST(Quant, NonFiniteActivationsPropagate) {
+    std::vector<float> x(32, 0.5f);
+    std::vector<int16_t> q(32);
+    x[7] = std::nanf("");
+    EXPECT_TRUE(std::isnan(detail::quantize_block(x.data(), 32, q.data())));
+    x[7] = INFINITY;
+    EXPECT_TRUE(std::isnan(detail::quantize_block(x.data(), 32, q.data())));
+    for (int16_t v : q) EXPECT_EQ(v, 0);
+    std::fill(x.begin(), x.end(), 0.0f);
+    EXPECT_EQ(detail::quantize_block(x.data(), 32, q.data()), 0.0f);
+    // Through the batched path (the SIMD128 quantizer in wasm) the same way.
+    x[3] = std::nanf("");
+    const detail::QuantizedActs a = detail::quantize_activations(x.data(), 1, 32);
+    EXPECT_TRUE(std::isnan(a.scale[0]));
 }

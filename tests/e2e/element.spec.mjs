@@ -1,18 +1,6 @@
 // <arc-scope>: events, result, attributes, shared worker, errors inside the element, and XSS safety.
 import { test, expect } from '@playwright/test';
-import { watchConsole, DEFAULT_MODEL } from './helpers.mjs';
-
-// Adds an element to the page and resolves with its result after the first arcscope-rendered event.
-function addElement(page, attrs) {
-  return page.evaluate((attrs) => new Promise((resolve, reject) => {
-    const el = document.createElement('arc-scope');
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-    el.addEventListener('arcscope-rendered', () => resolve({ tokens: el.result.tokens, shape: el.result.shape }), { once: true });
-    el.addEventListener('arcscope-error', (e) => reject(new Error(e.detail.message)), { once: true });
-    el.id = `added-${document.querySelectorAll('arc-scope').length}`;
-    document.body.append(el);
-  }), attrs);
-}
+import { watchConsole, addElement, DEFAULT_MODEL } from './helpers.mjs';
 
 test('the embed page: both examples render, share one worker, and expose what they drew', async ({ page }) => {
   const errors = watchConsole(page);
@@ -75,8 +63,8 @@ test('markup in text stays text, and errors show inside the element without brea
   // A missing model and an impossible head: messages inside the elements.
   await expect(addElement(page, { text: 'hello', model: '/models/missing.arcs' })).rejects.toThrow(/404/);
   await expect(page.locator('#added-3 .error')).toContainText('404');
-  await expect(addElement(page, { text: 'hello', model: DEFAULT_MODEL, head: '99' })).rejects.toThrow(/head 99/);
-  await expect(page.locator('#added-4 .error')).toContainText('head 99 does not exist');
+  await expect(addElement(page, { text: 'hello', model: DEFAULT_MODEL, head: '99' })).rejects.toThrow(/head "99" is not valid/);
+  await expect(page.locator('#added-4 .error')).toContainText('head "99" is not valid: use an integer from 0 to');
   // The rest of the page still works.
   await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();
   expect(dialogs).toEqual([]);

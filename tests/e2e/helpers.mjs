@@ -56,3 +56,30 @@ export async function engineAttention(page, modelUrl, text) {
     return result;
   }, { modelUrl, text });
 }
+
+// Adds an <arc-scope> to the page (id added-N) and resolves with its result after the first arcscope-rendered
+// event, or rejects with the message of its first arcscope-error.
+export function addElement(page, attrs) {
+  return page.evaluate((attrs) => new Promise((resolve, reject) => {
+    const el = document.createElement('arc-scope');
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    el.addEventListener('arcscope-rendered', () => resolve({ tokens: el.result.tokens, shape: el.result.shape }), { once: true });
+    el.addEventListener('arcscope-error', (e) => reject(new Error(e.detail.message)), { once: true });
+    el.id = `added-${document.querySelectorAll('arc-scope').length}`;
+    document.body.append(el);
+  }), attrs);
+}
+
+// Calls the page's shared engine worker (the one the page's own code uses): op with args. Rejects with the
+// worker's message as it is.
+export async function engineCall(page, op, args = {}) {
+  const { result, error } = await page.evaluate(async ({ op, args }) => {
+    const { sharedEngine } = await import('/lib/worker-client.js');
+    return sharedEngine().call(op, args).then((result) => ({ result }), (e) => ({ error: e.message }));
+  }, { op, args });
+  if (error !== undefined) throw new Error(error);
+  return result;
+}
+
+// Downloads give up after `seconds` without data (the default 20 s is too long for tests).
+export const stallAfter = (page, seconds) => engineCall(page, 'configure', { stallSeconds: seconds });

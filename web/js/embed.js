@@ -12,4 +12,7 @@ $('copy-snippet').addEventListener('click', async () => {
 
 const example = $('example-arcs');
 example.addEventListener('arcscope-ready', (e) => { $('example-layer').max = String(e.detail.config.n_layer - 1); });
-$('example-layer').addEventListener('input', (e) => example.setAttribute('layer', e.target.value));
+// An emptied field means the default layer (an empty attribute would be an error).
+$('example-layer').addEventListener('input', ({ target: { value } }) => {
+  if (value === '') example.removeAttribute('layer'); else example.setAttribute('layer', value);
+});

@@ -1,12 +1,9 @@
 // loader-ui.js: the "Load GPT-2 small" dialog. A Hugging Face checkpoint from URLs or local files (picker or
 // drag-and-drop) is converted to int8 in the worker with a progress bar; an .arcs file loads directly. On success
 // onLoaded(info) switches the page to the new model; on failure the message stays here and the current model stays.
-const $ = (id) => document.getElementById(id);
+import { formatBytes } from '../lib/model-source.js';
 
-export function formatBytes(n) {
-  if (!(n >= 0)) return '?';
-  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
-}
+const $ = (id) => document.getElementById(id);
 
 // The checkpoint a model key names: a .safetensors URL means "convert this checkpoint (config.json beside it)".
 export function checkpointSource(url) {

@@ -5,8 +5,8 @@ import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
 import { Explorer } from './explorer.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
-import { setupLoader, checkpointSource, formatBytes, nameFromUrl } from './loader-ui.js';
-import { isCached } from '../lib/model-source.js';
+import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
+import { isCached, formatBytes } from '../lib/model-source.js';
 
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
@@ -55,23 +55,26 @@ async function rememberedModel() {
   }
 }
 
+let onScreen = null; // the key of the model the explorer shows
 async function switchModel(key) {
   try {
     const info = await openModel(key);
     performance.mark('arcscope-model-loaded');
-    state.model = key;
+    state.model = onScreen = key;
     remember(key);
     showModel(info);
     await explorer.setModel(info);
   } catch (e) {
     explorer.showError(`Could not load the model ${key}: ${e.message}`);
     if (!explorer.model && key !== DEFAULT_MODEL) return switchModel(DEFAULT_MODEL);
-    if (explorer.model) showModel(explorer.model); else status('No model loaded', '');
+    if (!explorer.model) { status('No model loaded', ''); return; }
+    state.model = onScreen; // the link names the model on screen, not the one that failed
+    showModel(explorer.model);
   }
 }
 
 setupLoader(engine, (info) => {
-  state.model = info.key;
+  state.model = onScreen = info.key;
   remember(info.key);
   showModel(info);
   explorer.setModel(info);

@@ -2,11 +2,20 @@
 //   <script type="module" src="/lib/arc-scope.js"></script>
 //   <arc-scope text="The trophy didn't fit in the bag because it was too big" model="models/shakespeare-4l.q8.arcs"
 //              layer="3" head="1" mode="arcs"></arc-scope>
-// Attributes: text, model (URL of an .arcs file), layer (number | mean | max), head (number | all | mean | max),
-// mode (arcs | matrix), topk (arcs per token, 0 = all), threshold (minimum weight). Changing one re-renders.
-// Events: arcscope-ready (model loaded), arcscope-rendered (drawn; element.result = {tokens, attention, shape}).
+// Attributes (changing one re-renders):
+//   text       the text to run through the model (default: the element's text content)
+//   model      URL of an .arcs file (default: the model shipped with arcscope)
+//   layer      an integer from 0 to n_layer - 1, "mean" or "max" (default: the last layer)
+//   head       an integer from 0 to n_head - 1, "all", "mean" or "max" (default: "all")
+//   mode       "arcs" or "matrix" (default: "arcs")
+//   topk       arcs per token, an integer >= 0; 0 draws them all (default: 0)
+//   threshold  minimum weight drawn, a number from 0 to 1 (default: 0.02)
+// An absent attribute means its default. Any other value that is not valid, an empty one included, is an error: the
+// element shows it inside itself (role=alert) and fires arcscope-error; fixing the attribute renders again.
+// Events: arcscope-ready (model loaded), arcscope-rendered (drawn; element.result = {tokens, attention, shape}),
+// arcscope-error ({message}).
 // Every element on a page shares one worker and one copy of each model. Styles live in a shadow root, so the host
-// page's CSS and this element's cannot disturb each other; errors are shown inside the element.
+// page's CSS and this element's cannot disturb each other.
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from '../js/arcs.js';
 import { Heatmap } from '../js/heatmap.js';
@@ -15,23 +24,80 @@ import { plainLabel } from '../js/token-text.js';
 
 const DEFAULT_MODEL = new URL('../models/shakespeare-4l.q8.arcs', import.meta.url).href;
 const STYLES = [new URL('../css/views.css', import.meta.url).href, new URL('../css/arc-scope.css', import.meta.url).href];
-const analyses = new Map(); // `${model}\n${text}` -> Promise of the worker's analysis, shared by elements
+
+// The worker's analyses, shared by elements: `${model}\n${text}` -> {promise, bytes}, least recently used first.
+// Bounded by the bytes of their attention arrays (a long text on a big model is hundreds of MB), counted on arrival,
+// and by their number (thousands of short texts would cost little attention but more than their labels).
+const CACHE_BYTES = 64 << 20;
+const CACHE_ENTRIES = 256;
+const analyses = new Map();
+let cachedBytes = 0;
 
 function analysis(engine, model, text) {
   const key = `${model}\n${text}`;
-  if (!analyses.has(key)) {
-    const p = engine.call('analyze', { model, text, topk: 5 });
-    p.catch(() => analyses.delete(key));
-    analyses.set(key, p);
+  let entry = analyses.get(key);
+  if (entry) analyses.delete(key); // set again below: most recently used last
+  else {
+    entry = { promise: engine.call('analyze', { model, text, topk: 5 }), bytes: 0 };
+    entry.promise.then((r) => {
+      if (analyses.get(key) !== entry) return;
+      entry.bytes = r.attention.byteLength;
+      cachedBytes += entry.bytes;
+      for (const [k, e] of analyses) {
+        if (cachedBytes <= CACHE_BYTES && analyses.size <= CACHE_ENTRIES) break;
+        if (e.bytes) forget(k, e); // pending ones cost nothing yet
+      }
+    }, () => forget(key, entry));
   }
-  return analyses.get(key);
+  analyses.set(key, entry);
+  return entry.promise;
 }
 
-const choice = (value, words, fallback) => {
+function forget(key, entry) {
+  if (analyses.get(key) !== entry) return;
+  analyses.delete(key);
+  cachedBytes -= entry.bytes;
+}
+
+// What the shared analysis cache holds (read-only; for tests and the curious).
+export function analysisCache() {
+  return { entries: analyses.size, bytes: cachedBytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
+}
+
+// Strict attribute values: each reader returns the value or throws the message the element shows.
+const invalid = (name, value, expected) => new Error(`${name} "${value}" is not valid: use ${expected}`);
+const either = (items) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items[0]);
+const isCount = (value) => /^\d+$/.test(value);
+
+function word(name, value, words) {
   if (words.includes(value)) return value;
-  const n = Number(value);
-  return value !== null && value !== '' && Number.isInteger(n) && n >= 0 ? n : fallback;
-};
+  throw invalid(name, value, either(words.map((w) => `"${w}"`)));
+}
+
+// An index below n (decimal digits only, so "1.5", "-1", "0x2" and "" are refused) or one of words.
+function index(name, value, n, words) {
+  if (words.includes(value)) return value;
+  if (isCount(value) && Number(value) < n) return Number(value);
+  throw invalid(name, value, either([`an integer from 0 to ${n - 1}`, ...words.map((w) => `"${w}"`)]));
+}
+
+function count(name, value) {
+  if (isCount(value)) return Number(value);
+  throw invalid(name, value, 'an integer from 0 up (0 draws every arc)');
+}
+
+function fraction(name, value) {
+  const n = /^(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(value) ? Number(value) : NaN;
+  if (n >= 0 && n <= 1) return n;
+  throw invalid(name, value, 'a number from 0 to 1');
+}
+
+function url(name, value) {
+  try {
+    if (value !== '') return new URL(value, document.baseURI).href;
+  } catch { /* reported below */ }
+  throw invalid(name, value, 'the URL of an .arcs model file, or leave it out for the default model');
+}
 
 export class ArcScopeElement extends HTMLElement {
   static observedAttributes = ['text', 'model', 'layer', 'head', 'mode', 'topk', 'threshold'];
@@ -76,37 +142,46 @@ export class ArcScopeElement extends HTMLElement {
     queueMicrotask(() => { this.pending = false; this.render(); });
   }
 
+  // The attribute's value read by parse(name, value), or fallback when it is absent.
+  read(name, parse, fallback, ...extra) {
+    const value = this.getAttribute(name);
+    return value === null ? fallback : parse(name, value, ...extra);
+  }
+
   async render() {
     const ticket = ++this.renders;
-    const engine = sharedEngine();
-    const text = this.getAttribute('text') ?? this.textContent.trim();
-    const modelUrl = new URL(this.getAttribute('model') || DEFAULT_MODEL, document.baseURI).href;
     try {
+      // Attributes that do not need the model are checked before it loads.
+      const modelUrl = this.read('model', url, DEFAULT_MODEL);
+      const view = {
+        mode: this.read('mode', word, 'arcs', ['arcs', 'matrix']),
+        topK: this.read('topk', count, 0),
+        threshold: this.read('threshold', fraction, 0.02),
+      };
+      const text = this.getAttribute('text') ?? this.textContent.trim();
+      const engine = sharedEngine();
+      if (!this.result) this.caption.textContent = 'loading the model…';
       const info = await engine.loadModel(modelUrl);
       if (!this.ready) {
         this.ready = true;
         this.dispatchEvent(new CustomEvent('arcscope-ready', { detail: { model: info.name, config: info.config } }));
       }
+      const { n_layer: L, n_head: H } = info.config;
+      view.layer = this.read('layer', index, L - 1, L, ['mean', 'max']);
+      view.head = this.read('head', index, 'all', H, ['all', 'mean', 'max']);
       const r = await analysis(engine, info.key, text);
       if (ticket !== this.renders) return; // a newer render superseded this one
-      this.draw(info, r);
+      this.draw(info, r, view);
     } catch (e) {
       if (ticket !== this.renders) return;
+      if (!this.result) this.caption.textContent = '';
       this.error.textContent = `arc-scope: ${e.message}`;
       this.error.hidden = false;
       this.dispatchEvent(new CustomEvent('arcscope-error', { detail: { message: e.message } }));
     }
   }
 
-  draw(info, r) {
-    const { n_layer: L, n_head: H } = info.config;
-    const layer = choice(this.getAttribute('layer'), ['mean', 'max'], L - 1);
-    const head = choice(this.getAttribute('head'), ['all', 'mean', 'max'], 'all');
-    if (typeof layer === 'number' && layer >= L) throw new Error(`layer ${layer} does not exist: the model has ${L} layers`);
-    if (typeof head === 'number' && head >= H) throw new Error(`head ${head} does not exist: the model has ${H} heads`);
-    const mode = this.getAttribute('mode') === 'matrix' ? 'matrix' : 'arcs';
-    const topK = Math.max(0, Number(this.getAttribute('topk')) || 0);
-    const threshold = Number(this.getAttribute('threshold') ?? 0.02) || 0;
+  draw(info, r, { layer, head, mode, topK, threshold }) {
     const T = r.labels.length;
     const picked = selectMatrices(r.attention, r.shape, { layer, head, sink: true });
     this.error.hidden = true;

@@ -35,31 +35,33 @@ export async function storeModel(key, bytes) {
   }
 }
 
-// Bytes of an .arcs model URL, or of a conversion cached under that key.
-export async function loadModelBytes(url, progress) {
+// Downloads are abandoned when no byte arrives for this long, waiting for the answer or in the middle of the body:
+// a server that never answers or stops sending must not leave the page waiting for ever. Tests shorten it.
+let stallMs = 20_000;
+export function setStallTimeout(seconds) { stallMs = seconds * 1000; }
+// A wasm32 engine cannot hold a file beyond this, so a bigger (or endless) download is refused early.
+const MAX_BYTES = 2 ** 31;
+
+export function formatBytes(n) {
+  if (!(n >= 0)) return '?';
+  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
+}
+
+// Bytes of an .arcs model URL, or of a model cached under that key. ctx: {progress, signal} (signal cancels).
+export async function loadModelBytes(url, ctx = {}) {
   const cached = await cachedModel(url);
   if (cached) return { bytes: cached, name: nameOf(url), cached: true };
-  const bytes = await fetchBytes(url, 'downloading model', progress);
+  const bytes = await fetchBytes(url, 'downloading model', ctx);
   return { bytes, name: nameOf(url), cached: false };
 }
 
-// Downloads with progress {stage, loaded, total}. Clear messages for the usual failures.
-export async function fetchBytes(url, stage, progress) {
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (e) {
-    throw new Error(`could not reach ${url} (offline, blocked by the page's security policy, or the server refuses ` +
-      `cross-origin requests): ${e.message}`);
-  }
-  if (!response.ok) throw new Error(`could not download ${url}: HTTP ${response.status} ${response.statusText}`.trim());
-  const total = Number(response.headers.get('Content-Length')) || 0;
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  let buffer = new Uint8Array(total || 1 << 20), loaded = 0, lastReport = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+// Downloads with progress {stage, loaded, total}.
+export async function fetchBytes(url, stage, { progress = () => {}, signal } = {}) {
+  const meta = {};
+  let buffer = null, loaded = 0, lastReport = 0;
+  for await (const value of download(url, signal, meta)) {
+    // The declared size sets the first buffer, within reason: a server may claim any Content-Length.
+    buffer ??= new Uint8Array(Math.min(meta.total, 256 << 20) || 1 << 20);
     if (loaded + value.length > buffer.length) {
       const bigger = new Uint8Array(Math.max(buffer.length * 2, loaded + value.length));
       bigger.set(buffer.subarray(0, loaded));
@@ -67,16 +69,80 @@ export async function fetchBytes(url, stage, progress) {
     }
     buffer.set(value, loaded);
     loaded += value.length;
-    if (loaded - lastReport > 1 << 20) { progress({ stage, loaded, total }); lastReport = loaded; }
+    if (loaded - lastReport > 1 << 20) { progress({ stage, loaded, total: meta.total }); lastReport = loaded; }
   }
-  progress({ stage, loaded, total: total || loaded });
-  return buffer.length === loaded ? buffer : buffer.slice(0, loaded);
+  progress({ stage, loaded, total: meta.total || loaded });
+  return !buffer ? new Uint8Array(0) : buffer.length === loaded ? buffer : buffer.slice(0, loaded);
 }
 
-// A checkpoint as the converter reads it: {configText, size, chunks: ReadableStream of model.safetensors}.
+// One HTTP download as an async iterable of Uint8Array chunks (nothing is requested before the first is asked for);
+// meta.total is the declared size once the headers are in (0 if unknown). Clear messages for the usual failures,
+// the stall timeout, and signal (an AbortSignal) to cancel. The stall clock runs only while the network is awaited,
+// never while the reader is busy with a chunk.
+async function* download(url, signal, meta = {}) {
+  const controller = new AbortController();
+  let why = null, timer = 0, loaded = 0;
+  const stop = (error) => { why ??= error; controller.abort(why); };
+  const cancel = () => stop(new Error(`the download of ${url} was cancelled`));
+  const of = () => (meta.total ? ` of ${formatBytes(meta.total)}` : '');
+  const stalled = (s = stallMs / 1000) => new Error(`the download of ${url} stalled: ${loaded
+    ? `no data for ${s} s (received ${formatBytes(loaded)}${of()})` : `no answer from the server for ${s} s`}`);
+  const watch = (on) => { clearTimeout(timer); if (on) timer = setTimeout(() => stop(stalled()), stallMs); };
+  meta.total = 0;
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel);
+  let response = null, reader = null;
+  try {
+    watch(true);
+    try {
+      response = await fetch(url, { signal: controller.signal });
+    } catch (e) {
+      throw why ?? new Error(`could not reach ${url} (offline, blocked by the page's security policy, or the server ` +
+        `refuses cross-origin requests): ${e.message}`);
+    }
+    watch(false);
+    if (!response.ok) throw new Error(`could not download ${url}: HTTP ${response.status} ${response.statusText}`.trim());
+    // A compressed body's Content-Length counts compressed bytes: no use as the file's size.
+    const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
+    meta.total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
+    if (meta.total > MAX_BYTES) throw new Error(`${url} is ${formatBytes(meta.total)}: more than the ${formatBytes(MAX_BYTES)} the browser engine can hold`);
+    if (!response.body) { yield new Uint8Array(await response.arrayBuffer()); return; }
+    reader = response.body.getReader();
+    for (;;) {
+      watch(true);
+      let next;
+      try {
+        next = await reader.read();
+      } catch (e) {
+        throw why ?? new Error(`the download of ${url} broke off after ${formatBytes(loaded)}${of()} (${e.message})`);
+      }
+      watch(false);
+      if (next.done) return;
+      if (loaded === 0 && looksLikeWebPage(next.value)) {
+        throw new Error(`${url} sent a web page, not the file: check that the link points at the file itself ` +
+          '(on Hugging Face, a /resolve/ link rather than /blob/)');
+      }
+      loaded += next.value.length;
+      if (loaded > MAX_BYTES) throw new Error(`${url} is more than the ${formatBytes(MAX_BYTES)} the browser engine can hold`);
+      yield next.value;
+    }
+  } finally {
+    watch(false);
+    signal?.removeEventListener('abort', cancel);
+    (reader ?? response?.body)?.cancel().catch(() => {}); // stops the transfer when the reader gives up early
+  }
+}
+
+// An HTML page (a login page, a viewer page, a server's fallback) where a file was expected. No model format
+// starts like this: .arcs files start with ARCSCOPE, safetensors with a small number, config.json with "{".
+function looksLikeWebPage(bytes) {
+  return /^\s*<(!doctype html|html|head|body)/i.test(new TextDecoder().decode(bytes.subarray(0, 64)));
+}
+
+// A checkpoint as the converter reads it: {configText, size, chunks: async iterable of model.safetensors}.
 // source is {safetensorsUrl, configUrl} or {files: [File, File]} (model.safetensors + config.json, any order).
 // Nothing holds the whole checkpoint: the download (or the file) streams straight into the converter.
-export async function openCheckpoint(source, progress) {
+export async function openCheckpoint(source, { progress = () => {}, signal } = {}) {
   if (source.files) {
     const files = [...source.files];
     const config = files.find((f) => f.name.endsWith('.json'));
@@ -85,35 +151,32 @@ export async function openCheckpoint(source, progress) {
     if (!config) throw new Error('pick the checkpoint\'s config.json too: it holds the model\'s shape');
     return { configText: await config.text(), size: weights.size, chunks: weights.stream() };
   }
-  const configText = new TextDecoder().decode(await fetchBytes(source.configUrl, 'downloading config.json', progress));
-  let response;
-  try {
-    response = await fetch(source.safetensorsUrl);
-  } catch (e) {
-    throw new Error(`could not reach ${source.safetensorsUrl} (offline, blocked by the page's security policy, or ` +
-      `the server refuses cross-origin requests): ${e.message}`);
+  const configBytes = await fetchBytes(source.configUrl, 'downloading config.json', { progress, signal });
+  // The headers first: the converter checks the header against the length before it allocates anything.
+  const meta = {};
+  const body = download(source.safetensorsUrl, signal, meta);
+  const first = await body.next();
+  if (!meta.total) {
+    await body.return();
+    throw new Error(`${source.safetensorsUrl}: the server did not say how long the file is (no Content-Length, or a ` +
+      'compressed body); arcscope needs the length to check the checkpoint before converting it');
   }
-  if (!response.ok) throw new Error(`could not download ${source.safetensorsUrl}: HTTP ${response.status}`);
-  // The converter checks the header against the length before it allocates anything. A compressed response's
-  // Content-Length counts compressed bytes, so it is no use there.
-  const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
-  const size = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
-  if (!size) {
-    throw new Error(`${source.safetensorsUrl}: the server did not say how long the file is (no Content-Length` +
-      `${encoded ? ' for an uncompressed body' : ''}); arcscope needs the length to check the checkpoint before ` +
-      'converting it');
+  async function* chunks() {
+    if (!first.done) yield first.value;
+    yield* body;
   }
-  return { configText, size, chunks: response.body };
+  return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks: chunks() };
 }
 
-// Converts a checkpoint to an int8 .arcs model in the engine (streaming), caches it under key, returns its bytes.
-export async function convertToModel(engine, source, key, progress) {
+// Converts a checkpoint to an int8 .arcs model, caches it under key, returns its bytes. convert is the engine's
+// convertCheckpoint (the worker runs it in the engine's turns); ctx: {progress, signal}.
+export async function convertToModel(convert, source, key, { progress = () => {}, signal } = {}) {
   const cached = await cachedModel(key);
   if (cached) return cached;
-  const checkpoint = await openCheckpoint(source, progress);
+  const checkpoint = await openCheckpoint(source, { progress, signal });
   const stages = { header: 'reading the header', tensors: 'converting to int8', checksum: 'checking', done: 'converted' };
   let last = 0;
-  const bytes = await engine.convertCheckpoint({
+  const bytes = await convert({
     config: checkpoint.configText,
     chunks: checkpoint.chunks,
     dtype: 'q8',
@@ -130,7 +193,11 @@ export async function convertToModel(engine, source, key, progress) {
   return bytes;
 }
 
+// The file name shown for a model URL. Never throws: a "%" that is not an escape (as in "100%ZZ.arcs") stays as written.
 export function nameOf(url) {
   const path = String(url).split(/[?#]/)[0];
-  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || String(url);
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  let name = last;
+  try { name = decodeURIComponent(last); } catch { /* keep it as written */ }
+  return name || String(url);
 }

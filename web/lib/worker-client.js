@@ -9,8 +9,14 @@ export class EngineClient {
     this.nextId = 1;
     this.pending = new Map();
     this.models = new Map(); // url -> Promise<model info>
-    this.worker.onmessage = ({ data }) => this.receive(data);
-    this.worker.onerror = (e) => this.failAll(`the engine worker failed to start: ${e.message || 'script error'}`);
+    this.broken = null;      // why the worker cannot answer any more: later calls fail at once instead of waiting
+    this.started = false;
+    this.worker.onmessage = ({ data }) => { this.started = true; this.receive(data); };
+    this.worker.onerror = (e) => {
+      this.broken = this.started ? `the engine worker stopped: ${e.message || 'an unknown error'}`
+        : `the engine worker failed to start: ${e.message || 'its script could not be loaded'}`;
+      this.failAll(this.broken);
+    };
     this.ready = this.call('init');
   }
 
@@ -30,6 +36,7 @@ export class EngineClient {
   // Runs op in the worker. onProgress receives intermediate reports; the returned promise has .id for cancel().
   call(op, args = {}, { onProgress, transfer = [] } = {}) {
     const id = this.nextId++;
+    if (this.broken) return Object.assign(Promise.reject(new Error(this.broken)), { id });
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
     this.worker.postMessage({ id, op, args }, transfer);
     promise.id = id;
@@ -40,7 +47,7 @@ export class EngineClient {
     if (promise?.id) this.worker.postMessage({ id: 0, op: 'cancel', args: { target: promise.id } });
   }
 
-  // Starts downloading a model file in the worker while the engine starts (loadModel then uses those bytes).
+  // Starts loading a model in the worker while the engine starts (a loadModel for the same URL joins it).
   prefetch(url) {
     this.worker.postMessage({ id: 0, op: 'prefetch', args: { url: new URL(url, document.baseURI).href } });
   }

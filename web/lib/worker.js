@@ -1,82 +1,96 @@
 // worker.js: the Web Worker that hosts the wasm engine, so the page never freezes while a model loads, converts,
-// runs or generates. Protocol (see worker-client.js):
+// runs or generates. Protocol (see worker-client.js and web/README.md):
 //   page -> worker  {id, op, args}
 //   worker -> page  {id, progress}            zero or more, while the operation runs
 //                   {id, result} | {id, error}  exactly one, at the end
 // Typed arrays in results are transferred, not copied.
+//
+// Requests run side by side and only their engine parts take turns (withEngine), so a slow or stalled download
+// never holds up another request. A wasm trap throws the engine away: a fresh one starts, and each model loads
+// again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from './arcscope.js';
 import { spanLabels } from '../js/token-text.js';
-import { loadModelBytes, convertToModel, storeModel } from './model-source.js';
+import { loadModelBytes, convertToModel, cachedModel, storeModel, setStallTimeout } from './model-source.js';
 import * as demos from './demos.js';
 
-const enginePromise = createEngine();
-const models = new Map();   // key (model URL or cache key) -> {model, name, size}, least recently used first
+let engine = createEngine();  // Promise of the live engine; replaced after a crash
+const models = new Map();     // key (model URL or cache key) -> {model, name, size}, least recently used first
 // Models in wasm memory at once: the one on screen and the one before it (switching back is instant). Older ones
 // are freed, so trying several GPT-2 checkpoints does not pile up hundreds of MB.
 const KEEP_MODELS = 2;
-const loading = new Map();    // URL -> Promise of its load, so concurrent requests share one
-const prefetched = new Map(); // model URL -> Promise of its bytes, started before the engine is ready
+const loading = new Map();    // key -> Promise of its load, so concurrent requests share one download
+const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
 const ops = {
   async init() {
-    await enginePromise;
+    await engine;
     return { ok: true };
   },
 
+  // Downloads give up after this many seconds without data (tests shorten it).
+  async configure({ stallSeconds }) {
+    if (stallSeconds > 0) setStallTimeout(stallSeconds);
+    return { ok: true };
+  },
+
+  // Starts loading a model before anyone asks for it; a failure is reported to the loadModel that follows.
+  async prefetch({ url }) {
+    load(url, {}).catch(() => {});
+  },
+
   async tokenize({ text }) {
-    const engine = await enginePromise;
-    const { ids } = engine.tokenize(text);
-    return { ids, labels: labelsFor(engine, ids) };
+    return withEngine('splitting the text into tokens', (e) => {
+      const { ids } = e.tokenize(text);
+      return { ids, labels: labelsFor(e, ids) };
+    });
   },
 
-  // Loads (or reuses) the model behind a URL: an .arcs file, or a cached conversion.
-  async loadModel({ url }, progress) {
-    if (models.has(url)) return describe(url);
-    if (!loading.has(url)) {
-      const load = loadFromUrl(url, progress);
-      loading.set(url, load);
-      load.then(() => loading.delete(url), () => loading.delete(url));
-    }
-    return loading.get(url);
+  // Loads (or reuses) the model behind a URL: an .arcs file, or a model cached under that key.
+  async loadModel({ url }, ctx) {
+    return withModel(url, ctx, 'loading a model', () => describe(url));
   },
 
-  // An .arcs file the user picked: loaded directly and cached under key, so a shared link can find it again.
-  async loadModelBytes({ bytes, key, name }, progress) {
-    const engine = await enginePromise;
-    progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
-    const model = engine.loadModel(bytes);
+  // An .arcs file the user picked: loaded directly and cached under key, so a shared link (or the engine after a
+  // crash) can find it again.
+  async loadModelBytes({ bytes, key, name }, ctx) {
+    ctx.progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
+    const info = await withEngine(`loading ${name} into memory`, (e) => {
+      keep(key, { model: e.loadModel(bytes), name, size: bytes.length });
+      return describe(key);
+    });
+    sources.set(key, async () => {
+      const cached = await cachedModel(key);
+      if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
+      return { bytes: cached, name };
+    });
     await storeModel(key, bytes);
-    keep(key, { model, name, size: bytes.length });
-    return describe(key);
+    return info;
   },
 
   // Converts a Hugging Face checkpoint (URLs or Files) in the browser, caches the result, loads it.
-  async convertModel({ source, key, name }, progress) {
-    const engine = await enginePromise;
-    if (models.has(key)) return describe(key);
-    const bytes = await convertToModel(engine, source, key, progress);
-    progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
-    const model = engine.loadModel(bytes);
-    keep(key, { model, name, size: bytes.length });
-    return describe(key);
+  async convertModel({ source, key, name }, ctx) {
+    sources.set(key, (_, c) => convert(source, key, name, c));
+    return withModel(key, ctx, `loading ${name}`, () => describe(key));
   },
 
   // A full forward over text (or ids): tokens, labels, every head's attention, and the next-token top-k.
-  async analyze({ model: key, text, ids, topk = 10 }) {
-    const engine = await enginePromise;
-    const { model } = await use(key);
-    if (!ids) ids = model.tokenize(text).ids;
-    if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
-    const n_ctx = model.config.n_ctx;
-    if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
-    const out = model.forward(ids, { attention: true });
-    return {
-      ids,
-      labels: labelsFor(engine, ids),
-      attention: out.attention,
-      shape: out.attentionShape,
-      next: model.topk(lastRow(out.logits, out.logitsShape), topk),
-    };
+  async analyze({ model: key, text, ids, topk = 10 }, ctx) {
+    let doing = 'splitting the text into tokens';
+    return withModel(key, ctx, () => doing, ({ model }, e) => {
+      if (!ids) ids = model.tokenize(text).ids;
+      if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
+      const n_ctx = model.config.n_ctx;
+      if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
+      doing = `running the model on ${ids.length} tokens`;
+      const out = model.forward(ids, { attention: true });
+      return {
+        ids,
+        labels: labelsFor(e, ids),
+        attention: out.attention,
+        shape: out.attentionShape,
+        next: model.topk(lastRow(out.logits, out.logitsShape), topk),
+      };
+    });
   },
 
   // The models in wasm memory, least recently used first: [{key, name, size, config}].
@@ -84,71 +98,175 @@ const ops = {
     return [...models.keys()].map(describe);
   },
 
-  async headScores({ model: key }) {
-    return (await use(key)).model.headScores();
+  async headScores({ model: key }, ctx) {
+    return withModel(key, ctx, 'scoring the heads', ({ model }) => model.headScores());
   },
 
   // Generates token by token with the KV cache: each new token arrives as progress with its attention row for
   // every layer and head ([L, H, T]), so the page grows the arcs as it goes. A 'cancel' stops after the current token.
-  async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, topP = 1, seed = 1 }, progress) {
-    const engine = await enginePromise;
-    const entry = await use(key);
+  // The whole generation is one turn: nothing else may touch the model's KV cache meanwhile.
+  async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, topP = 1, seed = 1 }, ctx) {
     if (ids.length === 0) throw new Error('generation needs at least one token of text');
-    const all = [...ids];
-    entry.busy = (entry.busy || 0) + 1; // never freed while it generates
-    let result;
-    try {
-      result = await entry.model.generate({
+    return withModel(key, ctx, 'generating text', async ({ model }, e) => {
+      const all = [...ids];
+      const result = await model.generate({
         ids, maxTokens, temperature, topK, topP, seed, attention: true,
         onToken: async ({ id, attention, attentionShape }) => {
           all.push(id);
-          progress({ id, text: engine.decode(all), labels: labelsFor(engine, all), row: attention, rowShape: attentionShape });
+          ctx.progress({ id, text: e.decode(all), labels: labelsFor(e, all), row: attention, rowShape: attentionShape });
           await nextTask(); // lets a 'cancel' message in
-          return !progress.cancelled();
+          return !ctx.signal.aborted;
         },
       });
-    } finally {
-      entry.busy -= 1;
-    }
-    return { ids: all, stop: result.stop };
+      return { ids: all, stop: result.stop };
+    });
   },
 
-  async singleHead(args) { return demos.singleHead(await enginePromise, args); },
-  async multiHead(args) { return demos.multiHead(await enginePromise, args); },
-  async positional(args) { return demos.positional(await enginePromise, args); },
-  async costExperiment(args, progress) { return demos.costExperiment(await enginePromise, args, progress); },
+  async singleHead(args) { return withEngine('running the single-head demo', (e) => demos.singleHead(e, args)); },
+  async multiHead(args) { return withEngine('running the multi-head demo', (e) => demos.multiHead(e, args)); },
+  async positional(args) { return withEngine('computing the positional encoding', (e) => demos.positional(e, args)); },
+  async costExperiment(args, ctx) {
+    return withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress));
+  },
 };
 
-// The model behind key, loaded again (from the HTTP or Cache Storage copy) if it was freed to make room.
-async function use(key) {
-  if (!models.has(key)) await ops.loadModel({ url: key }, () => {});
-  const entry = models.get(key);
-  models.delete(key); // re-insert: most recently used last
-  models.set(key, entry);
-  return entry;
+// The engine's turns: wasm runs for one request at a time, in arrival order (the engine is single-threaded, and a
+// KV cache or a conversion must not be interleaved). Resolves with the function that ends the turn.
+let lastTurn = Promise.resolve();
+function turn() {
+  let end;
+  const held = new Promise((ok) => { end = ok; });
+  const mine = lastTurn.then(() => end);
+  lastTurn = lastTurn.then(() => held);
+  return mine;
 }
 
-async function loadFromUrl(url, progress) {
-  const download = prefetched.get(url) || loadModelBytes(url, progress);
-  prefetched.delete(url);
-  const engine = await enginePromise;
-  const { bytes, name } = await download;
-  progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
-  keep(url, { model: engine.loadModel(bytes), name, size: bytes.length });
-  return describe(url);
+// Runs work(engine, pause) in a turn. `await pause(promise)` gives the turn away while promise settles (a
+// download) and takes it back. `what` (text, or a function giving it) says what the engine was doing if it crashes.
+async function withEngine(what, work) {
+  let end = await turn();
+  const live = engine;
+  const doing = () => (typeof what === 'function' ? what() : what);
+  const pause = async (promise) => {
+    end();
+    try {
+      return await promise;
+    } finally {
+      end = await turn();
+      if (live !== engine) throw new Error(`the engine was restarted after a crash while ${doing()}: try again`);
+    }
+  };
+  try {
+    return await work(await live, pause);
+  } catch (error) {
+    throw crashed(error, live, doing());
+  } finally {
+    end();
+  }
 }
 
-// Makes entry the model for key and frees the least recently used others beyond KEEP_MODELS (never a busy one).
+// Runs work(entry, engine) on the model behind key in a turn, loading the model first if it is not in memory
+// (never loaded, freed to make room, or lost in a crash).
+async function withModel(key, ctx, what, work) {
+  for (;;) {
+    await unlessCancelled(load(key, ctx), ctx.signal);
+    const done = await withEngine(what, async (e) => models.has(key) && { value: await work(touch(key), e) });
+    if (done) return done.value; // else it was freed while this request waited for its turn: load it again
+  }
+}
+
+// Puts the model behind key in memory: its bytes arrive outside the turns (one download per key however many
+// ask), then one short turn loads them.
+function load(key, ctx) {
+  if (models.has(key)) return Promise.resolve();
+  if (!loading.has(key)) {
+    const job = (async () => {
+      const { bytes, name } = await (sources.get(key) ?? loadModelBytes)(key, ctx);
+      ctx.progress?.({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
+      await withEngine(`loading ${name} into memory`, (e) => keep(key, { model: e.loadModel(bytes), name, size: bytes.length }));
+    })();
+    loading.set(key, job);
+    job.finally(() => loading.delete(key)).catch(() => {});
+  }
+  return loading.get(key);
+}
+
+// A checkpoint converted to .arcs bytes in the engine's turns; the download streams in between them.
+async function convert(source, key, name, ctx) {
+  const bytes = await convertToModel((options) => withEngine(`converting ${name}`, (e, pause) =>
+    e.convertCheckpoint({ ...options, chunks: inTurns(options.chunks, pause) })), source, key, ctx);
+  return { bytes, name };
+}
+
+// The chunks of a stream (a download or a File's), each awaited with the engine's turn given away.
+async function* inTurns(chunks, pause) {
+  const reader = chunks.getReader?.();
+  const it = reader ? { next: () => reader.read() } : chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const { done, value } = await pause(it.next());
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader ? reader.cancel().catch(() => {}) : it.return?.();
+  }
+}
+
+// A trap (WebAssembly.RuntimeError) leaves wasm memory in an unknown state: that engine is dropped, models and all
+// (nothing in it can be trusted, not even to free), and a fresh one starts.
+// The engine API names a trap itself and keeps the RuntimeError as the cause; the worker says it in its own words.
+function crashed(error, live, what) {
+  const isTrap = (e) => e instanceof WebAssembly.RuntimeError || e?.name === 'RuntimeError';
+  const trap = isTrap(error) ? error : isTrap(error?.cause) ? error.cause : null;
+  if (trap && live === engine) {
+    models.clear();
+    engine = createEngine();
+  }
+  return explain(trap ?? error, what, !!trap);
+}
+
+// Engine messages are kept; a crash or an allocation failure gets words a reader can act on.
+function explain(error, what, restarted) {
+  const message = String(error?.message || error).replace(/\. Build with -s ASSERTIONS=1 for more info\.$/, '');
+  const oom = /bad_alloc|out of memory|Cannot enlarge memory|Aborted\(OOM\)/i.test(message);
+  if (!oom && !restarted) return error;
+  const after = restarted ? '; it has been restarted, and your models load again when next used' : '';
+  return new Error(oom
+    ? `out of memory while ${what}: the browser could not give the engine enough memory (${message})${after}; ` +
+      'close other tabs or load a smaller model'
+    : `the engine crashed while ${what} (${message})${after}`);
+}
+
+// Resolves as promise does, or rejects when signal aborts (the work behind promise goes on for others waiting).
+function unlessCancelled(promise, signal) {
+  if (!signal) return promise;
+  return Promise.race([promise, new Promise((_, fail) => {
+    if (signal.aborted) fail(signal.reason);
+    signal.addEventListener('abort', () => fail(signal.reason), { once: true });
+  })]);
+}
+
+// Makes entry the model for key and frees the least recently used others beyond KEEP_MODELS. Runs in a turn, so
+// nothing is using the ones it frees.
 function keep(key, entry) {
   models.get(key)?.model.free();
   models.delete(key);
   models.set(key, entry);
-  for (const [old, { model, busy }] of models) {
+  for (const [old, { model }] of models) {
     if (models.size <= KEEP_MODELS) break;
-    if (busy || old === key) continue;
+    if (old === key) continue;
     model.free();
     models.delete(old);
   }
+}
+
+// The entry for key, marked most recently used.
+function touch(key) {
+  const entry = models.get(key);
+  models.delete(key);
+  models.set(key, entry);
+  return entry;
 }
 
 function describe(key) {
@@ -167,15 +285,6 @@ function lastRow(logits, shape) {
   return logits.subarray((rows - 1) * n, rows * n);
 }
 
-// Engine messages are kept; allocation failures get words a reader can act on.
-function explain(message) {
-  if (/bad_alloc|out of memory|Cannot enlarge memory|Aborted\(OOM\)/i.test(message)) {
-    return `out of memory: the browser could not give the engine enough memory (${message}); close other tabs or ` +
-      'load a smaller model';
-  }
-  return message;
-}
-
 const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
 
 // Every typed array inside a result travels by transfer.
@@ -189,28 +298,28 @@ function transferables(value, out = []) {
   return [...new Set(out)];
 }
 
-// One operation at a time: the engine is single-threaded and a KV cache must not be interleaved.
-// 'cancel' skips the queue: long loops (generation, the cost experiment) check it between steps.
-const cancelled = new Set();
-let queue = Promise.resolve();
-self.onmessage = ({ data: { id, op, args } }) => {
-  if (op === 'cancel') { cancelled.add(args.target); return; }
-  if (op === 'prefetch') {
-    const download = loadModelBytes(args.url, () => {});
-    download.catch(() => {}); // a failure is reported by the loadModel that uses it
-    prefetched.set(args.url, download);
-    return;
+// A crashed engine's objects are dropped unfreed; if a finalizer still tries on the broken memory and traps, that is
+// expected and must not reach the page as a failure of the worker.
+self.addEventListener('error', (e) => {
+  if (e.error instanceof WebAssembly.RuntimeError) e.preventDefault();
+});
+
+// Every request starts at once; 'cancel' aborts a running one (its downloads, its wait for a model, a generation
+// or the cost experiment after the current step).
+const running = new Map(); // id -> AbortController
+self.onmessage = async ({ data: { id, op, args } }) => {
+  if (op === 'cancel') { running.get(args.target)?.abort(new Error('cancelled')); return; }
+  const controller = new AbortController();
+  running.set(id, controller);
+  const progress = (p) => self.postMessage({ id, progress: p }, transferables(p));
+  progress.cancelled = () => controller.signal.aborted;
+  try {
+    if (!Object.hasOwn(ops, op)) throw new Error(`unknown operation ${op}`);
+    const result = await ops[op](args || {}, { progress, signal: controller.signal });
+    self.postMessage({ id, result }, transferables(result));
+  } catch (error) {
+    self.postMessage({ id, error: String(error?.message || error) });
+  } finally {
+    if (running.get(id) === controller) running.delete(id);
   }
-  queue = queue.then(async () => {
-    const progress = (p) => self.postMessage({ id, progress: p }, transferables(p));
-    progress.cancelled = () => cancelled.has(id);
-    try {
-      if (!ops[op]) throw new Error(`unknown operation ${op}`);
-      const result = await ops[op](args || {}, progress);
-      self.postMessage({ id, result }, transferables(result));
-    } catch (error) {
-      self.postMessage({ id, error: explain(String(error?.message || error)) });
-    }
-    cancelled.delete(id);
-  });
 };
