@@ -44,13 +44,15 @@ void check(bool ok, const char* what) {
 
 void fuzz_buffer(Input& in) {
     const size_t n_dims = in.u32() % 5;
+    // exact: the byte count, saturating at 2^100; huge: some prefix product left 64 bits (the library may then
+    // refuse even if a later 0 makes the total 0).
     uint64_t dims[4];
     u128 exact = 4;
     bool huge = false;
     for (size_t i = 0; i < n_dims; ++i) {
         dims[i] = uint64_t(in.u32()) << (in.u32() % 33);
-        exact *= dims[i];
-        huge |= exact > (u128(1) << 100);
+        exact = dims[i] != 0 && exact > (u128(1) << 100) / dims[i] ? u128(1) << 100 : exact * dims[i];
+        huge |= exact >> 64 != 0;
     }
     try {
         const size_t count = arcscope::buffer_elements("fuzz", dims, n_dims, 4);

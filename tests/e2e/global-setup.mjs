@@ -1,7 +1,10 @@
 // Makes the browser tests' model fixtures once (kept under build/, never committed): a tiny random GPT-2 in the
-// Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion.
+// Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion, and the
+// crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
+// weight, a model with a 32769-token context (its attention capture would need 4.3 GB) and one with a NaN scale.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { checkpoint, tensorAt, reseal } from '../js/crafted_files.mjs';
 
 export const FIXTURES = 'build/test-fixtures';
 
@@ -15,4 +18,30 @@ export default function globalSetup() {
   if (!existsSync(arcs)) {
     execFileSync('build/native/arcscope', ['convert', '--in', hf, '--out', arcs, '--dtype', 'q8'], { stdio: 'inherit' });
   }
+  makeHostileFixtures(`${FIXTURES}/hostile`);
+}
+
+function makeHostileFixtures(dir) {
+  if (existsSync(`${dir}/nan-scale.q8.arcs`)) return;
+  const writeCheckpoint = (name, config, bytes) => {
+    mkdirSync(`${dir}/${name}`, { recursive: true });
+    writeFileSync(`${dir}/${name}/config.json`, JSON.stringify(config));
+    writeFileSync(`${dir}/${name}/model.safetensors`, bytes);
+  };
+  writeCheckpoint('claims-15gb', { n_layer: 73, n_head: 16, n_embd: 2048, n_positions: 1, vocab_size: 66712 },
+    checkpoint({ n_layer: 73, n_embd: 2048, n_positions: 1, vocab_size: 66712 }, { headerOnly: true }));
+  const tiny = { n_layer: 1, n_head: 1, n_embd: 8, n_positions: 16, vocab_size: 50257 };
+  const nan = checkpoint(tiny);
+  new DataView(nan.buffer).setFloat32(nan.length - 4, NaN, true);  // the last value: ln_f.bias[7]
+  writeCheckpoint('nan-weight', tiny, nan);
+  const long = { n_layer: 1, n_head: 1, n_embd: 8, n_positions: 32769, vocab_size: 50257 };
+  writeCheckpoint('long-context', long, checkpoint(long));
+  const convert = (name, out) => execFileSync('build/native/arcscope',
+    ['convert', '--in', `${dir}/${name}`, '--out', `${dir}/${out}`, '--dtype', 'q8'], { stdio: 'ignore' });
+  convert('long-context', 'long-context.q8.arcs');
+  writeCheckpoint('tiny', tiny, checkpoint(tiny));
+  convert('tiny', 'tiny.q8.arcs');
+  const bad = readFileSync(`${dir}/tiny.q8.arcs`);
+  bad.writeFloatLE(NaN, tensorAt(bad, 'wte.weight').offset + 4 * 3);  // the scale of row 3, columns 0-31
+  writeFileSync(`${dir}/nan-scale.q8.arcs`, reseal(bad));
 }

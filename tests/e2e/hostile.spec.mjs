@@ -116,6 +116,13 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
     reject('analyze', { model: url('/models/missing.arcs'), text: 'hello' }),
     reject('generate', { model: key, ids: [] }),
     reject('noSuchOp', {}),
+    // Crafted files (tests/e2e/global-setup.mjs): sizes that would wrap in wasm's 32 bits, non-finite weights.
+    reject('convertModel', { source: { safetensorsUrl: url('/fixtures/hostile/claims-15gb/model.safetensors'),
+      configUrl: url('/fixtures/hostile/claims-15gb/config.json') }, key: 'claims-15gb', name: 'claims-15gb' }),
+    reject('convertModel', { source: { safetensorsUrl: url('/fixtures/hostile/nan-weight/model.safetensors'),
+      configUrl: url('/fixtures/hostile/nan-weight/config.json') }, key: 'nan-weight', name: 'nan-weight' }),
+    reject('loadModel', { url: url('/fixtures/hostile/nan-scale.q8.arcs') }),
+    reject('analyze', { model: url('/fixtures/hostile/long-context.q8.arcs'), ids: new Array(32769).fill(464) }),
   ]);
   for (const m of messages) console.log(`rejected: ${m}`);
   expect(messages).not.toContain('accepted?');
@@ -129,6 +136,10 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   expect(messages[6]).toContain('sent a web page');
   expect(messages[7]).toBe('the text is 300 tokens long; this model reads at most 256');
   expect(messages[8]).toContain('50257');
+  expect(messages[13]).toMatch(/^truncated checkpoint: model\.safetensors is 82\.8 KB \(82843 bytes\) but its header describes 15\.3 GB/);
+  expect(messages[14]).toBe('tensor ln_f.bias holds a non-finite value (NaN) at index 7');
+  expect(messages[15]).toMatch(/^tensor wte\.weight has a non-finite q8 scale \(NaN\) for row 3, columns 0-31/);
+  expect(messages[16]).toMatch(/^attention capture \(n_layer x n_head x queries x keys\) \[1, 1, 32769, 32769\] of 4-byte values needs 4\.3 GB/);
   // Bad element attributes, through the same worker.
   await page.evaluate(() => import('/lib/arc-scope.js'));
   await expect(addElement(page, { text: 'hello', layer: '1.5' })).rejects.toThrow('layer "1.5" is not valid');
