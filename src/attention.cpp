@@ -76,15 +76,18 @@ Tensor::Tensor(std::vector<int> s, std::vector<float> d) : shape(std::move(s)), 
 }
 
 int Tensor::matrices() const {
+    if (shape.size() < 2) return 0;  // a vector has no matrix view
     return std::accumulate(shape.begin(), shape.end() - 2, 1, std::multiplies<int>());
 }
 
 MatrixMap Tensor::matrix(int i) {
+    if (i < 0 || i >= matrices()) throw Error("tensor has no matrix " + std::to_string(i));
     const int r = shape[shape.size() - 2], c = shape.back();
     return MatrixMap(data.data() + size_t(i) * r * c, r, c);
 }
 
 ConstMatrixMap Tensor::matrix(int i) const {
+    if (i < 0 || i >= matrices()) throw Error("tensor has no matrix " + std::to_string(i));
     const int r = shape[shape.size() - 2], c = shape.back();
     return ConstMatrixMap(data.data() + size_t(i) * r * c, r, c);
 }

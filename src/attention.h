@@ -30,7 +30,7 @@ struct Tensor {
     // The trailing two dimensions as a matrix, at index i of the leading ones (e.g. one batch element).
     MatrixMap matrix(int i);
     ConstMatrixMap matrix(int i) const;
-    int matrices() const;  // product of the leading dimensions
+    int matrices() const;  // product of the leading dimensions (0 for a vector); matrix(i) needs i < matrices()
 };
 
 // The element count of a tensor of this shape (1 to 4 positive dimensions), or Error if it is invalid or larger
