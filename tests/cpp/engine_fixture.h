@@ -126,15 +126,17 @@ std::string error_of(F&& f) {
     return "(no error)";
 }
 
-inline GPT2Config tiny_config() {
+inline GPT2Config gpt2_config(int n_layer, int n_head, int n_embd, int n_ctx, int n_vocab) {
     GPT2Config c;
-    c.n_layer = 2;
-    c.n_head = 4;
-    c.n_embd = 64;
-    c.n_ctx = 48;
-    c.n_vocab = 300;
+    c.n_layer = n_layer;
+    c.n_head = n_head;
+    c.n_embd = n_embd;
+    c.n_ctx = n_ctx;
+    c.n_vocab = n_vocab;
     return c;
 }
+
+inline GPT2Config tiny_config() { return gpt2_config(2, 4, 64, 48, 300); }
 
 // Streams the safetensors bytes through the converter in chunks of `chunk` bytes.
 inline std::vector<uint8_t> convert_bytes(const GPT2Config& c, const std::vector<uint8_t>& st, DType dtype,

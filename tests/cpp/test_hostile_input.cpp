@@ -28,15 +28,7 @@ namespace {
     if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build (scripts/test.sh's sanitizer build) and in wasm"
 
 // The one config from the review: valid, but its .arcs would be 2^32 + ~117 KB.
-GPT2Config file_over_4gb() {
-    GPT2Config c;
-    c.n_layer = 73;
-    c.n_head = 16;
-    c.n_embd = 2048;
-    c.n_ctx = 1;
-    c.n_vocab = 66712;
-    return c;
-}
+GPT2Config file_over_4gb() { return gpt2_config(73, 16, 2048, 1, 66712); }
 
 struct Loaded {
     std::vector<uint8_t> bytes;
@@ -116,13 +108,7 @@ TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
 // 2. L * H * T * T beyond the address space: an Error before the capture buffer grows; the model still works.
 TEST(HostileInput, AttentionCaptureSizeIsChecked) {
     SKIP_UNLESS_32_BIT();
-    GPT2Config c;
-    c.n_layer = 1;
-    c.n_head = 1;
-    c.n_embd = 8;
-    c.n_ctx = 32769;
-    c.n_vocab = 16;
-    Loaded m(tiny_model_bytes(DType::Q8, 3, c));
+    Loaded m(tiny_model_bytes(DType::Q8, 3, gpt2_config(1, 1, 8, 32769, 16)));
     const std::vector<int> few = {1, 2, 3};
     const std::vector<float> before = logits_of(*m.model, few);
     std::vector<int> ids(32769, 5);
@@ -252,10 +238,7 @@ TEST(HostileInput, MemoryStaysBoundedByTheInput) {
     bomb += "0]";
     EXPECT_HAS(error_of([&] { Json::parse(bomb); }), "more than 16 bytes of memory per byte of text");
     // A real header fits the bound with room: GPT-2 xl's layout (48 layers).
-    GPT2Config xl;
-    xl.n_layer = 48;
-    xl.n_head = 25;
-    xl.n_embd = 1600;
+    const GPT2Config xl = gpt2_config(48, 25, 1600, 1024, 50257);
     const std::vector<uint8_t> st = header_only_safetensors(xl);
     EXPECT_EQ(parse_safetensors_header(std::string_view(reinterpret_cast<const char*>(st.data()) + 8,
                                                         st.size() - 8)).size(),
