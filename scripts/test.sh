@@ -16,8 +16,10 @@ run_suite() {
 run_suite "c++" ctest --test-dir build/native --output-on-failure -j 2
 # The same tests under AddressSanitizer and UBSan, with wasm's 4 GB buffer limit (the perplexity figure is an accuracy
 # check that takes half a minute there and exercises nothing the other tests do not).
-run_suite "c++ sanitizers" bash -c './scripts/build.sh sanitize >/dev/null &&
-  ctest --test-dir build/sanitize --output-on-failure -j 2 -E HeldOutPerplexity
+sanitized_tests() {
+  ./scripts/build.sh sanitize >/dev/null && ctest --test-dir build/sanitize --output-on-failure -j 2 -E HeldOutPerplexity
+}
+run_suite "c++ sanitizers" sanitized_tests
 run_suite "reference" /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
 run_suite "wasm-node" node --test tests/js/
 run_suite "browser" npx playwright test
