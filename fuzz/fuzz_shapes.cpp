@@ -8,12 +8,12 @@
 #include <cstring>
 #include <vector>
 
-#include "attention.h"
-#include "convert.h"
+#include "arcscope/attention.h"
+#include "arcscope/convert.h"
 #include "engine_fixture.h"  // tests/cpp: header_only_safetensors
-#include "error.h"
-#include "model_file.h"
-#include "sizes.h"
+#include "arcscope/error.h"
+#include "arcscope/model_file.h"
+#include "arcscope/sizes.h"
 
 namespace {
 

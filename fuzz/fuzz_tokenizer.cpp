@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "error.h"
-#include "tokenizer.h"
+#include "arcscope/error.h"
+#include "arcscope/tokenizer.h"
 
 namespace {
 bool valid_utf8(std::string_view s) {

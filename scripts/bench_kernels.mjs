@@ -1,11 +1,11 @@
 // The wasm module's kernels on GPT-2 small's five matrix shapes in Node (one thread), and its streaming-read
 // bandwidth over a buffer the size of GPT-2 small's int8 weights. Usage: node scripts/bench_kernels.mjs [--reps N]
 import fs from 'node:fs';
-import createArcscopeCore from '../web/lib/wasm/arcscope_core.js';
+import createArcscopeDiagnostics from '../web/lib/wasm/arcscope_diagnostics.js';
 
 const reps = Number(process.argv[process.argv.indexOf('--reps') + 1]) || 5;
-const wasm = new URL('../web/lib/wasm/arcscope_core.wasm', import.meta.url);
-const core = await createArcscopeCore({ wasmBinary: fs.readFileSync(wasm) });
+const wasm = new URL('../web/lib/wasm/arcscope_diagnostics.wasm', import.meta.url);
+const core = await createArcscopeDiagnostics({ wasmBinary: fs.readFileSync(wasm) });
 
 // (in_features x out_features) as GPT-2 names them; the kernels see rows = out, cols = in.
 const shapes = [[768, 2304], [768, 768], [768, 3072], [3072, 768], [768, 50257]];

@@ -15,13 +15,13 @@ mkdir -p "$out"
 
 # The library once, with the fuzzer's instrumentation and ASan (clang; no main()).
 lib=$out/libarcscope_fuzz.a
-if [ ! -f "$lib" ] || [ -n "$(find src -name '*.cpp' -newer "$lib" | head -1)" ] || \
-   [ -n "$(find src -name '*.h' -newer "$lib" | head -1)" ]; then
+if [ ! -f "$lib" ] || [ -n "$(find src include -name '*.cpp' -newer "$lib" | head -1)" ] || \
+   [ -n "$(find src include -name '*.h' -newer "$lib" | head -1)" ]; then
   rm -rf "$out/obj" && mkdir -p "$out/obj"
-  for f in src/*.cpp; do
+  for f in src/{core,tokenizer,kernels,model,blocks,diagnostics}/*.cpp; do
     echo "compiling $f"
-    nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -ffp-contract=off -DARCSCOPE_ADDRESS_BITS=32 -Isrc \
-      -Ibuild/native/generated -isystem /usr/include/eigen3 -c "$f" -o "$out/obj/$(basename "$f" .cpp).o" &
+    nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -ffp-contract=off -DARCSCOPE_ADDRESS_BITS=32 -Iinclude -Isrc \
+      -Ibuild/native/generated -isystem /usr/include/eigen3 -c "$f" -o "$out/obj/$(basename "$(dirname "$f")")_$(basename "$f" .cpp).o" &
     while [ "$(jobs -r | wc -l)" -ge 2 ]; do sleep 0.2; done
   done
   wait
@@ -41,7 +41,7 @@ seed_models() {  # tiny valid model files: the fuzzer starts from real structure
 run_target() {
   local name=$1 dir=$out/$1
   mkdir -p "$dir/corpus"
-  nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address -DARCSCOPE_ADDRESS_BITS=32 -Isrc -Itests/cpp \
+  nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address -DARCSCOPE_ADDRESS_BITS=32 -Iinclude -Isrc -Itests/cpp \
     -Ibuild/native/generated -isystem /usr/include/eigen3 \
     -DARCSCOPE_TOKENIZER_PATH="\"$PWD/models/gpt2-tokenizer.bin\"" "fuzz/fuzz_$name.cpp" "$lib" -o "$dir/fuzz_$name"
   case $name in

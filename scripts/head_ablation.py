@@ -3,7 +3,7 @@
 
   /usr/bin/python3 scripts/head_ablation.py --model build/default-model [--draw-from TEXT] [--length 50] [--seqs 20]
 
-The input is the head scores' input (src/heads.h): N random tokens written twice. Nothing can predict the first
+The input is the head scores' input (include/arcscope/heads.h): N random tokens written twice. Nothing can predict the first
 copy, so its loss sits near ln(candidates); a model that reads the context predicts the second copy almost
 perfectly. The script prints the mean loss on each copy for the whole model and then with each head's output
 zeroed in turn (its slice of the attention output before c_proj), one JSON line per head. A head the model

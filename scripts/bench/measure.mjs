@@ -24,8 +24,9 @@ export function q8BytesPerToken({ n_layer, n_embd, n_vocab }) {
   return n_layer * layer + packed(n_vocab, C);
 }
 
+// diagnostics: the kernel diagnostics module (arcscope_diagnostics.js), for the streaming-read bandwidth.
 // memory: optional async () => bytes, called while the model is still loaded (the browser page's measurement).
-export async function measureArcscope(engine, modelBytes, memory = null) {
+export async function measureArcscope(engine, diagnostics, modelBytes, memory = null) {
   const r = { prefillMs: {} };
   let t0 = now();
   const model = engine.loadModel(modelBytes);
@@ -55,7 +56,7 @@ export async function measureArcscope(engine, modelBytes, memory = null) {
   r.wasmMemoryBytes = engine.core.HEAPU8.length;  // after a 1024-token KV cache and every scratch buffer
   if (r.dtype === 'q8') {
     r.q8BytesPerToken = q8BytesPerToken(model.config);
-    r.streamGBs = engine.core.benchStreamRead(r.q8BytesPerToken, 3);
+    r.streamGBs = diagnostics.benchStreamRead(r.q8BytesPerToken, 3);
     r.decodeFloorMs = r.q8BytesPerToken / (r.streamGBs * 1e6);
   }
   if (memory) r.pageMemoryBytes = await memory();

@@ -10,7 +10,11 @@ const bytes = new Uint8Array(fs.readFileSync(arg('model')));
 let result;
 if (system === 'arcscope') {
   const { createEngine } = await import('../../web/lib/arcscope.js');
-  result = await measureArcscope(await createEngine(), bytes);
+  const { default: createArcscopeDiagnostics } = await import('../../web/lib/wasm/arcscope_diagnostics.js');
+  const diagnostics = await createArcscopeDiagnostics({
+    wasmBinary: fs.readFileSync(new URL('../../web/lib/wasm/arcscope_diagnostics.wasm', import.meta.url)),
+  });
+  result = await measureArcscope(await createEngine(), diagnostics, bytes);
 } else if (system === 'ort') {
   const ort = await import('onnxruntime-web');
   result = await measureOrt(ort.default ?? ort, bytes);

@@ -26,7 +26,11 @@ async function run() {
       wasmBinary: await bytesOf('/web/lib/wasm/arcscope_core.wasm'),
       tokenizerBytes: await bytesOf('/models/gpt2-tokenizer.bin'),
     });
-    result = await measureArcscope(engine, modelBytes, pageMemory);
+    const { default: createArcscopeDiagnostics } = await import('/web/lib/wasm/arcscope_diagnostics.js');
+    const diagnostics = await createArcscopeDiagnostics({
+      wasmBinary: await bytesOf('/web/lib/wasm/arcscope_diagnostics.wasm'),
+    });
+    result = await measureArcscope(engine, diagnostics, modelBytes, pageMemory);
   } else if (system === 'ort') {
     const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
     ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';

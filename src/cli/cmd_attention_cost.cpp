@@ -2,9 +2,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "attention_cost.h"
+#include "arcscope/attention_cost.h"
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 
 namespace arcscope::cli {
 namespace {

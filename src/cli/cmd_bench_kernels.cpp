@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "command.h"
-#include "quant.h"
-#include "quant_bench.h"
+#include "arcscope/quant.h"
+#include "diagnostics/quant_bench.h"
 
 namespace arcscope::cli {
 namespace {

@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "command.h"
-#include "convert.h"
-#include "error.h"
-#include "model_file.h"
+#include "arcscope/convert.h"
+#include "arcscope/error.h"
+#include "arcscope/model_file.h"
 
 namespace arcscope::cli {
 namespace {

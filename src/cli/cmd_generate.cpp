@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 #include "json_strings.h"
 #include "model_args.h"
-#include "sampling.h"
+#include "arcscope/sampling.h"
 
 namespace arcscope::cli {
 namespace {

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "command.h"
-#include "error.h"
-#include "heads.h"
+#include "arcscope/error.h"
+#include "arcscope/heads.h"
 #include "json_strings.h"
 #include "model_args.h"
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 #include "model_args.h"
 
 namespace arcscope::cli {

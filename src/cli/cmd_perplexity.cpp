@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 #include "json_strings.h"
 #include "model_args.h"
-#include "perplexity.h"
+#include "arcscope/perplexity.h"
 
 namespace arcscope::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 #include "json_strings.h"
 #include "model_args.h"
 

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 #include "json_strings.h"
-#include "tokenizer.h"
+#include "arcscope/tokenizer.h"
 
 namespace arcscope::cli {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "error.h"
-#include "json.h"
-#include "unicode_classes.h"
+#include "arcscope/error.h"
+#include "arcscope/json.h"
+#include "core/utf8.h"
 
 namespace arcscope::cli {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "command.h"
-#include "error.h"
+#include "arcscope/error.h"
 
 namespace arcscope::cli {
 

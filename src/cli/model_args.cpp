@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "error.h"
+#include "arcscope/error.h"
 
 namespace arcscope::cli {
 

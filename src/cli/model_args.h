@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "command.h"
-#include "gpt2.h"
-#include "tokenizer.h"
+#include "arcscope/gpt2.h"
+#include "arcscope/tokenizer.h"
 
 namespace arcscope::cli {
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "convert.h"
-#include "error.h"
-#include "gpt2_config.h"
-#include "random.h"
+#include "arcscope/convert.h"
+#include "arcscope/error.h"
+#include "arcscope/gpt2_config.h"
+#include "arcscope/random.h"
 
 namespace arcscope::testing {
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "attention.h"
-#include "error.h"
+#include "arcscope/attention.h"
+#include "arcscope/error.h"
 
 using namespace arcscope;
 

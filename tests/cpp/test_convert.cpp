@@ -4,10 +4,10 @@
 
 #include <cstring>
 
-#include "convert.h"
+#include "arcscope/convert.h"
 #include "engine_fixture.h"
-#include "model_file.h"
-#include "quant.h"
+#include "arcscope/model_file.h"
+#include "arcscope/quant.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

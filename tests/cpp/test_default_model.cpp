@@ -10,11 +10,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "gpt2.h"
-#include "heads.h"
-#include "json.h"
-#include "perplexity.h"
-#include "tokenizer.h"
+#include "arcscope/gpt2.h"
+#include "arcscope/heads.h"
+#include "arcscope/json.h"
+#include "arcscope/perplexity.h"
+#include "arcscope/tokenizer.h"
 
 using namespace arcscope;
 

@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "engine_fixture.h"
-#include "gpt2.h"
-#include "sampling.h"
+#include "arcscope/gpt2.h"
+#include "arcscope/sampling.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "engine_fixture.h"
-#include "heads.h"
+#include "arcscope/heads.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

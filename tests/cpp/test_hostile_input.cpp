@@ -8,15 +8,15 @@
 #include <cmath>
 #include <cstring>
 
-#include "attention.h"
+#include "arcscope/attention.h"
 #include "engine_fixture.h"
-#include "gpt2.h"
-#include "heads.h"
-#include "json.h"
-#include "model_file.h"
-#include "portable_math.h"
-#include "safetensors.h"
-#include "sizes.h"
+#include "arcscope/gpt2.h"
+#include "arcscope/heads.h"
+#include "arcscope/json.h"
+#include "arcscope/model_file.h"
+#include "core/portable_math.h"
+#include "arcscope/safetensors.h"
+#include "arcscope/sizes.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

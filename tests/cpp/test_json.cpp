@@ -1,8 +1,8 @@
 // test_json.cpp: the JSON reader behind config.json, safetensors headers and the CLI's JSON lines.
 #include <gtest/gtest.h>
 
-#include "error.h"
-#include "json.h"
+#include "arcscope/error.h"
+#include "arcscope/json.h"
 
 namespace arcscope {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "engine_fixture.h"
-#include "model_file.h"
+#include "arcscope/model_file.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

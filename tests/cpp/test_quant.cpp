@@ -6,10 +6,10 @@
 #include <random>
 #include <vector>
 
-#include "error.h"
-#include "quant.h"
-#include "quant_check.h"
-#include "quant_layout.h"
+#include "arcscope/error.h"
+#include "arcscope/quant.h"
+#include "diagnostics/quant_check.h"
+#include "kernels/quant_layout.h"
 
 using namespace arcscope;
 

@@ -8,11 +8,11 @@
 #include <iterator>
 #include <random>
 
-#include "bpe.h"
-#include "error.h"
-#include "pretokenize.h"
-#include "tokenizer.h"
-#include "unicode_classes.h"
+#include "arcscope/bpe.h"
+#include "arcscope/error.h"
+#include "tokenizer/pretokenize.h"
+#include "arcscope/tokenizer.h"
+#include "tokenizer/unicode_classes.h"
 
 using namespace arcscope;
 

@@ -1,10 +1,10 @@
-// The wasm module's own int8 and f32 kernels (SIMD128) against the scalar reference compiled into the same module.
+// The wasm build's int8 and f32 kernels (SIMD128) against the scalar reference, through the diagnostics module.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engine } from './support.mjs';
+import { diagnostics } from './support.mjs';
 
 test('SIMD128 kernels match the scalar reference on odd shapes, T = 1 and T > 1', async () => {
-  const { core } = await engine();
+  const core = await diagnostics();
   assert.equal(core.kernelIsa(), 'wasm-simd128');
   for (const seed of [1, 2, 3]) {
     const c = core.checkKernels(seed);
@@ -20,7 +20,7 @@ test('SIMD128 kernels match the scalar reference on odd shapes, T = 1 and T > 1'
 });
 
 test('kernel benchmark entry points reject bad arguments with an Error', async () => {
-  const { core } = await engine();
+  const core = await diagnostics();
   assert.throws(() => core.benchLinear('q4', 8, 32, 1, 1), /q8 or f32/);
   assert.throws(() => core.benchLinear('q8', 0, 32, 1, 1), /positive/);
 });

@@ -11,6 +11,18 @@ export function engine() {
   return enginePromise;
 }
 
+// The kernel diagnostics module (arcscope_diagnostics.js): the kernels' self-check and timings, kept out of the
+// browser module.
+let diagnosticsPromise = null;
+export function diagnostics() {
+  diagnosticsPromise ??= (async () => {
+    const { default: create } = await import('../../web/lib/wasm/arcscope_diagnostics.js');
+    const { readFile } = await import('node:fs/promises');
+    return create({ wasmBinary: await readFile(new URL('../../web/lib/wasm/arcscope_diagnostics.wasm', import.meta.url)) });
+  })();
+  return diagnosticsPromise;
+}
+
 // Largest |a[i] - b[i]|; the arrays must be the same length.
 export function maxAbsDiff(a, b) {
   if (a.length !== b.length) throw new Error(`length ${a.length} != ${b.length}`);

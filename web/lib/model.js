@@ -118,7 +118,7 @@ export class Model {
     return { ids: made, text: this.tokenizer ? this.tokenizer.decode(made) : null, stop };
   }
 
-  // -- head analysis (src/heads.h, src/perplexity.h) --
+  // -- head analysis (include/arcscope/heads.h, perplexity.h) --
   // Scores every head on `length` random tokens repeated twice (drawn, seeded, from `candidates` ids, default every
   // id but end-of-text): -> {previousToken, firstToken, induction: Float32Array (n_layer * n_head), shape: [L, H],
   // length}. Index [l * H + h]. Restarts the KV cache.

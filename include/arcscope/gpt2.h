@@ -1,0 +1,101 @@
+// gpt2.h: GPT-2 inference over a loaded model file: forward pass with optional attention capture, and a KV cache
+// so each appended token costs one position's work.
+//
+// Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention is written
+// out in loops whose sums run in one fixed order, so native and wasm builds give the same bits. Inputs pass through the blocks 128 positions
+// at a time; buffers grow to the largest chunk seen and are then reused: appending a token allocates nothing.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arcscope/gpt2_config.h"
+#include "arcscope/model_file.h"
+#include "arcscope/quant.h"
+
+namespace arcscope {
+
+// A linear layer's weights, in place in the model file: W (rows, cols) either q8-packed or plain f32, bias (rows).
+struct Linear {
+    DType type = DType::F32;
+    const float* w = nullptr;  // f32 weights (rows, cols), when type == F32
+    Q8View q8;                 // packed weights, when type == Q8
+    const float* bias = nullptr;
+    int rows = 0;  // out_features
+    int cols = 0;  // in_features
+
+    void apply(float* out, const float* x, int T) const;  // x (T, cols) -> out (T, rows)
+    void row(int r, float* out) const;                    // row r of W as f32 (embedding lookup)
+};
+
+struct LayerWeights {
+    const float* ln_1_w; const float* ln_1_b;
+    Linear c_attn;  // (3C, C)
+    Linear attn_proj;  // (C, C)
+    const float* ln_2_w; const float* ln_2_b;
+    Linear c_fc;  // (4C, C)
+    Linear mlp_proj;  // (C, 4C)
+};
+
+class GPT2 {
+public:
+    // Uses the file's bytes in place: they must outlive the model. `owner` optionally keeps them alive.
+    explicit GPT2(const ModelFile& file, std::shared_ptr<const void> owner = nullptr);
+    static std::unique_ptr<GPT2> load(const std::string& path);  // reads the file, validates, owns the bytes
+
+    const GPT2Config& config() const { return config_; }
+    DType weight_type() const { return weight_type_; }
+    const ModelFile& file() const { return file_; }
+
+    // ids (T) -> logits of the last position (1, n_vocab), or of every position (T, n_vocab) if all_logits.
+    // With attention, also the probabilities (n_layer, n_head, T, T). Restarts the KV cache with these ids.
+    void forward(const int* ids, int T, bool attention = false, bool all_logits = false);
+    // One more token at position length(): logits (1, n_vocab) and, if asked, attention (n_layer, n_head, length()).
+    void append(int id, bool attention = false);
+    void reset() { length_ = 0; }  // empties the KV cache
+    int length() const { return length_; }
+
+    // Results of the last forward/append (pointers into internal buffers, valid until the next call).
+    const float* logits() const { return logits_.data(); }
+    int logits_rows() const { return logits_rows_; }
+    const float* attention() const { return has_attention_ ? attn_capture_.data() : nullptr; }
+    int attention_queries() const { return attn_queries_; }  // T for forward, 1 for append
+    int attention_keys() const { return attn_keys_; }        // keys each query row spans
+    size_t attention_values() const {                          // n_layer * n_head * queries * keys
+        return size_t(config_.n_layer) * config_.n_head * attn_queries_ * attn_keys_;  // checked when allocated
+    }
+
+private:
+    GPT2Config config_;
+    DType weight_type_;
+    ModelFile file_;
+    std::shared_ptr<const void> owner_;
+    Linear wte_, wpe_;  // token and position embeddings; wte_ is also the LM head
+    std::vector<LayerWeights> layers_;
+    const float* ln_f_w_ = nullptr;
+    const float* ln_f_b_ = nullptr;
+
+    int length_ = 0;
+    int cache_capacity_ = 0;
+    int k_stride_ = 0;  // row length of the transposed K cache
+    std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer: K (C, k_stride_), V (capacity, C)
+    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
+    int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
+    bool has_attention_ = false;
+
+    // Where attention probabilities go: rows [first, first + T) of a (L, H, queries, keys) buffer, or nowhere.
+    struct Capture {
+        float* data;
+        int queries, first, keys;
+    };
+    static constexpr int kPrefillChunk = 128;  // positions per pass through the blocks
+
+    void check_ids(const int* ids, int n) const;
+    void check_finite(const float* logits, int rows, int V, int first_position) const;
+    void ensure_cache(int positions);
+    void run(const int* ids, int T, bool attention, bool all_logits);  // T new tokens at positions length_..
+    void run_chunk(const int* ids, int T, const Capture& cap, float* logits);
+    void attention_layer(int layer, int T, const Capture& cap);
+};
+
+}  // namespace arcscope

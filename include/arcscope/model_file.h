@@ -1,0 +1,95 @@
+// model_file.h: the .arcs model file. It is designed to be used in place: the loader validates a byte buffer and
+// hands out pointers into it, so a model in wasm memory costs its file size and nothing more.
+//
+// Layout (little-endian; the full description is in models/README.md):
+//   header (80 bytes)  magic "ARCSCOPE", version, weight type, n_layer, n_head, n_embd, n_ctx, n_vocab, ln_eps,
+//                      tensor count, q8 block size, data offset, data size, checksum
+//   tensor table       96 bytes per tensor: name (64, NUL-padded), type, ndim, shape[2], offset, size
+//   data               each tensor 64-byte aligned; the file ends on a 64-byte boundary
+//   checksum           FNV-1a 64 over the table and the data, taken as 64-bit little-endian words
+// The tokenizer is not inside: it travels beside the model (models/gpt2-tokenizer.bin).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arcscope/gpt2_config.h"
+#include "arcscope/sizes.h"
+
+namespace arcscope {
+
+constexpr char kModelMagic[8] = {'A', 'R', 'C', 'S', 'C', 'O', 'P', 'E'};
+constexpr uint32_t kModelVersion = 1;
+constexpr size_t kModelHeaderBytes = 80;
+constexpr size_t kTensorEntryBytes = 96;
+constexpr size_t kTensorNameBytes = 64;
+constexpr size_t kDataAlign = 64;
+
+// A tensor inside a validated file: its bytes are `size` bytes at `data`.
+struct TensorEntry {
+    std::string name;
+    DType type;
+    int rows;
+    int cols;  // 0 for vectors
+    uint64_t offset;  // from the start of the data section
+    uint64_t size;
+    const uint8_t* data;
+};
+
+// Where each tensor goes in a file holding `specs` (what the writer and the converter use).
+struct FileLayout {
+    uint64_t data_offset = 0;
+    std::vector<uint64_t> offsets;  // per spec, from data_offset
+    uint64_t data_size = 0;
+    uint64_t file_size() const { return data_offset + data_size; }
+};
+FileLayout plan_layout(const std::vector<TensorSpec>& specs);
+
+// Writes the header and tensor table into out[0, layout.data_offset). The checksum is filled by seal_file().
+void write_header(uint8_t* out, const GPT2Config& config, DType weight_type, const std::vector<TensorSpec>& specs,
+                  const FileLayout& layout);
+// Computes the checksum over out[header, file_size) and stores it in the header. Call once the data is written.
+void seal_file(uint8_t* out, uint64_t file_size);
+
+// FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words.
+uint64_t fnv1a64_words(const uint8_t* data, size_t n);
+
+// A validated, non-owning view of a model file's bytes (the bytes must outlive it).
+class ModelFile {
+public:
+    // Checks every header field, every table entry against the config and the buffer's length, and the checksum
+    // (unless verify_checksum is false), before trusting any offset. Throws Error saying what is wrong.
+    static ModelFile parse(const uint8_t* bytes, size_t size, bool verify_checksum = true);
+
+    const GPT2Config& config() const { return config_; }
+    DType weight_type() const { return weight_type_; }
+    uint64_t checksum() const { return checksum_; }
+    size_t size() const { return size_; }
+    const uint8_t* bytes() const { return bytes_; }
+    const std::vector<TensorEntry>& tensors() const { return tensors_; }
+    const TensorEntry& tensor(std::string_view name) const;  // throws Error("missing tensor NAME")
+
+private:
+    GPT2Config config_;
+    DType weight_type_ = DType::F32;
+    uint64_t checksum_ = 0;
+    const uint8_t* bytes_ = nullptr;
+    size_t size_ = 0;
+    std::vector<TensorEntry> tensors_;
+};
+
+// Reads a whole file into a 64-byte-aligned buffer (what the native CLI and tests load models from).
+struct AlignedBytes {
+    uint8_t* data = nullptr;
+    size_t size = 0;
+    explicit AlignedBytes(size_t n);
+    ~AlignedBytes();
+    AlignedBytes(const AlignedBytes&) = delete;
+    AlignedBytes& operator=(const AlignedBytes&) = delete;
+};
+std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path);  // throws Error if unreadable
+
+}  // namespace arcscope

@@ -1,0 +1,190 @@
+// blocks.cpp: the bindings of the article's attention blocks (attention.h, attention_cost.h).
+// Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
+#include "bindings/js_values.h"
+
+#include "arcscope/attention.h"
+#include "arcscope/attention_cost.h"
+#include "arcscope/sizes.h"
+#include <memory>
+
+using emscripten::val;
+using namespace arcscope::bindings;
+namespace blocks {
+using namespace arcscope;
+
+// -> {data: Float32Array, shape: [...]}, the form every block takes and returns
+val data_and_shape(const float* data, size_t n, const std::vector<int>& shape) {
+    val o = val::object();
+    o.set("data", float32_array(data, n));
+    o.set("shape", val::array(shape));
+    return o;
+}
+
+val tensor_value(const Tensor& t) { return data_and_shape(t.data.data(), t.data.size(), t.shape); }
+
+val matrix_value(const Matrix& m) { return data_and_shape(m.data(), size_t(m.size()), {int(m.rows()), int(m.cols())}); }
+
+Tensor tensor_from(const val& data, const val& shape) {
+    // The shape's element count is checked, and compared with the data's length, before anything is allocated.
+    std::vector<int> dims = int_vector(shape, "shape");
+    const size_t n = tensor_elements(dims);
+    const double got = data["length"].as<double>();
+    require(got == double(n), "data has " + number_text(got) + " values, the shape needs " + std::to_string(n));
+    return Tensor(std::move(dims), floats_from(data));
+}
+
+Matrix matrix_from(const val& data, int rows, int cols) {
+    const size_t n = buffer_elements("matrix", {uint64_t(rows), uint64_t(cols)}, sizeof(float));
+    const double got = data["length"].as<double>();
+    require(rows > 0 && cols > 0 && got == double(n),
+            "expected " + std::to_string(rows) + " x " + std::to_string(cols) + " values, got " + number_text(got));
+    std::vector<float> v = floats_from(data);
+    return Eigen::Map<Matrix>(v.data(), rows, cols);
+}
+
+// mask: null/undefined for none, else T*T values (1 keep, 0 block).
+std::unique_ptr<Matrix> optional_mask(const val& mask, int seq) {
+    if (mask.isNull() || mask.isUndefined()) return nullptr;
+    const double n = mask["length"].as<double>();
+    require(n == double(seq) * seq, "mask must be (" + std::to_string(seq) + ", " + std::to_string(seq) +
+                                        ") for this input, got " + number_text(n) + " values");
+    return std::make_unique<Matrix>(matrix_from(mask, seq, seq));
+}
+
+int seq_len(const Tensor& x) { return x.shape.size() == 3 ? x.shape[1] : 0; }
+
+SingleHeadAttention make_single(double d_model, double d_head, unsigned seed) {
+    return guarded("creating a SingleHeadAttention", [&] {
+        return SingleHeadAttention(int_arg(d_model, "d_model", 1, INT32_MAX), int_arg(d_head, "d_head", 1, INT32_MAX),
+                                   seed);
+    });
+}
+
+val single_forward(const SingleHeadAttention& self, val data, val shape, val mask) {
+    return guarded("running SingleHeadAttention.forward", [&] {
+        Tensor x = tensor_from(data, shape);
+        auto m = optional_mask(mask, seq_len(x));
+        auto o = self.forward(x, m.get());
+        val r = val::object();
+        r.set("out", tensor_value(o.out));
+        r.set("weights", tensor_value(o.weights));
+        return r;
+    });
+}
+
+MultiHeadAttention make_multi(double d_model, double n_heads, unsigned seed) {
+    return guarded("creating a MultiHeadAttention", [&] {
+        return MultiHeadAttention(int_arg(d_model, "d_model", 1, INT32_MAX), int_arg(n_heads, "n_heads", 1, INT32_MAX),
+                                  seed);
+    });
+}
+
+val multi_forward(const MultiHeadAttention& self, val data, val shape, val mask) {
+    return guarded("running MultiHeadAttention.forward", [&] {
+        Tensor x = tensor_from(data, shape);
+        auto m = optional_mask(mask, seq_len(x));
+        auto o = self.forward(x, m.get());
+        val r = val::object();
+        r.set("out", tensor_value(o.out));
+        r.set("weights", tensor_value(o.weights));
+        r.set("q", tensor_value(o.q));
+        r.set("k", tensor_value(o.k));
+        r.set("v", tensor_value(o.v));
+        r.set("merged", tensor_value(o.merged));
+        return r;
+    });
+}
+
+template <class Layer>
+val get_weight(const Layer& self, std::string name) {
+    return guarded("reading a weight", [&] { return matrix_value(self.weight(name)); });
+}
+
+template <class Layer>
+void set_weight(Layer& self, std::string name, val data) {
+    guarded("setting a weight", [&] {
+        const Matrix& current = self.weight(name);
+        self.set_weight(name, matrix_from(data, int(current.rows()), int(current.cols())));
+    });
+}
+
+PositionalEncoding make_positional(double d_model, double max_seq_len) {
+    return guarded("creating a PositionalEncoding", [&] {
+        return PositionalEncoding(int_arg(d_model, "d_model", 1, INT32_MAX),
+                                  int_arg(max_seq_len, "max_seq_len", 1, INT32_MAX));
+    });
+}
+
+val positional_table(const PositionalEncoding& self) { return matrix_value(self.table()); }
+
+val positional_forward(const PositionalEncoding& self, val data, val shape) {
+    return guarded("running PositionalEncoding.forward",
+                   [&] { return tensor_value(self.forward(tensor_from(data, shape))); });
+}
+
+val causal_mask_value(double n) {
+    return guarded("making a causal mask", [&] { return matrix_value(causal_mask(int_arg(n, "n", INT32_MIN, INT32_MAX))); });
+}
+
+val random_normal_value(val shape, unsigned seed) {
+    return guarded("drawing random numbers",
+                   [&] { return tensor_value(random_normal(int_vector(shape, "shape"), seed)); });
+}
+
+// lengths: array of sequence lengths -> {points: [{seqLen, ms}], fit: {a, b, c} | null}
+val attention_cost_value(val lengths, double d_model, double n_heads, double repeats) {
+    return guarded("measuring attention cost", [&] {
+        const auto points = measure_attention_cost(int_vector(lengths, "lengths"), int_arg(d_model, "dModel", 1, 1 << 16),
+                                                   int_arg(n_heads, "nHeads", 1, 1 << 16),
+                                                   int_arg(repeats, "repeats", 1, 1000));
+        val list = val::array();
+        for (const auto& p : points) {
+            val o = val::object();
+            o.set("seqLen", p.seq_len);
+            o.set("ms", p.ms);
+            list.call<void>("push", o);
+        }
+        val r = val::object();
+        r.set("points", list);
+        if (points.size() >= 3) {
+            const auto fit = fit_quadratic(points);
+            val f = val::object();
+            f.set("a", fit.a);
+            f.set("b", fit.b);
+            f.set("c", fit.c);
+            r.set("fit", f);
+        } else {
+            r.set("fit", val::null());
+        }
+        return r;
+    });
+}
+
+}  // namespace blocks
+
+EMSCRIPTEN_BINDINGS(attention_blocks) {
+    using namespace emscripten;
+    using namespace blocks;
+    class_<arcscope::SingleHeadAttention>("SingleHeadAttention")
+        .constructor(&make_single)
+        .property("d_model", &arcscope::SingleHeadAttention::d_model)
+        .property("d_head", &arcscope::SingleHeadAttention::d_head)
+        .function("forward", &single_forward)
+        .function("weight", &get_weight<arcscope::SingleHeadAttention>)
+        .function("setWeight", &set_weight<arcscope::SingleHeadAttention>);
+    class_<arcscope::MultiHeadAttention>("MultiHeadAttention")
+        .constructor(&make_multi)
+        .property("d_model", &arcscope::MultiHeadAttention::d_model)
+        .property("n_heads", &arcscope::MultiHeadAttention::n_heads)
+        .property("d_head", &arcscope::MultiHeadAttention::d_head)
+        .function("forward", &multi_forward)
+        .function("weight", &get_weight<arcscope::MultiHeadAttention>)
+        .function("setWeight", &set_weight<arcscope::MultiHeadAttention>);
+    class_<arcscope::PositionalEncoding>("PositionalEncoding")
+        .constructor(&make_positional)
+        .function("table", &positional_table)
+        .function("forward", &positional_forward);
+    function("causalMask", &causal_mask_value);
+    function("randomNormal", &random_normal_value);
+    function("attentionCost", &attention_cost_value);
+}

@@ -1,0 +1,71 @@
+// tokenizer.cpp: the bindings of GPT-2's tokenizer (tokenizer.h); web/lib/tokenizer.js wraps them.
+// Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
+#include "bindings/js_values.h"
+
+#include "arcscope/tokenizer.h"
+
+using emscripten::val;
+using namespace arcscope::bindings;
+
+namespace tokenizer_bindings {
+using arcscope::Tokenizer;
+
+// bytes: the tokenizer file as a Uint8Array (Embind copies it into the string).
+Tokenizer* from_bytes(const std::string& bytes) {
+    return guarded("loading the tokenizer", [&] {
+        return new Tokenizer(Tokenizer::from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    });
+}
+
+// text: UTF-8 bytes as a Uint8Array (web/lib/tokenizer.js passes TextEncoder's output) -> Int32Array of ids
+val encode(const Tokenizer& tok, const std::string& text) {
+    return guarded("tokenizing", [&] {
+        std::vector<int> ids = tok.encode(text);
+        return int32_array(ids.data(), ids.size());
+    });
+}
+
+// ids -> Uint8Array of the bytes they stand for (JavaScript decodes them with TextDecoder)
+val decode(const Tokenizer& tok, const val& ids) {
+    return guarded("decoding tokens", [&] {
+        std::string bytes = tok.decode(int_vector(ids, "ids"));
+        auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+        return val(emscripten::typed_memory_view(bytes.size(), data)).call<val>("slice");
+    });
+}
+
+std::string token_text(const Tokenizer& tok, double id) {
+    return guarded("reading a token's text", [&] {
+        return tok.token_text(int_arg(id, "token id", INT32_MIN, INT32_MAX));
+    });
+}
+
+// ids -> [{first, count, text}]: runs of tokens that together make whole characters
+val token_spans(const Tokenizer& tok, const val& ids) {
+    return guarded("grouping tokens into characters", [&] {
+        val spans = val::array();
+        for (const auto& s : tok.token_spans(int_vector(ids, "ids"))) {
+            val span = val::object();
+            span.set("first", s.first);
+            span.set("count", s.count);
+            span.set("text", s.text);
+            spans.call<void>("push", span);
+        }
+        return spans;
+    });
+}
+
+}  // namespace tokenizer_bindings
+
+EMSCRIPTEN_BINDINGS(tokenizer) {
+    using namespace emscripten;
+    using arcscope::Tokenizer;
+    class_<Tokenizer>("Tokenizer")
+        .class_function("fromBytes", &tokenizer_bindings::from_bytes, allow_raw_pointers())
+        .function("encode", &tokenizer_bindings::encode)
+        .function("decode", &tokenizer_bindings::decode)
+        .function("tokenText", &tokenizer_bindings::token_text)
+        .function("tokenSpans", &tokenizer_bindings::token_spans)
+        .property("vocabSize", &Tokenizer::vocab_size)
+        .property("eotId", &Tokenizer::eot_id);
+}

@@ -1,0 +1,72 @@
+// quant_check.cpp: kernels against their references on random shapes (see quant_check.h).
+#include "diagnostics/quant_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "arcscope/quant.h"
+#include "kernels/quant_layout.h"
+
+namespace arcscope {
+
+namespace {
+
+struct Shape {
+    int rows, cols, T;
+};
+
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+    double m = 0;
+    for (size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
+    return m;
+}
+
+}  // namespace
+
+KernelCheck check_kernels(uint64_t seed) {
+    // Odd rows/cols exercise the padding; T spans the GEMV path, every tile width and the token chunking.
+    const Shape shapes[] = {{1, 1, 1},    {8, 32, 1},   {13, 45, 3},  {37, 100, 7},   {9, 33, 5},
+                            {64, 96, 33}, {200, 768, 1}, {72, 768, 64}, {40, 3072, 2}, {31, 63, 70},
+                            {17, 1000, 5}};
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    KernelCheck check;
+    for (const Shape& s : shapes) {
+        std::vector<float> w(size_t(s.rows) * s.cols), x(size_t(s.T) * s.cols), bias(s.rows);
+        const float wscale = 1.0f / std::sqrt(float(s.cols));
+        for (float& v : w) v = normal(rng) * wscale;
+        for (float& v : x) v = normal(rng);
+        for (float& v : bias) v = normal(rng);
+        const float* b = (check.cases % 2) ? bias.data() : nullptr;  // alternate with and without bias
+
+        std::vector<uint8_t> packed(q8_packed_bytes(s.rows, s.cols));
+        q8_pack(w.data(), s.rows, s.cols, packed.data());
+        const Q8View view = q8_view(packed.data(), packed.size(), s.rows, s.cols);
+        std::vector<float> fast(size_t(s.T) * s.rows), ref(fast.size());
+        linear_q8(fast.data(), x.data(), s.T, view, b);
+        linear_q8_reference(ref.data(), x.data(), s.T, view, b);
+        check.q8_max_diff = std::max(check.q8_max_diff, max_abs_diff(fast, ref));
+        detail::linear_q8_portable(fast.data(), x.data(), s.T, view, b);
+        check.q8_portable_max_diff = std::max(check.q8_portable_max_diff, max_abs_diff(fast, ref));
+
+        const detail::QuantizedActs acts = detail::quantize_activations(x.data(), s.T, s.cols);
+        int16_t q[kQ8Block];
+        for (int t = 0; t < s.T; ++t)
+            for (int blk = 0; blk < acts.blocks; ++blk) {
+                const int n = std::min(kQ8Block, s.cols - blk * kQ8Block);
+                const float scale = detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQ8Block, n, q);
+                check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
+                for (int k = 0; k < n; ++k) check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQ8Block + k];
+            }
+
+        linear_f32(fast.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);
+        linear_f32_reference(ref.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);
+        check.f32_max_diff = std::max(check.f32_max_diff, max_abs_diff(fast, ref));
+        ++check.cases;
+    }
+    return check;
+}
+
+}  // namespace arcscope

@@ -1,0 +1,44 @@
+// quant_reference.cpp: the plain scalar products every kernel is tested against.
+#include <vector>
+
+#include "arcscope/quant.h"
+#include "kernels/quant_layout.h"
+
+namespace arcscope {
+
+// out (T, rows) = x (T, cols) . W^T + bias, block by block: int32 dot of the int8 values, times both scales.
+void linear_q8_reference(float* out, const float* x, int T, const Q8View& w, const float* bias) {
+    std::vector<int16_t> xq(size_t(w.blocks()) * kQ8Block);
+    std::vector<float> xs(w.blocks());
+    for (int t = 0; t < T; ++t) {
+        const float* xt = x + size_t(t) * w.cols;
+        for (int b = 0; b < w.blocks(); ++b) {
+            const int n = std::min(kQ8Block, w.cols - b * kQ8Block);
+            xs[b] = detail::quantize_block(xt + b * kQ8Block, n, &xq[size_t(b) * kQ8Block]);
+        }
+        for (int row = 0; row < w.rows; ++row) {
+            float acc = 0.0f;
+            for (int b = 0; b < w.blocks(); ++b) {
+                const uint8_t* rec = detail::record(w, row, b * kQ8Block);
+                const int r = row % kQ8RowGroup;
+                const int n = std::min(kQ8Block, w.cols - b * kQ8Block);
+                int32_t s = 0;
+                for (int k = 0; k < n; ++k) s += int32_t(xq[size_t(b) * kQ8Block + k]) * detail::record_q(rec, r, k);
+                acc += float(s) * (detail::record_scale(rec, r) * xs[b]);
+            }
+            out[size_t(t) * w.rows + row] = acc + (bias ? bias[row] : 0.0f);
+        }
+    }
+}
+
+// out (T, rows) = x (T, cols) . W^T + bias, one dot product at a time, accumulated in double.
+void linear_f32_reference(float* out, const float* x, int T, const float* w, int rows, int cols, const float* bias) {
+    for (int t = 0; t < T; ++t)
+        for (int r = 0; r < rows; ++r) {
+            double acc = 0.0;
+            for (int k = 0; k < cols; ++k) acc += double(x[size_t(t) * cols + k]) * w[size_t(r) * cols + k];
+            out[size_t(t) * rows + r] = float(acc + (bias ? bias[r] : 0.0f));
+        }
+}
+
+}  // namespace arcscope

@@ -1,0 +1,285 @@
+// convert.cpp: the streaming Hugging Face -> .arcs converter. The Conv1D transpose happens here and only here.
+#include "arcscope/convert.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sys/stat.h>
+
+#include "arcscope/error.h"
+#include "arcscope/json.h"
+#include "arcscope/model_file.h"
+#include "arcscope/quant.h"
+#include "arcscope/sizes.h"
+
+namespace arcscope {
+
+namespace {
+constexpr uint64_t kRowsPerGroup = 64;  // a multiple of kQ8RowGroup whose packed size is a multiple of 64 bytes
+static_assert(kRowsPerGroup % kQ8RowGroup == 0, "row groups must hold whole q8 records");
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+}  // namespace
+
+GPT2Config config_from_hf_json(std::string_view text) {
+    Json j;
+    try {
+        j = Json::parse(text);
+    } catch (const Error& e) {
+        throw Error(std::string("config.json: ") + e.what());
+    }
+    require(j.is_object(), "config.json is not a JSON object");
+    auto integer = [&](std::initializer_list<const char*> keys, bool required, int fallback) {
+        for (const char* k : keys) {
+            const Json* v = j.find(k);
+            if (!v) continue;
+            require(v->is_number() && v->number == std::floor(v->number) && std::fabs(v->number) < 2e9,
+                    std::string("config.json: ") + k + " must be an integer");
+            return int(v->number);
+        }
+        require(!required, std::string("config.json: missing ") + *keys.begin());
+        return fallback;
+    };
+    GPT2Config c;
+    c.n_layer = integer({"n_layer", "num_hidden_layers"}, true, 0);
+    c.n_head = integer({"n_head", "num_attention_heads"}, true, 0);
+    c.n_embd = integer({"n_embd", "hidden_size"}, true, 0);
+    c.n_ctx = integer({"n_positions", "n_ctx"}, true, 0);
+    c.n_vocab = integer({"vocab_size"}, true, 0);
+    if (const Json* eps = j.find("layer_norm_epsilon")) {
+        require(eps->is_number(), "config.json: layer_norm_epsilon must be a number");
+        c.ln_eps = float(eps->number);
+    }
+    if (const Json* act = j.find("activation_function")) {
+        require(act->is_string() && (act->string == "gelu_new" || act->string == "gelu_pytorch_tanh"),
+                "config.json: activation_function '" + (act->is_string() ? act->string : std::string("?")) +
+                    "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");
+    }
+    if (const Json* inner = j.find("n_inner"); inner && inner->kind != Json::Kind::Null)
+        require(inner->is_number() && int(inner->number) == 4 * c.n_embd,
+                "config.json: n_inner must be 4 * n_embd (or null)");
+    c.validate();
+    return c;
+}
+
+Converter::Converter(const GPT2Config& config, DType dtype, uint64_t source_bytes)
+    : config_(config), dtype_(dtype), source_bytes_(source_bytes) {
+    config_.validate();
+    require(source_bytes_ > 0, "model.safetensors is empty (0 bytes)");
+    specs_ = gpt2_tensor_specs(config_, dtype_);
+}
+
+const char* Converter::stage() const {
+    if (finished_) return "done";
+    return total_ == 0 ? "header" : "tensors";
+}
+
+// The shape Hugging Face stores for one of our tensors; Conv1D weights are (in, out), ours (out, in).
+std::vector<uint64_t> Converter::hf_shape(const TensorSpec& spec, bool& transpose) const {
+    transpose = spec.cols != 0 && spec.name != "wte.weight" && spec.name != "wpe.weight";
+    if (spec.cols == 0) return {uint64_t(spec.rows)};
+    if (transpose) return {uint64_t(spec.cols), uint64_t(spec.rows)};
+    return {uint64_t(spec.rows), uint64_t(spec.cols)};
+}
+
+void Converter::start(const std::vector<SafeTensor>& tensors) {
+    std::map<std::string, size_t> want;
+    for (size_t i = 0; i < specs_.size(); ++i) want[specs_[i].name] = i;
+    std::vector<bool> found(specs_.size(), false);
+    uint64_t data_end = 0;
+    for (const SafeTensor& t : tensors) {
+        data_end = std::max(data_end, t.end);
+        std::string name = t.name.rfind("transformer.", 0) == 0 ? t.name.substr(12) : t.name;
+        // Causal-mask buffers and the tied LM head carry nothing we need.
+        if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias") || name == "lm_head.weight")
+            continue;
+        auto it = want.find(name);
+        require(it != want.end(), "checkpoint has an unexpected tensor '" + t.name + "' (not part of GPT-2 with " +
+                                      config_.describe() + ")");
+        require(!found[it->second], "checkpoint has tensor " + name + " twice");
+        found[it->second] = true;
+        const TensorSpec& spec = specs_[it->second];
+        bool transpose = false;
+        std::vector<uint64_t> expected = hf_shape(spec, transpose);
+        require(t.shape == expected, "tensor " + name + ": expected " + shape_text(expected) + ", got " +
+                                         shape_text(t.shape) + " (config: " + config_.describe() + ")");
+        require(t.dtype != SafeDType::Other,
+                "tensor " + name + ": dtype " + t.dtype_name + " is not supported (F32, F16 or BF16)");
+        jobs_.push_back({t, it->second, transpose});
+    }
+    for (size_t i = 0; i < specs_.size(); ++i) require(found[i], "checkpoint lacks tensor " + specs_[i].name);
+    for (size_t i = 1; i < jobs_.size(); ++i)
+        require(jobs_[i].src.begin >= jobs_[i - 1].src.end,
+                "tensors " + jobs_[i - 1].src.name + " and " + jobs_[i].src.name + " overlap in the file");
+
+    const uint64_t claimed = 8 + header_len_ + data_end;
+    require(claimed == source_bytes_,
+            claimed > source_bytes_
+                ? "truncated checkpoint: model.safetensors is " + human_bytes(source_bytes_) + " (" +
+                      std::to_string(source_bytes_) + " bytes) but its header describes " + human_bytes(claimed) +
+                      " (" + std::to_string(claimed) + " bytes)"
+                : "the checkpoint is longer than its safetensors header describes (" + std::to_string(claimed) +
+                      " bytes; model.safetensors is " + std::to_string(source_bytes_) + ")");
+    FileLayout layout = plan_layout(specs_);
+    out_.assign(buffer_bytes("the converted model file", layout.file_size()), 0);
+    write_header(out_.data(), config_, dtype_, specs_, layout);
+    for (uint64_t off : layout.offsets) offsets_.push_back(layout.data_offset + off);
+    total_ = claimed;
+    begin_job();
+}
+
+void Converter::begin_job() {
+    staged_.clear();
+    if (job_ >= jobs_.size()) return;
+    const Job& j = jobs_[job_];
+    const TensorSpec& spec = specs_[j.spec];
+    uint64_t bytes = j.src.end - j.src.begin;
+    // Embedding matrices arrive row-major in our orientation: convert them 64 rows at a time.
+    group_bytes_ = (spec.cols != 0 && !j.transpose)
+                       ? std::min(bytes, kRowsPerGroup * spec.cols * safe_dtype_bytes(j.src.dtype))
+                       : bytes;
+    group_first_row_ = 0;
+    staged_.reserve(group_bytes_);
+}
+
+void Converter::flush_group() {
+    const Job& j = jobs_[job_];
+    const TensorSpec& spec = specs_[j.spec];
+    const size_t es = safe_dtype_bytes(j.src.dtype);
+    const size_t n = staged_.size() / es;
+    uint8_t* dst = out_.data() + offsets_[j.spec];
+    f32_.resize(n);
+    if (j.transpose) {
+        // (in = spec.cols, out = spec.rows) -> (out, in), one source row at a time
+        std::vector<float> row(spec.rows);
+        for (int i = 0; i < spec.cols; ++i) {
+            safe_to_f32(j.src.dtype, staged_.data() + size_t(i) * spec.rows * es, spec.rows, row.data());
+            for (int o = 0; o < spec.rows; ++o) f32_[size_t(o) * spec.cols + i] = row[o];
+        }
+    } else {
+        safe_to_f32(j.src.dtype, staged_.data(), n, f32_.data());
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(f32_[i]))
+            throw Error("tensor " + spec.name + " holds a non-finite value (" +
+                        (std::isnan(f32_[i]) ? "NaN" : "Inf") + ") at index " +
+                        std::to_string(group_first_row_ * (spec.cols ? spec.cols : 1) + i) +
+                        (j.transpose ? " (in arcscope's (out, in) orientation)" : ""));
+
+    if (spec.cols == 0 || dtype_ == DType::F32) {
+        uint64_t at = group_first_row_ * (spec.cols ? spec.cols : 1) * 4;
+        std::memcpy(dst + at, f32_.data(), n * 4);
+    } else {
+        int rows = int(n / spec.cols);
+        uint64_t record_bytes = uint64_t((spec.cols + kQ8Block - 1) / kQ8Block) * kQ8RecordBytes;
+        uint64_t at = group_first_row_ / kQ8RowGroup * record_bytes;
+        require(at + q8_packed_bytes(rows, spec.cols) <= spec.bytes, "internal: q8 group overruns " + spec.name);
+        q8_pack(f32_.data(), rows, spec.cols, dst + at);
+    }
+    if (spec.cols != 0) group_first_row_ += n / spec.cols;
+    staged_.clear();
+}
+
+void Converter::feed(const uint8_t* data, size_t n) {
+    require(!finished_, "converter: feed() after finish()");
+    while (n > 0) {
+        if (total_ == 0) {  // still reading the 8-byte length and the JSON header
+            size_t want = (header_.size() < 8 ? 8 : 8 + header_len_) - header_.size();
+            size_t take = std::min(want, n);
+            header_.append(reinterpret_cast<const char*>(data), take);
+            data += take, n -= take, fed_ += take;
+            if (header_.size() == 8) {
+                header_len_ = safetensors_header_length(reinterpret_cast<const uint8_t*>(header_.data()));
+            } else if (header_.size() == 8 + header_len_) {
+                start(parse_safetensors_header(std::string_view(header_).substr(8)));
+                std::string().swap(header_);
+            }
+            continue;
+        }
+        require(fed_ + n <= total_, "the checkpoint is longer than its safetensors header describes (" +
+                                        std::to_string(total_) + " bytes)");
+        size_t take = n;
+        if (job_ < jobs_.size()) {
+            const Job& j = jobs_[job_];
+            if (data_pos_ < j.src.begin) {
+                take = size_t(std::min<uint64_t>(n, j.src.begin - data_pos_));  // skipped bytes
+            } else {
+                take = size_t(std::min<uint64_t>({n, j.src.end - data_pos_, group_bytes_ - staged_.size()}));
+                staged_.insert(staged_.end(), data, data + take);
+            }
+            data_pos_ += take;
+            if (data_pos_ > j.src.begin || data_pos_ == j.src.end) {
+                if (staged_.size() == group_bytes_ || data_pos_ == j.src.end) flush_group();
+                if (data_pos_ == j.src.end) {
+                    ++job_;
+                    begin_job();
+                }
+            }
+        } else {
+            data_pos_ += take;  // trailing tensors we skip
+        }
+        data += take, n -= take, fed_ += take;
+    }
+}
+
+std::vector<uint8_t>& Converter::finish() {
+    require(total_ != 0, "truncated checkpoint: the safetensors header is incomplete (" + std::to_string(fed_) +
+                             " bytes received)");
+    require(fed_ == total_ && job_ == jobs_.size(),
+            "truncated checkpoint: got " + std::to_string(fed_) + " of " + std::to_string(total_) + " bytes");
+    if (!finished_) seal_file(out_.data(), out_.size());
+    finished_ = true;
+    return out_;
+}
+
+uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype,
+                                size_t chunk_bytes) {
+    auto read_text = [](const std::string& path) {
+        std::FILE* fp = std::fopen(path.c_str(), "rb");
+        require(fp != nullptr, "cannot open " + path);
+        std::string s;
+        char buf[4096];
+        size_t got;
+        while ((got = std::fread(buf, 1, sizeof buf, fp)) > 0) s.append(buf, got);
+        std::fclose(fp);
+        return s;
+    };
+    GPT2Config config = config_from_hf_json(read_text(dir + "/config.json"));
+    const std::string st_path = dir + "/model.safetensors";
+    struct stat info;
+    require(::stat(st_path.c_str(), &info) == 0 && S_ISREG(info.st_mode), "cannot open " + st_path);
+    std::FILE* fp = std::fopen(st_path.c_str(), "rb");
+    require(fp != nullptr, "cannot open " + st_path);
+    std::unique_ptr<Converter> conv;
+    try {
+        conv = std::make_unique<Converter>(config, dtype, uint64_t(info.st_size));
+    } catch (...) {
+        std::fclose(fp);
+        throw;
+    }
+    std::vector<uint8_t> chunk(chunk_bytes);
+    try {
+        size_t got;
+        while ((got = std::fread(chunk.data(), 1, chunk.size(), fp)) > 0) conv->feed(chunk.data(), got);
+        std::fclose(fp);
+        fp = nullptr;
+        conv->finish();
+    } catch (const Error& e) {
+        if (fp) std::fclose(fp);
+        throw Error(st_path + ": " + e.what());
+    }
+    const std::vector<uint8_t>& out = conv->finish();
+    std::FILE* of = std::fopen(out_path.c_str(), "wb");
+    require(of != nullptr, "cannot write " + out_path);
+    size_t wrote = std::fwrite(out.data(), 1, out.size(), of);
+    bool ok = std::fclose(of) == 0 && wrote == out.size();
+    require(ok, "cannot write " + out_path);
+    return out.size();
+}
+
+}  // namespace arcscope

@@ -1,0 +1,315 @@
+// model_file.cpp: writing and validating .arcs files. Validation reads only through bounds-checked helpers and
+// checks every size against the buffer before any pointer into the data is formed.
+#include "arcscope/model_file.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <map>
+
+#include "arcscope/error.h"
+#include "arcscope/quant.h"
+
+namespace arcscope {
+
+namespace {
+
+// Header field offsets (see models/README.md).
+enum : size_t {
+    kOffMagic = 0, kOffVersion = 8, kOffWeightType = 12, kOffNLayer = 16, kOffNHead = 20, kOffNEmbd = 24,
+    kOffNCtx = 28, kOffNVocab = 32, kOffLnEps = 36, kOffNTensors = 40, kOffQ8Block = 44, kOffDataOffset = 48,
+    kOffDataSize = 56, kOffChecksum = 64, kOffReserved = 72,
+};
+// Tensor entry field offsets.
+enum : size_t { kEntName = 0, kEntType = 64, kEntNdim = 68, kEntShape = 72, kEntOffset = 80, kEntSize = 88 };
+
+uint32_t get_u32(const uint8_t* p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+uint64_t get_u64(const uint8_t* p) { return uint64_t(get_u32(p)) | uint64_t(get_u32(p + 4)) << 32; }
+float get_f32(const uint8_t* p) {
+    uint32_t u = get_u32(p);
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+void put_u32(uint8_t* p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+void put_u64(uint8_t* p, uint64_t v) {
+    put_u32(p, uint32_t(v));
+    put_u32(p + 4, uint32_t(v >> 32));
+}
+void put_f32(uint8_t* p, float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+
+uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+
+std::string shape_text(uint32_t ndim, uint32_t d0, uint32_t d1) {
+    if (ndim == 1) return "[" + std::to_string(d0) + "]";
+    return "[" + std::to_string(d0) + ", " + std::to_string(d1) + "]";
+}
+
+// Two table entries must never alias the same bytes (each tensor owns its range).
+void require_disjoint(const std::vector<TensorEntry>& tensors) {
+    std::vector<const TensorEntry*> by_offset;
+    for (const TensorEntry& t : tensors) by_offset.push_back(&t);
+    std::sort(by_offset.begin(), by_offset.end(),
+              [](const TensorEntry* a, const TensorEntry* b) { return a->offset < b->offset; });
+    for (size_t i = 1; i < by_offset.size(); ++i) {
+        const TensorEntry& a = *by_offset[i - 1];
+        const TensorEntry& b = *by_offset[i];
+        require(a.offset + a.size <= b.offset, "tensors " + a.name + " and " + b.name + " overlap: bytes [" +
+                                                   std::to_string(b.offset) + ", " +
+                                                   std::to_string(std::min(a.offset + a.size, b.offset + b.size)) +
+                                                   ") of the data section belong to both");
+    }
+}
+
+bool finite_bits(uint32_t u) { return (u & 0x7F800000u) != 0x7F800000u; }
+
+const char* nonfinite_name(uint32_t u) { return (u & 0x007FFFFFu) ? "NaN" : "Inf"; }
+
+// Whether any float of `groups` runs of `run` consecutive floats, the runs `stride` bytes apart, is NaN or Inf.
+// Branch-free (the compiler vectorizes it), so checking every value costs a few ms where the loader runs once.
+bool any_nonfinite(const uint8_t* p, size_t groups, size_t run, size_t stride) {
+    uint32_t bad = 0;
+    for (size_t g = 0; g < groups; ++g)
+        for (size_t i = 0; i < run; ++i) {
+            uint32_t u;
+            std::memcpy(&u, p + g * stride + 4 * i, 4);  // the file is little-endian, as are wasm and x86
+            bad |= uint32_t((u & 0x7F800000u) == 0x7F800000u);
+        }
+    return bad != 0;
+}
+
+// f32 tensors: every value; q8 matrices: every block scale (the int8 values are finite by construction). The
+// message, with the first bad index, is worked out only on failure.
+void require_finite(const TensorEntry& t) {
+    const size_t n = size_t(t.size);
+    if (t.type == DType::F32) {
+        if (!any_nonfinite(t.data, 1, n / 4, 0)) return;
+        size_t i = 0;
+        while (finite_bits(get_u32(t.data + 4 * i))) ++i;
+        throw Error("tensor " + t.name + " holds a non-finite value (" + nonfinite_name(get_u32(t.data + 4 * i)) +
+                    ") at index " + std::to_string(i) + ": the file was written from a broken checkpoint");
+    }
+    const size_t records = n / kQ8RecordBytes;
+    if (!any_nonfinite(t.data, records, kQ8RowGroup, kQ8RecordBytes)) return;  // 8 scales open each record
+    size_t at = 0;  // the first bad scale, counting 8 per record
+    while (finite_bits(get_u32(t.data + at / kQ8RowGroup * kQ8RecordBytes + 4 * (at % kQ8RowGroup)))) ++at;
+    const size_t rec = at / kQ8RowGroup, r = at % kQ8RowGroup;
+    const size_t blocks = size_t(t.cols + kQ8Block - 1) / kQ8Block;
+    const size_t row = rec / blocks * kQ8RowGroup + r, col = rec % blocks * kQ8Block;
+    throw Error("tensor " + t.name + " has a non-finite q8 scale (" +
+                nonfinite_name(get_u32(t.data + rec * kQ8RecordBytes + 4 * r)) + ") for row " + std::to_string(row) +
+                ", columns " + std::to_string(col) + "-" + std::to_string(col + kQ8Block - 1) +
+                ": the file was written from a broken checkpoint");
+}
+
+}  // namespace
+
+uint64_t fnv1a64_words(const uint8_t* data, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        h ^= get_u64(data + i);
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+FileLayout plan_layout(const std::vector<TensorSpec>& specs) {
+    FileLayout layout;
+    layout.data_offset = align_up(kModelHeaderBytes + kTensorEntryBytes * specs.size(), kDataAlign);
+    uint64_t at = 0;
+    for (const auto& s : specs) {
+        layout.offsets.push_back(at);
+        at = align_up(at + s.bytes, kDataAlign);
+    }
+    layout.data_size = at;
+    return layout;
+}
+
+void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const std::vector<TensorSpec>& specs,
+                  const FileLayout& layout) {
+    std::memset(out, 0, layout.data_offset);
+    std::memcpy(out + kOffMagic, kModelMagic, 8);
+    put_u32(out + kOffVersion, kModelVersion);
+    put_u32(out + kOffWeightType, uint32_t(weight_type));
+    put_u32(out + kOffNLayer, c.n_layer);
+    put_u32(out + kOffNHead, c.n_head);
+    put_u32(out + kOffNEmbd, c.n_embd);
+    put_u32(out + kOffNCtx, c.n_ctx);
+    put_u32(out + kOffNVocab, c.n_vocab);
+    put_f32(out + kOffLnEps, c.ln_eps);
+    put_u32(out + kOffNTensors, uint32_t(specs.size()));
+    put_u32(out + kOffQ8Block, weight_type == DType::Q8 ? kQ8Block : 0);
+    put_u64(out + kOffDataOffset, layout.data_offset);
+    put_u64(out + kOffDataSize, layout.data_size);
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const TensorSpec& s = specs[i];
+        uint8_t* e = out + kModelHeaderBytes + i * kTensorEntryBytes;
+        require(s.name.size() < kTensorNameBytes, "tensor name too long: " + s.name);
+        std::memcpy(e + kEntName, s.name.data(), s.name.size());
+        put_u32(e + kEntType, uint32_t(s.type));
+        put_u32(e + kEntNdim, s.cols == 0 ? 1 : 2);
+        put_u32(e + kEntShape, s.rows);
+        put_u32(e + kEntShape + 4, s.cols);
+        put_u64(e + kEntOffset, layout.offsets[i]);
+        put_u64(e + kEntSize, s.bytes);
+    }
+}
+
+void seal_file(uint8_t* out, uint64_t file_size) {
+    put_u64(out + kOffChecksum, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
+}
+
+ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
+    // Phase 1: the fixed header.
+    require(bytes != nullptr || size == 0, "model file: no data");
+    require(size >= 8 && std::memcmp(bytes, kModelMagic, 8) == 0,
+            "not an arcscope model file (wrong magic; expected \"ARCSCOPE\"): convert a checkpoint with "
+            "`arcscope convert`");
+    require(size >= kModelHeaderBytes, "truncated: the file has " + std::to_string(size) +
+                                           " bytes, less than the " + std::to_string(kModelHeaderBytes) +
+                                           "-byte header");
+    uint32_t version = get_u32(bytes + kOffVersion);
+    require(version == kModelVersion, "unsupported model file version " + std::to_string(version) +
+                                          " (this build reads version " + std::to_string(kModelVersion) + ")");
+    uint32_t wtype = get_u32(bytes + kOffWeightType);
+    require(wtype <= 1, "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32 or 1 = q8)");
+
+    ModelFile f;
+    f.bytes_ = bytes;
+    f.size_ = size;
+    f.weight_type_ = DType(wtype);
+    auto dim = [&](size_t off) {  // keep huge u32s from wrapping negative before validate() sees them
+        uint32_t v = get_u32(bytes + off);
+        return v > (1u << 30) ? (1 << 30) : int(v);
+    };
+    f.config_.n_layer = dim(kOffNLayer);
+    f.config_.n_head = dim(kOffNHead);
+    f.config_.n_embd = dim(kOffNEmbd);
+    f.config_.n_ctx = dim(kOffNCtx);
+    f.config_.n_vocab = dim(kOffNVocab);
+    f.config_.ln_eps = get_f32(bytes + kOffLnEps);
+    f.config_.validate();
+    uint32_t q8_block = get_u32(bytes + kOffQ8Block);
+    require(f.weight_type_ != DType::Q8 || q8_block == kQ8Block,
+            "q8 block size " + std::to_string(q8_block) + " unsupported (this build uses " +
+                std::to_string(kQ8Block) + ")");
+    require(get_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
+
+    // Phase 2: sizes against the buffer, before trusting any offset.
+    std::vector<TensorSpec> specs = gpt2_tensor_specs(f.config_, f.weight_type_);
+    FileLayout expected = plan_layout(specs);
+    uint32_t n_tensors = get_u32(bytes + kOffNTensors);
+    require(n_tensors == specs.size(), "tensor count " + std::to_string(n_tensors) + " does not match the config (" +
+                                           std::to_string(specs.size()) + " expected for " +
+                                           std::to_string(f.config_.n_layer) + " layers)");
+    uint64_t data_offset = get_u64(bytes + kOffDataOffset);
+    uint64_t data_size = get_u64(bytes + kOffDataSize);
+    require(data_offset == expected.data_offset,
+            "data offset " + std::to_string(data_offset) + " is wrong (expected " +
+                std::to_string(expected.data_offset) + ")");
+    require(data_size % kDataAlign == 0 && data_size < (uint64_t(1) << 40),
+            "data size " + std::to_string(data_size) + " is invalid");
+    uint64_t declared = data_offset + data_size;
+    require(size >= declared, "truncated: header says " + human_bytes(declared) + " (" + std::to_string(declared) +
+                                  " bytes), file has " + human_bytes(size) + " (" + std::to_string(size) + " bytes)");
+    require(size == declared, "file has " + std::to_string(size - declared) +
+                                  " bytes of trailing garbage after the declared " + std::to_string(declared));
+    f.checksum_ = get_u64(bytes + kOffChecksum);
+
+    // Phase 3: the tensor table, each entry against the config and the data section.
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < specs.size(); ++i) index[specs[i].name] = i;
+    std::vector<bool> seen(specs.size(), false);
+    f.tensors_.resize(specs.size());
+    for (uint32_t i = 0; i < n_tensors; ++i) {
+        const uint8_t* e = bytes + kModelHeaderBytes + size_t(i) * kTensorEntryBytes;
+        size_t len = 0;
+        while (len < kTensorNameBytes && e[kEntName + len] != 0) ++len;
+        require(len < kTensorNameBytes, "tensor entry " + std::to_string(i) + ": name is not NUL-terminated");
+        std::string name(reinterpret_cast<const char*>(e + kEntName), len);
+        auto it = index.find(name);
+        require(it != index.end(), "tensor entry " + std::to_string(i) + ": unexpected tensor '" + name + "'");
+        require(!seen[it->second], "tensor " + name + " appears twice");
+        seen[it->second] = true;
+        const TensorSpec& spec = specs[it->second];
+        uint32_t type = get_u32(e + kEntType), ndim = get_u32(e + kEntNdim);
+        uint32_t d0 = get_u32(e + kEntShape), d1 = get_u32(e + kEntShape + 4);
+        uint64_t offset = get_u64(e + kEntOffset), tsize = get_u64(e + kEntSize);
+        require(type == uint32_t(spec.type), "tensor " + name + ": expected type " + dtype_name(spec.type) +
+                                                  ", got type code " + std::to_string(type));
+        uint32_t want_ndim = spec.cols == 0 ? 1 : 2;
+        require(ndim == want_ndim && d0 == uint32_t(spec.rows) && (ndim == 1 ? d1 == 0 : d1 == uint32_t(spec.cols)),
+                "tensor " + name + ": expected " + spec.shape_text() + ", got " +
+                    (ndim == 1 || ndim == 2 ? shape_text(ndim, d0, d1) : std::to_string(ndim) + " dimensions"));
+        require(tsize == spec.bytes, "tensor " + name + ": expected " + std::to_string(spec.bytes) +
+                                         " bytes, the table says " + std::to_string(tsize));
+        require(offset % kDataAlign == 0, "tensor " + name + ": offset " + std::to_string(offset) +
+                                              " is not 64-byte aligned");
+        require(offset <= data_size && tsize <= data_size - offset,
+                "tensor " + name + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + tsize) +
+                    ") lie beyond the data section (" + std::to_string(data_size) + " bytes)");
+        f.tensors_[it->second] = {name, spec.type, spec.rows, spec.cols, offset, tsize, bytes + data_offset + offset};
+    }
+    for (size_t i = 0; i < specs.size(); ++i) require(seen[i], "missing tensor " + specs[i].name);
+    require_disjoint(f.tensors_);
+
+    // Phase 4: the checksum (it reads every byte).
+    if (verify_checksum) {
+        uint64_t actual = fnv1a64_words(bytes + kModelHeaderBytes, size - kModelHeaderBytes);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "checksum mismatch: header says %016llx, data gives %016llx",
+                      (unsigned long long)f.checksum_, (unsigned long long)actual);
+        require(actual == f.checksum_, std::string(buf) + " (the file is corrupt)");
+    }
+    // Phase 5: the values a checksum cannot vouch for. A NaN or Inf weight would only show up later as NaN
+    // attention or logits, so such a file is refused here.
+    for (const TensorEntry& t : f.tensors_) require_finite(t);
+    return f;
+}
+
+const TensorEntry& ModelFile::tensor(std::string_view name) const {
+    for (const auto& t : tensors_)
+        if (t.name == name) return t;
+    throw Error("missing tensor " + std::string(name));
+}
+
+AlignedBytes::AlignedBytes(size_t n) : size(n) {
+    const size_t padded = buffer_bytes("the model file", align_up(n ? n : 1, kDataAlign));
+    data = static_cast<uint8_t*>(std::aligned_alloc(kDataAlign, padded));
+    require(data != nullptr, "out of memory: cannot allocate " + human_bytes(n) + " for the model file");
+}
+AlignedBytes::~AlignedBytes() { std::free(data); }
+
+std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
+    struct stat info;
+    if (::stat(path.c_str(), &info) != 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
+    require(!S_ISDIR(info.st_mode), path + " is a directory, not a model file");
+    require(S_ISREG(info.st_mode), path + " is not a regular file");
+    std::FILE* fp = std::fopen(path.c_str(), "rb");
+    if (fp == nullptr) throw Error("cannot open " + path + ": " + std::strerror(errno));
+    const uint64_t n = uint64_t(info.st_size);
+    std::unique_ptr<AlignedBytes> buf;
+    try {
+        buf = std::make_unique<AlignedBytes>(buffer_bytes("the model file", n));
+    } catch (...) {
+        std::fclose(fp);
+        throw;
+    }
+    size_t got = n ? std::fread(buf->data, 1, size_t(n), fp) : 0;
+    std::fclose(fp);
+    require(got == size_t(n), "cannot read " + path + " (it changed size while being read)");
+    return buf;
+}
+
+}  // namespace arcscope

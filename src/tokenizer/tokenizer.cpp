@@ -1,0 +1,229 @@
+// tokenizer.cpp: loading the tokenizer file, encode (pre-tokenize, then BPE per word with a cache), decode.
+#include "arcscope/tokenizer.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "arcscope/error.h"
+#include "tokenizer/pretokenize.h"
+#include "tokenizer/unicode_classes.h"
+
+namespace arcscope {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'R', 'C', 'S', 'B', 'P', 'E', '\0'};
+constexpr uint32_t kVersion = 1;
+constexpr size_t kCacheSlots = size_t(1) << 17;  // power of two; cleared when half full (2 MB)
+constexpr size_t kCacheMaxWord = 128;            // longer words are rare: not worth the memory
+
+// Bounds-checked little-endian reads from the tokenizer file.
+class FileReader {
+public:
+    FileReader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+    void need(size_t n, const char* what) const {
+        require(size_ - pos_ >= n, "tokenizer file: truncated in " + std::string(what) + " (file has " +
+                                       std::to_string(size_) + " bytes)");
+    }
+    uint32_t u32(const char* what) {
+        need(4, what);
+        uint32_t v = uint32_t(data_[pos_]) | uint32_t(data_[pos_ + 1]) << 8 | uint32_t(data_[pos_ + 2]) << 16 |
+                     uint32_t(data_[pos_ + 3]) << 24;
+        pos_ += 4;
+        return v;
+    }
+    int u16(const char* what) {
+        need(2, what);
+        int v = data_[pos_] | data_[pos_ + 1] << 8;
+        pos_ += 2;
+        return v;
+    }
+    std::string_view bytes(size_t n, const char* what) {
+        need(n, what);
+        std::string_view v(reinterpret_cast<const char*>(data_ + pos_), n);
+        pos_ += n;
+        return v;
+    }
+    size_t remaining() const { return size_ - pos_; }
+
+private:
+    const uint8_t* data_;
+    size_t size_, pos_ = 0;
+};
+
+uint32_t hash_bytes(std::string_view s) {  // FNV-1a
+    uint32_t h = 2166136261u;
+    for (unsigned char c : s) h = (h ^ c) * 16777619u;
+    return h;
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_bytes(const uint8_t* data, size_t size) {
+    require(data != nullptr || size == 0, "tokenizer file: no data");
+    FileReader in(data, size);
+    require(size >= 8 && std::memcmp(data, kMagic, 8) == 0,
+            "not a tokenizer file (expected magic \"ARCSBPE\"); make one with scripts/convert_vocab.mjs");
+    in.bytes(8, "magic");
+    uint32_t version = in.u32("header");
+    require(version == kVersion, "tokenizer file: version " + std::to_string(version) + ", this build reads " +
+                                     std::to_string(kVersion));
+    uint32_t n_vocab = in.u32("header"), n_merges = in.u32("header"), n_special = in.u32("header");
+    require(n_vocab < 0xFFFF && uint64_t(n_vocab) == 256ull + n_merges + n_special,
+            "tokenizer file: n_vocab " + std::to_string(n_vocab) + " is not 256 + " + std::to_string(n_merges) +
+                " merges + " + std::to_string(n_special) + " special tokens (or exceeds 65534)");
+    in.need(512 + size_t(n_merges) * 4, "byte table and merges");
+
+    Tokenizer t;
+    t.offsets_.reserve(n_vocab + 1);
+    t.offsets_.push_back(0);
+    // 1. ids 0..255: one byte each, in the order the byte table gives
+    int byte_of_id[256];
+    std::fill(std::begin(byte_of_id), std::end(byte_of_id), -1);
+    for (int b = 0; b < 256; ++b) {
+        int id = in.u16("byte table");
+        require(id < 256 && byte_of_id[id] < 0, "tokenizer file: byte table is not a permutation of ids 0..255");
+        byte_of_id[id] = b;
+        t.byte_token_[b] = id;
+    }
+    for (int id = 0; id < 256; ++id) {
+        t.bytes_ += char(byte_of_id[id]);
+        t.offsets_.push_back(uint32_t(t.bytes_.size()));
+    }
+    // 2. id 256 + r: merge r of (left, right), both made earlier
+    t.merges_.reserve(n_merges);
+    for (uint32_t r = 0; r < n_merges; ++r) {
+        int merged = int(256 + r), left = in.u16("merges"), right = in.u16("merges");
+        require(left < merged && right < merged, "tokenizer file: merge " + std::to_string(r) +
+                                                     " uses a token that does not exist yet");
+        t.merges_.add(left, right, merged);
+        t.bytes_ += t.token_bytes(left);
+        t.bytes_ += t.token_bytes(right);
+        t.offsets_.push_back(uint32_t(t.bytes_.size()));
+    }
+    // 3. special tokens, stored as text
+    for (uint32_t k = 0; k < n_special; ++k) {
+        uint32_t id = in.u32("special tokens"), length = in.u32("special tokens");
+        require(id == 256 + n_merges + k, "tokenizer file: special token " + std::to_string(k) + " has id " +
+                                              std::to_string(id) + ", expected " + std::to_string(256 + n_merges + k));
+        std::string_view text = in.bytes(length, "special tokens");
+        if (text == "<|endoftext|>") t.eot_id_ = int(id);
+        t.bytes_ += text;
+        t.offsets_.push_back(uint32_t(t.bytes_.size()));
+    }
+    require(in.remaining() == 0, "tokenizer file: " + std::to_string(in.remaining()) + " unexpected bytes at the end");
+    require(t.eot_id_ >= 0, "tokenizer file: no <|endoftext|> token");
+    t.cache_.resize(kCacheSlots);
+    return t;
+}
+
+Tokenizer Tokenizer::load(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    require(bool(file), "cannot open tokenizer file '" + path + "' (build it: ./scripts/build.sh native)");
+    std::string data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    try {
+        return from_bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+    }
+}
+
+std::vector<int> Tokenizer::encode(std::string_view text) const {
+    std::vector<int> ids;
+    encode_append(text, ids);
+    return ids;
+}
+
+void Tokenizer::encode_append(std::string_view text, std::vector<int>& ids) const {
+    std::string repaired;
+    if (!is_valid_utf8(text)) {
+        repaired = repair_utf8(text);
+        text = repaired;
+    }
+    ids.reserve(ids.size() + text.size() / 4 + 1);
+    Pretokenizer words(text);
+    std::string_view word;
+    while (words.next(word)) encode_word(word, ids);
+}
+
+void Tokenizer::encode_word(std::string_view word, std::vector<int>& ids) const {
+    if (word.size() == 1) {
+        ids.push_back(byte_token_[static_cast<unsigned char>(word[0])]);
+        return;
+    }
+    const bool cacheable = word.size() <= kCacheMaxWord;
+    const uint32_t h = cacheable ? hash_bytes(word) : 0;
+    size_t slot = h & (kCacheSlots - 1);
+    if (cacheable) {
+        for (;; slot = (slot + 1) & (kCacheSlots - 1)) {
+            const CacheSlot& c = cache_[slot];
+            if (c.ids_count == 0) break;
+            if (c.hash == h && c.key_length == word.size() &&
+                std::memcmp(cache_keys_.data() + c.key_offset, word.data(), word.size()) == 0) {
+                ids.insert(ids.end(), cache_ids_.begin() + c.ids_offset, cache_ids_.begin() + c.ids_offset + c.ids_count);
+                return;
+            }
+        }
+    }
+    scratch_.clear();
+    for (unsigned char c : word) scratch_.push_back(byte_token_[c]);
+    bpe_merge(merges_, scratch_);
+    ids.insert(ids.end(), scratch_.begin(), scratch_.end());
+    if (!cacheable) return;
+
+    if (cache_used_ * 2 >= kCacheSlots) {  // full: start over (keeps memory bounded on endless novel text)
+        std::fill(cache_.begin(), cache_.end(), CacheSlot{});
+        cache_keys_.clear();
+        cache_ids_.clear();
+        cache_used_ = 0;
+        for (slot = h & (kCacheSlots - 1); cache_[slot].ids_count != 0;) slot = (slot + 1) & (kCacheSlots - 1);
+    }
+    cache_[slot] = {h, uint32_t(cache_keys_.size()), uint32_t(cache_ids_.size()), uint16_t(word.size()),
+                    uint16_t(scratch_.size())};
+    cache_keys_.append(word);
+    cache_ids_.insert(cache_ids_.end(), scratch_.begin(), scratch_.end());
+    ++cache_used_;
+}
+
+void Tokenizer::check_id(int id) const {
+    require(id >= 0 && id < vocab_size(),
+            "token id " + std::to_string(id) + " is out of range [0, " + std::to_string(vocab_size()) + ")");
+}
+
+std::string_view Tokenizer::token_bytes(int id) const {
+    check_id(id);
+    return std::string_view(bytes_).substr(offsets_[id], offsets_[id + 1] - offsets_[id]);
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+    std::string out;
+    for (int id : ids) check_id(id);
+    for (int id : ids) out += token_bytes(id);
+    return out;
+}
+
+std::string Tokenizer::token_text(int id) const { return repair_utf8(token_bytes(id)); }
+
+std::vector<TokenSpan> Tokenizer::token_spans(const std::vector<int>& ids) const {
+    for (int id : ids) check_id(id);
+    // Does `more` carry on the unfinished character at the end of `bytes`?
+    auto continues = [](std::string_view bytes, std::string_view more) {
+        size_t tail = utf8_incomplete_tail(bytes);
+        if (tail == 0 || more.empty()) return false;
+        std::string joined(bytes.substr(bytes.size() - tail));
+        joined += more.substr(0, 4 - tail);
+        return utf8_char_length(joined, 0) > 0 || utf8_incomplete_tail(joined) == joined.size();
+    };
+    std::vector<TokenSpan> spans;
+    std::string bytes;
+    for (size_t i = 0; i < ids.size();) {
+        size_t j = i;
+        bytes.assign(token_bytes(ids[j++]));
+        while (j < ids.size() && continues(bytes, token_bytes(ids[j]))) bytes += token_bytes(ids[j++]);
+        spans.push_back({int(i), int(j - i), repair_utf8(bytes)});
+        i = j;
+    }
+    return spans;
+}
+
+}  // namespace arcscope
