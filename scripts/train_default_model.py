@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as nn_f
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "tests", "reference"))
+sys.path.insert(0, os.path.join(REPO, "python"))
 import bpe_tokenizer  # noqa: E402
 import gpt2_reference as ref  # noqa: E402
 

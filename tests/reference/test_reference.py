@@ -9,7 +9,7 @@ import unittest
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import gpt2_reference as ref  # noqa: E402
 import safetensors_io  # noqa: E402
 

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import gpt2_reference as ref  # noqa: E402
 import train_default_model as train  # noqa: E402

@@ -8,9 +8,9 @@ Pre-LayerNorm blocks, tanh GELU, learned positions, LM head tied to wte.
 Shapes stay symbolic (the causal mask is precomputed and sliced, reshapes use -1) so torch.onnx.export works.
 
 Usage as a tool:
-  /usr/bin/python3 tests/reference/gpt2_reference.py forward --model DIR --ids 464,2068 [--out out.npz]
-  /usr/bin/python3 tests/reference/gpt2_reference.py random --out DIR [--n_layer 2 --n_head 2 --n_embd 64 ...]
-  /usr/bin/python3 tests/reference/gpt2_reference.py perplexity --model DIR --text-file PATH [--held-out]
+  /usr/bin/python3 python/gpt2_reference.py forward --model DIR --ids 464,2068 [--out out.npz]
+  /usr/bin/python3 python/gpt2_reference.py random --out DIR [--n_layer 2 --n_head 2 --n_embd 64 ...]
+  /usr/bin/python3 python/gpt2_reference.py perplexity --model DIR --text-file PATH [--held-out]
       [--skip K] [--tokens N]     (the same passage and windows as `arcscope perplexity`)
 """
 import argparse
