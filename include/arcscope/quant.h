@@ -30,6 +30,7 @@ namespace arcscope {
 constexpr int kQ8Block = 32;                                       // weights per scale, along in_features
 constexpr int kQ8RowGroup = 8;                                     // rows interleaved per packed record
 constexpr size_t kQ8RecordBytes = kQ8RowGroup * (4 + kQ8Block);    // 288: 8 scales + 8x32 int8
+static_assert(kQ8RecordBytes == 288, "the q8 record is documented (models/README.md) as 288 bytes");
 constexpr size_t kQ8Align = 64;
 
 // Bytes q8_pack writes for a (rows, cols) matrix: ceil(rows/8) * ceil(cols/32) * 288, rounded up to 64.

@@ -25,6 +25,10 @@ enum : size_t {
 };
 // Tensor entry field offsets.
 enum : size_t { kEntName = 0, kEntType = 64, kEntNdim = 68, kEntShape = 72, kEntOffset = 80, kEntSize = 88 };
+// The fields fill the documented sizes exactly (models/README.md): an 80-byte header, 96-byte table entries.
+static_assert(kOffReserved + 8 == kModelHeaderBytes && kModelHeaderBytes == 80, "header layout");
+static_assert(kEntSize + 8 == kTensorEntryBytes && kTensorEntryBytes == 96, "tensor entry layout");
+static_assert(kEntType == kTensorNameBytes, "the name field ends where the type begins");
 
 uint32_t get_u32(const uint8_t* p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
