@@ -34,7 +34,6 @@ std::vector<int> tokens_of_file(const Args& args, const std::string& path, doubl
 
 std::string grid(const std::vector<float>& v, int n_layer, int n_head) {
     std::string s = "[";
-    char buf[32];
     for (int l = 0; l < n_layer; ++l) {
         s += l ? ",[" : "[";
         for (int h = 0; h < n_head; ++h) {

@@ -102,7 +102,7 @@ TEST(Convert, ReadsF16AndBF16AndPrefixedNames) {
                     float a = std::fabs(v[i]);
                     int e = a == 0 ? 0 : std::ilogb(a);
                     uint16_t s = std::signbit(v[i]) ? 0x8000 : 0;
-                    bits = a == 0 ? s : uint16_t(s | (e + 15) << 10 | uint16_t(std::ldexp(a, 10 - e)) & 0x3FF);
+                    bits = a == 0 ? s : uint16_t(s | (e + 15) << 10 | (uint16_t(std::ldexp(a, 10 - e)) & 0x3FF));
                 }
                 std::memcpy(&h.bytes[2 * i], &bits, 2);
             }

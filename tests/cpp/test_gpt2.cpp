@@ -97,7 +97,9 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
             ASSERT_EQ(g.attention_queries(), 1);
             ASSERT_EQ(g.attention_keys(), pos + 1);
             if (pos == P + 1) first_logits_buffer = g.logits();
-            if (pos > P + 1) EXPECT_EQ(g.logits(), first_logits_buffer);  // buffers reused, not reallocated
+            if (pos > P + 1) {
+                EXPECT_EQ(g.logits(), first_logits_buffer);  // buffers reused, not reallocated
+            }
             for (int v = 0; v < V; ++v)
                 logit_err = std::max(logit_err, double(std::fabs(g.logits()[v] - logits[size_t(pos) * V + v])));
             for (int l = 0; l < L; ++l)
