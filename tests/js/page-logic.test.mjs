@@ -2,9 +2,9 @@
 // the URL-hash state, token labels, and the cost chart's quadratic fit. (Drawing is tested in Chromium.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterArcs, hideSink, aggregate, selectMatrices, growAttention, topAttended } from '../../web/js/attention-math.js';
+import { filterArcs, hideSink, aggregate, selectMatrices, growAttention, topAttended } from '../../web/lib/attention-math.js';
 import { parseHash, formatHash, defaults } from '../../web/js/state.js';
-import { displayPiece, spanLabels } from '../../web/js/token-text.js';
+import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
 import { fitQuadratic } from '../../web/js/charts.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.

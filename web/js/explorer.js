@@ -1,12 +1,12 @@
 // explorer.js: section 5, what the loaded model attends to on the user's text. Owns the view state (mirrored in the
 // URL hash by main.js), asks the worker for a forward pass when the text changes, and redraws cheaply otherwise.
-import { ArcView } from './arcs.js';
-import { Heatmap } from './heatmap.js';
+import { ArcView } from '../lib/arcs.js';
+import { Heatmap } from '../lib/heatmap.js';
 import { ThumbGrid } from './thumbs.js';
 import { renderHeadScores } from './head-scores.js';
-import { selectMatrices, filterArcs, topAttended, aggregate, growAttention } from './attention-math.js';
-import { plainLabel } from './token-text.js';
-import { headColor } from './palette.js';
+import { selectMatrices, filterArcs, topAttended, aggregate, growAttention } from '../lib/attention-math.js';
+import { plainLabel } from '../lib/token-text.js';
+import { headColor } from '../lib/palette.js';
 import { buildSvg, svgText, drawPng, download } from './export.js';
 
 const $ = (id) => document.getElementById(id);

@@ -1,6 +1,6 @@
 // main.js: wires the tutorial page together. One shared engine worker; the default model loads on open; the view
 // state lives in the URL hash.
-import { sharedEngine } from '../lib/worker-client.js';
+import { engine } from './boot.js';
 import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
 import { Explorer } from './explorer.js';
 import { setupTutorial } from './tutorial.js';
@@ -11,7 +11,6 @@ import { isCached, formatBytes } from '../lib/model-source.js';
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
 
-const engine = sharedEngine();
 const state = isStateHash(location.hash) ? parseHash(location.hash) : defaults();
 let writtenHash = '';
 const writeHash = (s) => {

@@ -1,7 +1,7 @@
 // thumbs.js: the layer × head grid of small attention matrices (like BertViz's model view). One canvas per head;
 // clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails.
-import { headMatrix } from './attention-math.js';
-import { rgb } from './heatmap.js';
+import { headMatrix } from '../lib/attention-math.js';
+import { rgb } from '../lib/heatmap.js';
 
 export class ThumbGrid {
   constructor(root, onPick) {

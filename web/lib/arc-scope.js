@@ -17,13 +17,13 @@
 // Every element on a page shares one worker and one copy of each model. Styles live in a shadow root, so the host
 // page's CSS and this element's cannot disturb each other.
 import { sharedEngine } from './worker-client.js';
-import { ArcView } from '../js/arcs.js';
-import { Heatmap } from '../js/heatmap.js';
-import { selectMatrices, filterArcs, aggregate } from '../js/attention-math.js';
-import { plainLabel } from '../js/token-text.js';
+import { ArcView } from './arcs.js';
+import { Heatmap } from './heatmap.js';
+import { selectMatrices, filterArcs, aggregate } from './attention-math.js';
+import { plainLabel } from './token-text.js';
 
 const DEFAULT_MODEL = new URL('../models/shakespeare-4l.q8.arcs', import.meta.url).href;
-const STYLES = [new URL('../css/views.css', import.meta.url).href, new URL('../css/arc-scope.css', import.meta.url).href];
+const STYLES = [new URL('./css/views.css', import.meta.url).href, new URL('./css/arc-scope.css', import.meta.url).href];
 
 // The worker's analyses, shared by elements: `${model}\n${text}` -> {promise, bytes}, least recently used first.
 // Bounded by the bytes of their attention arrays (a long text on a big model is hundreds of MB), counted on arrival,

@@ -81,8 +81,10 @@ export class EngineClient {
   }
 }
 
+// The page's one worker. The first call decides which worker script runs: the library's own, or a page's worker
+// that adds operations to it (the tutorial passes web/js/tutorial-worker.js); later calls share that one.
 let shared = null;
-export function sharedEngine() {
-  shared ??= new EngineClient(new URL('./worker.js', import.meta.url));
+export function sharedEngine(workerUrl = new URL('./worker.js', import.meta.url)) {
+  shared ??= new EngineClient(workerUrl);
   return shared;
 }

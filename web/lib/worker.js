@@ -9,9 +9,8 @@
 // never holds up another request. A wasm trap throws the engine away: a fresh one starts, and each model loads
 // again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from './arcscope.js';
-import { spanLabels } from '../js/token-text.js';
+import { spanLabels } from './token-text.js';
 import { loadModelBytes, convertToModel, cachedModel, storeModel, setStallTimeout } from './model-source.js';
-import * as demos from './demos.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
 const models = new Map();     // key (model URL or cache key) -> {model, name, size}, least recently used first
@@ -21,7 +20,9 @@ const KEEP_MODELS = 2;
 const loading = new Map();    // key -> Promise of its load, so concurrent requests share one download
 const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
-const ops = {
+// The operations, by name. A page may add its own before it sends its first message (the tutorial's demos do,
+// in web/js/tutorial-worker.js); each runs its wasm work through withEngine.
+export const ops = {
   async init() {
     await engine;
     return { ok: true };
@@ -121,13 +122,6 @@ const ops = {
       return { ids: all, stop: result.stop };
     });
   },
-
-  async singleHead(args) { return withEngine('running the single-head demo', (e) => demos.singleHead(e, args)); },
-  async multiHead(args) { return withEngine('running the multi-head demo', (e) => demos.multiHead(e, args)); },
-  async positional(args) { return withEngine('computing the positional encoding', (e) => demos.positional(e, args)); },
-  async costExperiment(args, ctx) {
-    return withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress));
-  },
 };
 
 // The engine's turns: wasm runs for one request at a time, in arrival order (the engine is single-threaded, and a
@@ -143,7 +137,7 @@ function turn() {
 
 // Runs work(engine, pause) in a turn. `await pause(promise)` gives the turn away while promise settles (a
 // download) and takes it back. `what` (text, or a function giving it) says what the engine was doing if it crashes.
-async function withEngine(what, work) {
+export async function withEngine(what, work) {
   let end = await turn();
   const live = engine;
   const doing = () => (typeof what === 'function' ? what() : what);

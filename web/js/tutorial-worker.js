@@ -1,0 +1,11 @@
+// tutorial-worker.js: the engine worker of the tutorial page: the library's worker (lib/worker.js) with the
+// article's experiments added as operations. The library itself knows nothing of the tutorial.
+import { ops, withEngine } from '../lib/worker.js';
+import * as demos from './demos.js';
+
+Object.assign(ops, {
+  singleHead: (args) => withEngine('running the single-head demo', (e) => demos.singleHead(e, args)),
+  multiHead: (args) => withEngine('running the multi-head demo', (e) => demos.multiHead(e, args)),
+  positional: (args) => withEngine('computing the positional encoding', (e) => demos.positional(e, args)),
+  costExperiment: (args, ctx) => withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress)),
+});
