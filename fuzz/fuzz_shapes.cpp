@@ -10,10 +10,10 @@
 
 #include "arcscope/attention.h"
 #include "arcscope/convert.h"
-#include "engine_fixture.h"  // tests/cpp: header_only_safetensors
 #include "arcscope/error.h"
 #include "arcscope/model_file.h"
 #include "arcscope/sizes.h"
+#include "engine_fixture.h"  // tests/cpp: header_only_safetensors
 
 namespace {
 

@@ -21,6 +21,10 @@ struct GPT2Config {
     std::string describe() const;  // "n_layer 12, n_head 12, n_embd 768, n_ctx 1024, n_vocab 50257"
 };
 
+// GPT-2's <|endoftext|>: where generation stops, and the one id head analysis never draws. (The tokenizer file
+// says the same; tests/cpp/test_tokenizer.cpp checks that they agree.)
+constexpr int kEndOfText = 50256;
+
 enum class DType : uint32_t { F32 = 0, Q8 = 1 };
 const char* dtype_name(DType t);  // "f32" | "q8"
 

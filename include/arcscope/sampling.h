@@ -12,7 +12,6 @@ namespace arcscope {
 
 class GPT2;
 
-constexpr int kEndOfText = 50256;  // GPT-2's <|endoftext|>
 
 struct SamplingParams {
     float temperature = 1.0f;  // 0 = greedy (argmax)

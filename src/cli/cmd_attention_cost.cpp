@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "arcscope/attention_cost.h"
-#include "command.h"
 #include "arcscope/error.h"
+#include "command.h"
 
 namespace arcscope::cli {
 namespace {

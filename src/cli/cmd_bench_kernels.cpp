@@ -2,8 +2,8 @@
 // scripts/bench_kernels.sh prints the same table for the wasm module in Node next to it.
 #include <cstdio>
 
-#include "command.h"
 #include "arcscope/quant.h"
+#include "command.h"
 #include "diagnostics/quant_bench.h"
 
 namespace arcscope::cli {

@@ -2,10 +2,10 @@
 // (DIR/config.json + DIR/model.safetensors) -> an .arcs model file, streamed.
 #include <cstdio>
 
-#include "command.h"
 #include "arcscope/convert.h"
 #include "arcscope/error.h"
 #include "arcscope/model_file.h"
+#include "command.h"
 
 namespace arcscope::cli {
 namespace {

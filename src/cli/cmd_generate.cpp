@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "command.h"
 #include "arcscope/error.h"
+#include "arcscope/sampling.h"
+#include "command.h"
 #include "json_strings.h"
 #include "model_args.h"
-#include "arcscope/sampling.h"
 
 namespace arcscope::cli {
 namespace {

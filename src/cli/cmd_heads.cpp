@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "command.h"
 #include "arcscope/error.h"
 #include "arcscope/heads.h"
+#include "command.h"
 #include "json_strings.h"
 #include "model_args.h"
 

@@ -1,8 +1,8 @@
 // cmd_info.cpp: `arcscope info --model FILE`: hyperparameters, weight type and sizes of a model file, as JSON.
 #include <cstdio>
 
-#include "command.h"
 #include "arcscope/error.h"
+#include "command.h"
 #include "model_args.h"
 
 namespace arcscope::cli {

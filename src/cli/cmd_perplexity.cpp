@@ -6,11 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "command.h"
 #include "arcscope/error.h"
+#include "arcscope/perplexity.h"
+#include "command.h"
 #include "json_strings.h"
 #include "model_args.h"
-#include "arcscope/perplexity.h"
 
 namespace arcscope::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "command.h"
 #include "arcscope/error.h"
+#include "command.h"
 #include "json_strings.h"
 #include "model_args.h"
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "command.h"
 #include "arcscope/error.h"
+#include "command.h"
 #include "model_args.h"
 
 namespace arcscope::cli {

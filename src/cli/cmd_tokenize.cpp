@@ -14,10 +14,10 @@
 #include <iterator>
 #include <string>
 
-#include "command.h"
 #include "arcscope/error.h"
-#include "json_strings.h"
 #include "arcscope/tokenizer.h"
+#include "command.h"
+#include "json_strings.h"
 
 namespace arcscope::cli {
 namespace {

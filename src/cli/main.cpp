@@ -6,8 +6,8 @@
 #include <sstream>
 #include <vector>
 
-#include "command.h"
 #include "arcscope/error.h"
+#include "command.h"
 
 namespace arcscope::cli {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "command.h"
 #include "arcscope/gpt2.h"
 #include "arcscope/tokenizer.h"
+#include "command.h"
 
 namespace arcscope::cli {
 

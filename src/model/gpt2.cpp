@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "arcscope/error.h"
-#include "core/portable_math.h"
 #include "arcscope/sizes.h"
+#include "core/portable_math.h"
 
 namespace arcscope {
 

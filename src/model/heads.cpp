@@ -53,7 +53,7 @@ std::vector<int> default_candidates(const GPT2Config& config) {
     std::vector<int> ids;
     ids.reserve(size_t(config.n_vocab));
     for (int id = 0; id < config.n_vocab; ++id)
-        if (id != 50256) ids.push_back(id);
+        if (id != kEndOfText) ids.push_back(id);
     return ids;
 }
 

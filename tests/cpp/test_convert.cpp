@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "arcscope/convert.h"
-#include "engine_fixture.h"
 #include "arcscope/model_file.h"
 #include "arcscope/quant.h"
+#include "engine_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

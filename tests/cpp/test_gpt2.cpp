@@ -6,9 +6,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "engine_fixture.h"
 #include "arcscope/gpt2.h"
 #include "arcscope/sampling.h"
+#include "engine_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine_fixture.h"
 #include "arcscope/heads.h"
+#include "engine_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

@@ -9,14 +9,14 @@
 #include <cstring>
 
 #include "arcscope/attention.h"
-#include "engine_fixture.h"
 #include "arcscope/gpt2.h"
 #include "arcscope/heads.h"
 #include "arcscope/json.h"
 #include "arcscope/model_file.h"
-#include "core/portable_math.h"
 #include "arcscope/safetensors.h"
 #include "arcscope/sizes.h"
+#include "core/portable_math.h"
+#include "engine_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "engine_fixture.h"
 #include "arcscope/model_file.h"
+#include "engine_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;

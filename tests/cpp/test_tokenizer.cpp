@@ -10,8 +10,9 @@
 
 #include "arcscope/bpe.h"
 #include "arcscope/error.h"
-#include "tokenizer/pretokenize.h"
+#include "arcscope/gpt2_config.h"
 #include "arcscope/tokenizer.h"
+#include "tokenizer/pretokenize.h"
 #include "tokenizer/unicode_classes.h"
 
 using namespace arcscope;
@@ -67,7 +68,7 @@ std::string mixed_text(size_t bytes, uint32_t seed) {
 
 TEST(Tokenizer, LoadsGpt2Vocabulary) {
     EXPECT_EQ(gpt2().vocab_size(), 50257);
-    EXPECT_EQ(gpt2().eot_id(), 50256);
+    EXPECT_EQ(gpt2().eot_id(), kEndOfText);  // the engine's constant and the tokenizer file agree
     EXPECT_EQ(gpt2().token_bytes(50256), "<|endoftext|>");
     EXPECT_EQ(gpt2().token_bytes(15496), "Hello");
     EXPECT_EQ(gpt2().token_bytes(995), " world");

@@ -104,7 +104,7 @@ export class Model {
     while (made.length < maxTokens) {
       if (this.handle.length() >= this.config.n_ctx) { stop = 'context_full'; break; }
       const id = engineCall('sampling', () => this.handle.sample());
-      if (id === 50256) { stop = 'end_of_text'; break; }
+      if (id === this.#endOfText) { stop = 'end_of_text'; break; }
       made.push(id);
       // The new token goes through the cache now, so its attention row is ready for onToken and its logits for
       // the next sample().
@@ -142,6 +142,9 @@ export class Model {
     if (!this.handle.isDeleted()) this.handle.delete();
     registry?.unregister(this);
   }
+
+  // The tokenizer's end-of-text id (none without a tokenizer: then only maxTokens and the context stop generation).
+  get #endOfText() { return this.tokenizer ? this.tokenizer.eotId : null; }
 
   #tokenText(id) {
     return this.tokenizer && id < this.tokenizer.vocabSize ? this.tokenizer.tokenText(id) : `<${id}>`;
