@@ -132,6 +132,14 @@ val random_normal_value(val shape, unsigned seed) {
 }
 
 // lengths: array of sequence lengths -> {points: [{seqLen, ms}], fit: {a, b, c} | null}
+val fit_value(const QuadraticFit& fit) {
+    val f = val::object();
+    f.set("a", fit.a);
+    f.set("b", fit.b);
+    f.set("c", fit.c);
+    return f;
+}
+
 val attention_cost_value(val lengths, double d_model, double n_heads, double repeats) {
     return guarded("measuring attention cost", [&] {
         const auto points = measure_attention_cost(int_vector(lengths, "lengths"), int_arg(d_model, "dModel", 1, 1 << 16),
@@ -146,17 +154,20 @@ val attention_cost_value(val lengths, double d_model, double n_heads, double rep
         }
         val r = val::object();
         r.set("points", list);
-        if (points.size() >= 3) {
-            const auto fit = fit_quadratic(points);
-            val f = val::object();
-            f.set("a", fit.a);
-            f.set("b", fit.b);
-            f.set("c", fit.c);
-            r.set("fit", f);
-        } else {
-            r.set("fit", val::null());
-        }
+        r.set("fit", points.size() >= 3 ? fit_value(fit_quadratic(points)) : val::null());
         return r;
+    });
+}
+
+// points: [{seqLen, ms}] -> {a, b, c} with ms ≈ a n² + b n + c (the one fit the page and the API use)
+val fit_quadratic_value(val points) {
+    return guarded("fitting a quadratic", [&] {
+        const size_t n = points["length"].as<size_t>();
+        std::vector<CostPoint> p(n);
+        for (size_t i = 0; i < n; ++i)
+            p[i] = {int_arg(points[i]["seqLen"].as<double>(), "seqLen", 1, INT32_MAX), points[i]["ms"].as<double>()};
+        require(n >= 3, "a quadratic fit needs at least 3 points, got " + std::to_string(n));
+        return fit_value(fit_quadratic(p));
     });
 }
 
@@ -187,4 +198,5 @@ EMSCRIPTEN_BINDINGS(attention_blocks) {
     function("causalMask", &causal_mask_value);
     function("randomNormal", &random_normal_value);
     function("attentionCost", &attention_cost_value);
+    function("fitQuadratic", &fit_quadratic_value);
 }

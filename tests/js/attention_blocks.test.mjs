@@ -105,3 +105,15 @@ test('bad input becomes an Error with the C++ message', async () => {
   assert.throws(() => e.causalMask(0), /n > 0/);
   attn.free();
 });
+
+test("the engine's quadratic fit (the one the cost chart draws) recovers known coefficients", async () => {
+  const e = await engine();
+  const [a, b, c] = [0.0007, 0.02, 3];  // ms = a n² + b n + c
+  const points = [128, 256, 512, 1024].map((n) => ({ seqLen: n, ms: (a * n + b) * n + c }));
+  const fit = e.fitQuadratic(points);
+  const worst = Math.max(...points.map(({ seqLen: n, ms }) => Math.abs((fit.a * n + fit.b) * n + fit.c - ms)));
+  console.log(`largest residual of the fit: ${worst.toExponential(2)} ms; a ${fit.a}, b ${fit.b}, c ${fit.c}`);
+  assert.ok(worst < 1e-6);
+  assert.ok(Math.abs(fit.a - a) < 1e-9 && Math.abs(fit.c - c) < 1e-4);
+  assert.throws(() => e.fitQuadratic(points.slice(0, 2)), /at least 3 points, got 2/);
+});

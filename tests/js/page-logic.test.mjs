@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { filterArcs, hideSink, aggregate, selectMatrices, growAttention, topAttended } from '../../web/lib/attention-math.js';
 import { parseHash, formatHash, defaults } from '../../web/js/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
-import { fitQuadratic } from '../../web/js/charts.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
 function randomAttention(L, H, T, seed = 1) {
@@ -105,14 +104,4 @@ test('token labels: visible leading spaces, newline marks, multi-token character
   assert.equal(labels.length, 4);
   assert.deepEqual([labels[1].lead, labels[1].text, labels[1].continuation], ['\u00B7', '🦜', false]);
   assert.ok(labels[2].continuation && labels[3].continuation);
-});
-
-test('the cost chart\'s least-squares quadratic recovers known coefficients', () => {
-  const coef = [3, 0.02, 0.0007];
-  const points = [128, 256, 512, 1024].map((n) => ({ n, ms: coef[0] + coef[1] * n + coef[2] * n * n }));
-  const fit = fitQuadratic(points);
-  const worst = Math.max(...points.map(({ n, ms }) => Math.abs(fit[0] + fit[1] * n + fit[2] * n * n - ms)));
-  console.log(`largest residual of the fit: ${worst.toExponential(2)} ms`);
-  assert.ok(worst < 1e-6);
-  assert.ok(Math.abs(fit[2] - coef[2]) < 1e-9);
 });

@@ -1,5 +1,5 @@
-// charts.js: small SVG line charts (positional encoding waves, the cost experiment) and the least-squares
-// quadratic fit the cost chart draws.
+// charts.js: small SVG line charts: the positional encoding waves and the cost experiment with its fitted quadratic
+// (the engine's fit, engine.fitQuadratic).
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function el(name, attrs, parent, text) {
@@ -8,29 +8,6 @@ function el(name, attrs, parent, text) {
   if (text !== undefined) e.textContent = text;
   parent?.append(e);
   return e;
-}
-
-// Fits t = a + b n + c n² to points [{n, ms}] by least squares (normal equations, 3×3). Returns [a, b, c].
-export function fitQuadratic(points) {
-  const S = Array.from({ length: 3 }, () => [0, 0, 0]), r = [0, 0, 0];
-  for (const { n, ms } of points) {
-    const x = [1, n, n * n];
-    for (let i = 0; i < 3; i++) { r[i] += x[i] * ms; for (let j = 0; j < 3; j++) S[i][j] += x[i] * x[j]; }
-  }
-  // Gaussian elimination with partial pivoting.
-  const A = S.map((row, i) => [...row, r[i]]);
-  for (let c = 0; c < 3; c++) {
-    let p = c;
-    for (let i = c + 1; i < 3; i++) if (Math.abs(A[i][c]) > Math.abs(A[p][c])) p = i;
-    [A[c], A[p]] = [A[p], A[c]];
-    if (Math.abs(A[c][c]) < 1e-300) return [0, 0, 0];
-    for (let i = 0; i < 3; i++) {
-      if (i === c) continue;
-      const f = A[i][c] / A[c][c];
-      for (let j = c; j < 4; j++) A[i][j] -= f * A[c][j];
-    }
-  }
-  return [0, 1, 2].map((i) => A[i][3] / A[i][i]);
 }
 
 // series: [{values, label, marker (index to mark), alt}] over x = 0..len-1, y in [min, max].
@@ -56,15 +33,15 @@ export function lineChart(root, series, { min, max, width = 420, height = 200 } 
   return svg;
 }
 
-// points: [{n, ms}]; draws the measured points and the fitted quadratic.
-export function costChart(root, points, coef, { width = 560, height = 280 } = {}) {
+// points: [{n, ms}]; fit: {a, b, c} with ms ≈ a n² + b n + c, or null. Draws the points and the fitted curve.
+export function costChart(root, points, fit, { width = 560, height = 280 } = {}) {
   const svg = el('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img',
     'aria-label': 'Time per forward pass against sequence length, with a fitted quadratic' });
   const pad = { l: 52, r: 12, t: 12, b: 40 };
   const W = width - pad.l - pad.r, H = height - pad.t - pad.b;
   const nMax = 1100;
-  const f = (n) => coef[0] + coef[1] * n + coef[2] * n * n;
-  const tMax = niceCeil(Math.max(1, ...points.map((p) => p.ms), coef[2] ? f(nMax) : 0));
+  const f = (n) => (fit.a * n + fit.b) * n + fit.c;
+  const tMax = niceCeil(Math.max(1, ...points.map((p) => p.ms), fit ? f(nMax) : 0));
   const x = (n) => pad.l + (n / nMax) * W, y = (t) => pad.t + (1 - t / tMax) * H;
   for (let k = 0; k <= 4; k++) {
     const t = (tMax * k) / 4;
@@ -75,7 +52,7 @@ export function costChart(root, points, coef, { width = 560, height = 280 } = {}
   el('text', { x: pad.l + W / 2, y: height - 4, 'text-anchor': 'middle' }, svg, 'sequence length n (tokens)');
   el('text', { x: 12, y: pad.t + H / 2, transform: `rotate(-90 12 ${pad.t + H / 2})`, 'text-anchor': 'middle' }, svg, 'ms per forward');
   el('line', { class: 'axis', x1: pad.l, x2: pad.l + W, y1: y(0), y2: y(0) }, svg);
-  if (points.length >= 3) {
+  if (fit) {
     let d = '';
     for (let n = 0; n <= nMax; n += 10) d += `${n ? 'L' : 'M'}${x(n).toFixed(1)} ${y(Math.max(0, f(n))).toFixed(1)}`;
     el('path', { class: 'fit', d }, svg);

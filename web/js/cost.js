@@ -1,36 +1,36 @@
 // cost.js: section 6, the article's timing experiment run in the worker, plotted with a fitted quadratic.
-import { costChart, fitQuadratic } from './charts.js';
+import { costChart } from './charts.js';
 
 const $ = (id) => document.getElementById(id);
 
 export function setupCost(engine) {
   const button = $('cost-run');
   let job = null;
-  costChart($('cost-chart'), [], [0, 0, 0]);
+  costChart($('cost-chart'), [], null);
   button.addEventListener('click', async () => {
     if (job) { engine.cancel(job); return; }
     const points = [];
+    let fit = null;  // the engine's least-squares ms ≈ a n² + b n + c, from the worker
     const draw = () => {
-      const coef = points.length >= 3 ? fitQuadratic(points) : [0, 0, 0];
-      costChart($('cost-chart'), points, coef);
+      costChart($('cost-chart'), points, fit);
       $('cost-table').tBodies[0].replaceChildren(...points.map((p) => {
         const tr = document.createElement('tr');
         for (const [v, cls] of [[String(p.n), ''], [p.ms.toFixed(1), 'num-cell'],
-          [points.length >= 3 ? (coef[0] + coef[1] * p.n + coef[2] * p.n * p.n).toFixed(1) : '', 'num-cell']]) {
+          [fit ? ((fit.a * p.n + fit.b) * p.n + fit.c).toFixed(1) : '', 'num-cell']]) {
           const td = tr.insertCell();
           td.textContent = v;
           if (cls) td.className = cls;
         }
         return tr;
       }));
-      if (points.length >= 3) {
-        $('cost-status').textContent = `fit: ${coef[0].toFixed(2)} + ${coef[1].toExponential(2)}·n + ${coef[2].toExponential(2)}·n² ms`;
+      if (fit) {
+        $('cost-status').textContent = `fit: ${fit.a.toExponential(2)}·n² + ${fit.b.toExponential(2)}·n + ${fit.c.toFixed(2)} ms`;
       }
     };
     button.textContent = 'Stop';
     $('cost-status').textContent = 'running in the worker…';
     job = engine.call('costExperiment', { lengths: [128, 256, 512, 1024], repeats: 3 }, {
-      onProgress: (p) => { points.push(p); draw(); },
+      onProgress: (p) => { points.push({ n: p.n, ms: p.ms }); fit = p.fit; draw(); },
     });
     try {
       await job;

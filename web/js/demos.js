@@ -62,12 +62,13 @@ export async function costExperiment(engine, { lengths = [128, 256, 512, 1024], 
   for (const n of lengths) {
     if (progress.cancelled?.()) break;
     const { points: [p] } = engine.attentionCost({ lengths: [n], dModel, nHeads, repeats });
-    const point = { n: p.seqLen, ms: p.ms };
-    points.push(point);
-    progress(point);
+    points.push(p);
+    // The engine's fit, ms ≈ a n² + b n + c, once there are three points.
+    const fit = points.length >= 3 ? engine.fitQuadratic(points) : null;
+    progress({ n: p.seqLen, ms: p.ms, fit });
     await new Promise((ok) => setTimeout(ok, 0)); // lets a 'cancel' message in
   }
-  return { points };
+  return { points: points.map((p) => ({ n: p.seqLen, ms: p.ms })) };
 }
 
 // a (n, k) · b (k, m) -> (n, m), row-major.

@@ -102,6 +102,8 @@ export async function createEngine(options = {}) {
   // The article's cost experiment: {points: [{seqLen, ms}], fit: {a, b, c}} with ms ≈ a n² + b n + c.
   engine.attentionCost = ({ lengths = [128, 256, 512, 1024], dModel = 768, nHeads = 12, repeats = 3 } = {}) =>
     core.attentionCost(lengths, dModel, nHeads, repeats);
+  // points [{seqLen, ms}] (3 or more) -> {a, b, c}: the least-squares ms ≈ a n² + b n + c that attentionCost uses.
+  engine.fitQuadratic = (points) => core.fitQuadratic(points);
 
   // ---- tokenizer block (tokenizer engineer): engine.tokenize(text), engine.decode(ids) ----
   // GPT-2's tokenizer; options.tokenizerBytes (the file's bytes) or options.tokenizerUrl, else models/ beside us.
