@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "arcscope/files.h"
 #include "arcscope/gpt2_config.h"
 #include "arcscope/sizes.h"
 
@@ -81,15 +82,5 @@ private:
     std::vector<TensorEntry> tensors_;
 };
 
-// Reads a whole file into a 64-byte-aligned buffer (what the native CLI and tests load models from).
-struct AlignedBytes {
-    uint8_t* data = nullptr;
-    size_t size = 0;
-    explicit AlignedBytes(size_t n);
-    ~AlignedBytes();
-    AlignedBytes(const AlignedBytes&) = delete;
-    AlignedBytes& operator=(const AlignedBytes&) = delete;
-};
-std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path);  // throws Error if unreadable
 
 }  // namespace arcscope

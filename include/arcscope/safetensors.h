@@ -39,6 +39,5 @@ size_t safe_dtype_bytes(SafeDType t);  // 4, 2, 2 (0 for Other)
 // n elements of type t at src (little-endian) -> dst as f32.
 void safe_to_f32(SafeDType t, const uint8_t* src, size_t n, float* dst);
 
-std::string shape_text(const std::vector<uint64_t>& shape);  // "[768, 2304]"
 
 }  // namespace arcscope

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace arcscope {
 
@@ -36,5 +37,9 @@ inline size_t buffer_elements(const char* what, std::initializer_list<uint64_t> 
 size_t buffer_bytes(const char* what, uint64_t bytes);
 
 std::string human_bytes(uint64_t n);  // "1.1 TB", "4.3 GB", "131 MB", "4.2 KB", "17 bytes"
+
+// The one way a shape is written in messages: "[2304, 768]", "[768]".
+std::string shape_text(const uint64_t* dims, size_t n_dims);
+inline std::string shape_text(const std::vector<uint64_t>& dims) { return shape_text(dims.data(), dims.size()); }
 
 }  // namespace arcscope

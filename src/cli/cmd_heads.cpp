@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
 #include "arcscope/heads.h"
 #include "command.h"
 #include "json_strings.h"
@@ -20,11 +19,7 @@ namespace arcscope::cli {
 namespace {
 
 std::vector<int> tokens_of_file(const Args& args, const std::string& path, double share, bool by_frequency) {
-    std::ifstream in(path, std::ios::binary);
-    require(in.good(), "cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::vector<int> ids = load_tokenizer(args).encode(text.str());
+    std::vector<int> ids = load_tokenizer(args).encode(read_file_text(path));
     ids.resize(size_t(double(ids.size()) * share));
     std::sort(ids.begin(), ids.end());
     if (!by_frequency) ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

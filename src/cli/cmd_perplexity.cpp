@@ -3,10 +3,9 @@
 // Tokenizes the text, optionally keeps only its held-out last 10% (--held-out, the split the default model was
 // trained with), then tokens [K, K + N) of that (N = 0: all), and prints the windowed perplexity (see perplexity.h).
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
 #include "arcscope/perplexity.h"
 #include "command.h"
 #include "json_strings.h"
@@ -19,11 +18,7 @@ int run(const Args& args) {
     args.reject_unknown({"model", "text-file", "held-out", "skip", "tokens", "window", "tokenizer"});
     std::unique_ptr<GPT2> model = load_model(args);
     const std::string path = args.require("text-file");
-    std::ifstream in(path, std::ios::binary);
-    require(in.good(), "cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::vector<int> ids = load_tokenizer(args).encode(text.str());
+    std::vector<int> ids = load_tokenizer(args).encode(read_file_text(path));
     if (args.has("held-out")) ids = held_out_tokens(ids);
 
     require(!ids.empty(), path + " has no tokens");

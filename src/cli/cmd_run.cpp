@@ -5,6 +5,7 @@
 #include <string>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
 #include "command.h"
 #include "json_strings.h"
 #include "model_args.h"
@@ -18,13 +19,6 @@ void append_floats(std::string& out, const float* x, size_t n) {
     out += ']';
 }
 
-void write_file(const std::string& path, const void* data, size_t n) {
-    std::FILE* fp = std::fopen(path.c_str(), "wb");
-    require(fp != nullptr, "cannot write " + path);
-    size_t wrote = std::fwrite(data, 1, n, fp);
-    bool ok = std::fclose(fp) == 0 && wrote == n;
-    require(ok, "cannot write " + path);
-}
 
 int run(const Args& args) {
     args.reject_unknown({"model", "text", "ids", "out", "logits-bin", "tokenizer"});

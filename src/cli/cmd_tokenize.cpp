@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
 #include "arcscope/tokenizer.h"
 #include "command.h"
 #include "json_strings.h"
@@ -38,11 +38,6 @@ std::string default_tokenizer_path() {
     return relative;  // load() names it in its error
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    require(bool(file), "cannot open '" + path + "'");
-    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
 
 void append_ids(std::string& out, const std::vector<int>& ids) {
     out += '[';
@@ -114,7 +109,7 @@ int run(const Args& args) {
 
     Tokenizer tok = Tokenizer::load(args.get_or("tokenizer", default_tokenizer_path()));
     if (args.has("jsonl")) return run_jsonl(tok);
-    std::string text = args.has("text") ? args.require("text") : read_file(args.require("file"));
+    std::string text = args.has("text") ? args.require("text") : read_file_text(args.require("file"));
     return args.has("stats") ? print_stats(tok, text, repeat) : print_tokens(tok, text);
 }
 

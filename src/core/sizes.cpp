@@ -37,14 +37,9 @@ size_t buffer_elements(const char* what, const uint64_t* dims, size_t n_dims, si
         overflow |= __builtin_mul_overflow(bytes, dims[i], &bytes);
     }
     if (overflow || bytes > kMaxBufferBytes) {
-        std::string text = " [";
         long double exact = elem_bytes;
-        for (size_t i = 0; i < n_dims; ++i) {
-            text += (i ? ", " : "") + std::to_string(dims[i]);
-            exact *= dims[i];
-        }
-        text += "] of " + std::to_string(elem_bytes) + "-byte values";
-        too_large(what, text, exact);
+        for (size_t i = 0; i < n_dims; ++i) exact *= dims[i];
+        too_large(what, " " + shape_text(dims, n_dims) + " of " + std::to_string(elem_bytes) + "-byte values", exact);
     }
     return size_t(count);
 }
@@ -52,6 +47,12 @@ size_t buffer_elements(const char* what, const uint64_t* dims, size_t n_dims, si
 size_t buffer_bytes(const char* what, uint64_t bytes) {
     if (bytes > kMaxBufferBytes) too_large(what, "", (long double)bytes);
     return size_t(bytes);
+}
+
+std::string shape_text(const uint64_t* dims, size_t n_dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < n_dims; ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
 }
 
 std::string human_bytes(uint64_t n) {

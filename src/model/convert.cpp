@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
 #include "arcscope/json.h"
 #include "arcscope/model_file.h"
 #include "arcscope/quant.h"
@@ -239,17 +240,7 @@ std::vector<uint8_t>& Converter::finish() {
 
 uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype,
                                 size_t chunk_bytes) {
-    auto read_text = [](const std::string& path) {
-        std::FILE* fp = std::fopen(path.c_str(), "rb");
-        require(fp != nullptr, "cannot open " + path);
-        std::string s;
-        char buf[4096];
-        size_t got;
-        while ((got = std::fread(buf, 1, sizeof buf, fp)) > 0) s.append(buf, got);
-        std::fclose(fp);
-        return s;
-    };
-    GPT2Config config = config_from_hf_json(read_text(dir + "/config.json"));
+    GPT2Config config = config_from_hf_json(read_file_text(dir + "/config.json"));
     const std::string st_path = dir + "/model.safetensors";
     struct stat info;
     require(::stat(st_path.c_str(), &info) == 0 && S_ISREG(info.st_mode), "cannot open " + st_path);
@@ -274,11 +265,7 @@ uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_p
         throw Error(st_path + ": " + e.what());
     }
     const std::vector<uint8_t>& out = conv->finish();
-    std::FILE* of = std::fopen(out_path.c_str(), "wb");
-    require(of != nullptr, "cannot write " + out_path);
-    size_t wrote = std::fwrite(out.data(), 1, out.size(), of);
-    bool ok = std::fclose(of) == 0 && wrote == out.size();
-    require(ok, "cannot write " + out_path);
+    write_file(out_path, out.data(), out.size());
     return out.size();
 }
 

@@ -5,6 +5,7 @@
 
 #include "arcscope/error.h"
 #include "arcscope/quant.h"
+#include "arcscope/sizes.h"
 
 namespace arcscope {
 
@@ -39,8 +40,7 @@ std::string GPT2Config::describe() const {
 const char* dtype_name(DType t) { return t == DType::Q8 ? "q8" : "f32"; }
 
 std::string TensorSpec::shape_text() const {
-    if (cols == 0) return "[" + std::to_string(rows) + "]";
-    return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    return cols == 0 ? arcscope::shape_text({uint64_t(rows)}) : arcscope::shape_text({uint64_t(rows), uint64_t(cols)});
 }
 
 std::vector<TensorSpec> gpt2_tensor_specs(const GPT2Config& c, DType matrix_type) {

@@ -4,14 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cerrno>
 #include <cstring>
-#include <sys/stat.h>
 #include <map>
 
 #include "arcscope/error.h"
 #include "arcscope/quant.h"
+#include "core/little_endian.h"
 
 namespace arcscope {
 
@@ -30,35 +28,8 @@ static_assert(kOffReserved + 8 == kModelHeaderBytes && kModelHeaderBytes == 80, 
 static_assert(kEntSize + 8 == kTensorEntryBytes && kTensorEntryBytes == 96, "tensor entry layout");
 static_assert(kEntType == kTensorNameBytes, "the name field ends where the type begins");
 
-uint32_t get_u32(const uint8_t* p) {
-    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-uint64_t get_u64(const uint8_t* p) { return uint64_t(get_u32(p)) | uint64_t(get_u32(p + 4)) << 32; }
-float get_f32(const uint8_t* p) {
-    uint32_t u = get_u32(p);
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-void put_u32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-void put_u64(uint8_t* p, uint64_t v) {
-    put_u32(p, uint32_t(v));
-    put_u32(p + 4, uint32_t(v >> 32));
-}
-void put_f32(uint8_t* p, float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    put_u32(p, u);
-}
-
 uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
-std::string shape_text(uint32_t ndim, uint32_t d0, uint32_t d1) {
-    if (ndim == 1) return "[" + std::to_string(d0) + "]";
-    return "[" + std::to_string(d0) + ", " + std::to_string(d1) + "]";
-}
 
 // Two table entries must never alias the same bytes (each tensor owns its range).
 void require_disjoint(const std::vector<TensorEntry>& tensors) {
@@ -100,19 +71,19 @@ void require_finite(const TensorEntry& t) {
     if (t.type == DType::F32) {
         if (!any_nonfinite(t.data, 1, n / 4, 0)) return;
         size_t i = 0;
-        while (finite_bits(get_u32(t.data + 4 * i))) ++i;
-        throw Error("tensor " + t.name + " holds a non-finite value (" + nonfinite_name(get_u32(t.data + 4 * i)) +
+        while (finite_bits(load_u32(t.data + 4 * i))) ++i;
+        throw Error("tensor " + t.name + " holds a non-finite value (" + nonfinite_name(load_u32(t.data + 4 * i)) +
                     ") at index " + std::to_string(i) + ": the file was written from a broken checkpoint");
     }
     const size_t records = n / kQ8RecordBytes;
     if (!any_nonfinite(t.data, records, kQ8RowGroup, kQ8RecordBytes)) return;  // 8 scales open each record
     size_t at = 0;  // the first bad scale, counting 8 per record
-    while (finite_bits(get_u32(t.data + at / kQ8RowGroup * kQ8RecordBytes + 4 * (at % kQ8RowGroup)))) ++at;
+    while (finite_bits(load_u32(t.data + at / kQ8RowGroup * kQ8RecordBytes + 4 * (at % kQ8RowGroup)))) ++at;
     const size_t rec = at / kQ8RowGroup, r = at % kQ8RowGroup;
     const size_t blocks = size_t(t.cols + kQ8Block - 1) / kQ8Block;
     const size_t row = rec / blocks * kQ8RowGroup + r, col = rec % blocks * kQ8Block;
     throw Error("tensor " + t.name + " has a non-finite q8 scale (" +
-                nonfinite_name(get_u32(t.data + rec * kQ8RecordBytes + 4 * r)) + ") for row " + std::to_string(row) +
+                nonfinite_name(load_u32(t.data + rec * kQ8RecordBytes + 4 * r)) + ") for row " + std::to_string(row) +
                 ", columns " + std::to_string(col) + "-" + std::to_string(col + kQ8Block - 1) +
                 ": the file was written from a broken checkpoint");
 }
@@ -122,7 +93,7 @@ void require_finite(const TensorEntry& t) {
 uint64_t fnv1a64_words(const uint8_t* data, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i + 8 <= n; i += 8) {
-        h ^= get_u64(data + i);
+        h ^= load_u64(data + i);
         h *= 0x100000001b3ull;
     }
     return h;
@@ -144,34 +115,34 @@ void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const st
                   const FileLayout& layout) {
     std::memset(out, 0, layout.data_offset);
     std::memcpy(out + kOffMagic, kModelMagic, 8);
-    put_u32(out + kOffVersion, kModelVersion);
-    put_u32(out + kOffWeightType, uint32_t(weight_type));
-    put_u32(out + kOffNLayer, c.n_layer);
-    put_u32(out + kOffNHead, c.n_head);
-    put_u32(out + kOffNEmbd, c.n_embd);
-    put_u32(out + kOffNCtx, c.n_ctx);
-    put_u32(out + kOffNVocab, c.n_vocab);
-    put_f32(out + kOffLnEps, c.ln_eps);
-    put_u32(out + kOffNTensors, uint32_t(specs.size()));
-    put_u32(out + kOffQ8Block, weight_type == DType::Q8 ? kQ8Block : 0);
-    put_u64(out + kOffDataOffset, layout.data_offset);
-    put_u64(out + kOffDataSize, layout.data_size);
+    store_u32(out + kOffVersion, kModelVersion);
+    store_u32(out + kOffWeightType, uint32_t(weight_type));
+    store_u32(out + kOffNLayer, c.n_layer);
+    store_u32(out + kOffNHead, c.n_head);
+    store_u32(out + kOffNEmbd, c.n_embd);
+    store_u32(out + kOffNCtx, c.n_ctx);
+    store_u32(out + kOffNVocab, c.n_vocab);
+    store_f32(out + kOffLnEps, c.ln_eps);
+    store_u32(out + kOffNTensors, uint32_t(specs.size()));
+    store_u32(out + kOffQ8Block, weight_type == DType::Q8 ? kQ8Block : 0);
+    store_u64(out + kOffDataOffset, layout.data_offset);
+    store_u64(out + kOffDataSize, layout.data_size);
     for (size_t i = 0; i < specs.size(); ++i) {
         const TensorSpec& s = specs[i];
         uint8_t* e = out + kModelHeaderBytes + i * kTensorEntryBytes;
         require(s.name.size() < kTensorNameBytes, "tensor name too long: " + s.name);
         std::memcpy(e + kEntName, s.name.data(), s.name.size());
-        put_u32(e + kEntType, uint32_t(s.type));
-        put_u32(e + kEntNdim, s.cols == 0 ? 1 : 2);
-        put_u32(e + kEntShape, s.rows);
-        put_u32(e + kEntShape + 4, s.cols);
-        put_u64(e + kEntOffset, layout.offsets[i]);
-        put_u64(e + kEntSize, s.bytes);
+        store_u32(e + kEntType, uint32_t(s.type));
+        store_u32(e + kEntNdim, s.cols == 0 ? 1 : 2);
+        store_u32(e + kEntShape, s.rows);
+        store_u32(e + kEntShape + 4, s.cols);
+        store_u64(e + kEntOffset, layout.offsets[i]);
+        store_u64(e + kEntSize, s.bytes);
     }
 }
 
 void seal_file(uint8_t* out, uint64_t file_size) {
-    put_u64(out + kOffChecksum, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
+    store_u64(out + kOffChecksum, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
 }
 
 ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
@@ -183,10 +154,10 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     require(size >= kModelHeaderBytes, "truncated: the file has " + std::to_string(size) +
                                            " bytes, less than the " + std::to_string(kModelHeaderBytes) +
                                            "-byte header");
-    uint32_t version = get_u32(bytes + kOffVersion);
+    uint32_t version = load_u32(bytes + kOffVersion);
     require(version == kModelVersion, "unsupported model file version " + std::to_string(version) +
                                           " (this build reads version " + std::to_string(kModelVersion) + ")");
-    uint32_t wtype = get_u32(bytes + kOffWeightType);
+    uint32_t wtype = load_u32(bytes + kOffWeightType);
     require(wtype <= 1, "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32 or 1 = q8)");
 
     ModelFile f;
@@ -194,7 +165,7 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     f.size_ = size;
     f.weight_type_ = DType(wtype);
     auto dim = [&](size_t off) {  // keep huge u32s from wrapping negative before validate() sees them
-        uint32_t v = get_u32(bytes + off);
+        uint32_t v = load_u32(bytes + off);
         return v > (1u << 30) ? (1 << 30) : int(v);
     };
     f.config_.n_layer = dim(kOffNLayer);
@@ -202,23 +173,23 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     f.config_.n_embd = dim(kOffNEmbd);
     f.config_.n_ctx = dim(kOffNCtx);
     f.config_.n_vocab = dim(kOffNVocab);
-    f.config_.ln_eps = get_f32(bytes + kOffLnEps);
+    f.config_.ln_eps = load_f32(bytes + kOffLnEps);
     f.config_.validate();
-    uint32_t q8_block = get_u32(bytes + kOffQ8Block);
+    uint32_t q8_block = load_u32(bytes + kOffQ8Block);
     require(f.weight_type_ != DType::Q8 || q8_block == kQ8Block,
             "q8 block size " + std::to_string(q8_block) + " unsupported (this build uses " +
                 std::to_string(kQ8Block) + ")");
-    require(get_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
+    require(load_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
 
     // Phase 2: sizes against the buffer, before trusting any offset.
     std::vector<TensorSpec> specs = gpt2_tensor_specs(f.config_, f.weight_type_);
     FileLayout expected = plan_layout(specs);
-    uint32_t n_tensors = get_u32(bytes + kOffNTensors);
+    uint32_t n_tensors = load_u32(bytes + kOffNTensors);
     require(n_tensors == specs.size(), "tensor count " + std::to_string(n_tensors) + " does not match the config (" +
                                            std::to_string(specs.size()) + " expected for " +
                                            std::to_string(f.config_.n_layer) + " layers)");
-    uint64_t data_offset = get_u64(bytes + kOffDataOffset);
-    uint64_t data_size = get_u64(bytes + kOffDataSize);
+    uint64_t data_offset = load_u64(bytes + kOffDataOffset);
+    uint64_t data_size = load_u64(bytes + kOffDataSize);
     require(data_offset == expected.data_offset,
             "data offset " + std::to_string(data_offset) + " is wrong (expected " +
                 std::to_string(expected.data_offset) + ")");
@@ -229,7 +200,7 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
                                   " bytes), file has " + human_bytes(size) + " (" + std::to_string(size) + " bytes)");
     require(size == declared, "file has " + std::to_string(size - declared) +
                                   " bytes of trailing garbage after the declared " + std::to_string(declared));
-    f.checksum_ = get_u64(bytes + kOffChecksum);
+    f.checksum_ = load_u64(bytes + kOffChecksum);
 
     // Phase 3: the tensor table, each entry against the config and the data section.
     std::map<std::string, size_t> index;
@@ -247,15 +218,17 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
         require(!seen[it->second], "tensor " + name + " appears twice");
         seen[it->second] = true;
         const TensorSpec& spec = specs[it->second];
-        uint32_t type = get_u32(e + kEntType), ndim = get_u32(e + kEntNdim);
-        uint32_t d0 = get_u32(e + kEntShape), d1 = get_u32(e + kEntShape + 4);
-        uint64_t offset = get_u64(e + kEntOffset), tsize = get_u64(e + kEntSize);
+        uint32_t type = load_u32(e + kEntType), ndim = load_u32(e + kEntNdim);
+        uint32_t d0 = load_u32(e + kEntShape), d1 = load_u32(e + kEntShape + 4);
+        uint64_t offset = load_u64(e + kEntOffset), tsize = load_u64(e + kEntSize);
         require(type == uint32_t(spec.type), "tensor " + name + ": expected type " + dtype_name(spec.type) +
                                                   ", got type code " + std::to_string(type));
         uint32_t want_ndim = spec.cols == 0 ? 1 : 2;
         require(ndim == want_ndim && d0 == uint32_t(spec.rows) && (ndim == 1 ? d1 == 0 : d1 == uint32_t(spec.cols)),
                 "tensor " + name + ": expected " + spec.shape_text() + ", got " +
-                    (ndim == 1 || ndim == 2 ? shape_text(ndim, d0, d1) : std::to_string(ndim) + " dimensions"));
+                    (ndim == 1   ? shape_text({d0})
+                     : ndim == 2 ? shape_text({d0, d1})
+                                 : std::to_string(ndim) + " dimensions"));
         require(tsize == spec.bytes, "tensor " + name + ": expected " + std::to_string(spec.bytes) +
                                          " bytes, the table says " + std::to_string(tsize));
         require(offset % kDataAlign == 0, "tensor " + name + ": offset " + std::to_string(offset) +
@@ -286,34 +259,6 @@ const TensorEntry& ModelFile::tensor(std::string_view name) const {
     for (const auto& t : tensors_)
         if (t.name == name) return t;
     throw Error("missing tensor " + std::string(name));
-}
-
-AlignedBytes::AlignedBytes(size_t n) : size(n) {
-    const size_t padded = buffer_bytes("the model file", align_up(n ? n : 1, kDataAlign));
-    data = static_cast<uint8_t*>(std::aligned_alloc(kDataAlign, padded));
-    require(data != nullptr, "out of memory: cannot allocate " + human_bytes(n) + " for the model file");
-}
-AlignedBytes::~AlignedBytes() { std::free(data); }
-
-std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
-    struct stat info;
-    if (::stat(path.c_str(), &info) != 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
-    require(!S_ISDIR(info.st_mode), path + " is a directory, not a model file");
-    require(S_ISREG(info.st_mode), path + " is not a regular file");
-    std::FILE* fp = std::fopen(path.c_str(), "rb");
-    if (fp == nullptr) throw Error("cannot open " + path + ": " + std::strerror(errno));
-    const uint64_t n = uint64_t(info.st_size);
-    std::unique_ptr<AlignedBytes> buf;
-    try {
-        buf = std::make_unique<AlignedBytes>(buffer_bytes("the model file", n));
-    } catch (...) {
-        std::fclose(fp);
-        throw;
-    }
-    size_t got = n ? std::fread(buf->data, 1, size_t(n), fp) : 0;
-    std::fclose(fp);
-    require(got == size_t(n), "cannot read " + path + " (it changed size while being read)");
-    return buf;
 }
 
 }  // namespace arcscope

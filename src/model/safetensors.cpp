@@ -8,12 +8,12 @@
 #include "arcscope/error.h"
 #include "arcscope/json.h"
 #include "arcscope/sizes.h"
+#include "core/little_endian.h"
 
 namespace arcscope {
 
 uint64_t safetensors_header_length(const uint8_t p[8]) {
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | p[i];
+    const uint64_t n = load_u64(p);
     require(n >= 2 && n <= uint64_t(100) << 20,
             "not a safetensors file: header length " + std::to_string(n) + " is out of range");
     require(n <= kMaxSafetensorsHeader, "safetensors header of " + human_bytes(n) + " is larger than arcscope reads (" +
@@ -29,12 +29,6 @@ size_t safe_dtype_bytes(SafeDType t) {
         case SafeDType::BF16: return 2;
         default: return 0;
     }
-}
-
-std::string shape_text(const std::vector<uint64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
 }
 
 std::vector<SafeTensor> parse_safetensors_header(std::string_view text) {
@@ -113,11 +107,11 @@ void safe_to_f32(SafeDType t, const uint8_t* src, size_t n, float* dst) {
             std::memcpy(dst, src, n * 4);
             break;
         case SafeDType::F16:
-            for (size_t i = 0; i < n; ++i) dst[i] = f16_to_f32(uint16_t(src[2 * i] | src[2 * i + 1] << 8));
+            for (size_t i = 0; i < n; ++i) dst[i] = f16_to_f32(load_u16(src + 2 * i));
             break;
         case SafeDType::BF16:
             for (size_t i = 0; i < n; ++i) {
-                uint32_t bits = uint32_t(src[2 * i] | src[2 * i + 1] << 8) << 16;
+                uint32_t bits = uint32_t(load_u16(src + 2 * i)) << 16;
                 std::memcpy(dst + i, &bits, 4);
             }
             break;

@@ -2,10 +2,10 @@
 #include "arcscope/tokenizer.h"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
+#include "core/little_endian.h"
 #include "tokenizer/pretokenize.h"
 #include "tokenizer/unicode_classes.h"
 
@@ -27,14 +27,13 @@ public:
     }
     uint32_t u32(const char* what) {
         need(4, what);
-        uint32_t v = uint32_t(data_[pos_]) | uint32_t(data_[pos_ + 1]) << 8 | uint32_t(data_[pos_ + 2]) << 16 |
-                     uint32_t(data_[pos_ + 3]) << 24;
+        const uint32_t v = load_u32(data_ + pos_);
         pos_ += 4;
         return v;
     }
     int u16(const char* what) {
         need(2, what);
-        int v = data_[pos_] | data_[pos_ + 1] << 8;
+        const int v = load_u16(data_ + pos_);
         pos_ += 2;
         return v;
     }
@@ -118,11 +117,14 @@ Tokenizer Tokenizer::from_bytes(const uint8_t* data, size_t size) {
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    require(bool(file), "cannot open tokenizer file '" + path + "' (build it: ./scripts/build.sh native)");
-    std::string data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::unique_ptr<AlignedBytes> data;
     try {
-        return from_bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+        data = read_file_aligned(path);
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + " (the tokenizer file: build it with ./scripts/build.sh native)");
+    }
+    try {
+        return from_bytes(data->data, data->size);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }

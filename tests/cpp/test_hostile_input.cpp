@@ -247,7 +247,7 @@ TEST(HostileInput, MemoryStaysBoundedByTheInput) {
 
 // 10. Messages a person understands.
 TEST(HostileInput, FileErrorsSayWhatIsWrong) {
-    EXPECT_HAS(error_of([] { read_file_aligned(ARCSCOPE_SOURCE_DIR "/models"); }), "is a directory, not a model file");
+    EXPECT_HAS(error_of([] { read_file_aligned(ARCSCOPE_SOURCE_DIR "/models"); }), "is a directory, not a file");
     EXPECT_HAS(error_of([] { read_file_aligned(ARCSCOPE_SOURCE_DIR "/no-such-model.arcs"); }),
                "No such file or directory");
     EXPECT_HAS(error_of([] { convert_checkpoint_dir(ARCSCOPE_SOURCE_DIR "/no-such-dir", "/dev/null", DType::Q8); }),

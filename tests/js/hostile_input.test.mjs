@@ -190,7 +190,7 @@ test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', asyn
   expectError(['run', '--model', `${repoRoot}/models/shakespeare-4l.q8.arcs`, '--ids', '4294967760'], /--ids .* got '4294967760'/);
   expectError(['generate', '--model', `${repoRoot}/models/shakespeare-4l.q8.arcs`, '--text', 'a', '--temperature', 'nan'],
     /--temperature expects a finite number, got 'nan'/);
-  expectError(['run', '--model', `${repoRoot}/models`, '--text', 'hi'], /models is a directory, not a model file/);
+  expectError(['run', '--model', `${repoRoot}/models`, '--text', 'hi'], /models is a directory, not a file/);
   const dir = mkdtempSync(`${tmpdir()}/arcscope-hostile-`);
   try {
     // The 73-layer config with its header alone: refused at once (no 4 GB allocation first).

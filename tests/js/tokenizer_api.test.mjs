@@ -68,8 +68,9 @@ test('bad arguments and input: "error: ..." on stderr, exit status 1', () => {
     [['tokenize', '--jsonl'], '"fine"\nnot json\n', 'stdin line 2: expected a JSON string'],
     [['tokenize', '--jsonl'], '"unterminated\n', 'stdin line 1'],
     [['tokenize', '--jsonl'], '"a" "b"\n', 'trailing text'],
-    [['tokenize', '--file', 'no/such/file.txt'], null, "cannot open 'no/such/file.txt'"],
-    [['tokenize', '--text', 'a', '--tokenizer', 'no/such/tokenizer.bin'], null, 'cannot open tokenizer file'],
+    [['tokenize', '--file', 'no/such/file.txt'], null, 'cannot open no/such/file.txt: No such file or directory'],
+    [['tokenize', '--text', 'a', '--tokenizer', 'no/such/tokenizer.bin'], null,
+      'cannot open no/such/tokenizer.bin: No such file or directory (the tokenizer file'],
     [['tokenize', '--text', 'a', '--repeat', 'x'], null, 'expects an integer'],
   ];
   for (const [args, input, message] of cases) {

@@ -1,0 +1,28 @@
+// files.h: the one place files are read and written whole. Every failure is an Error naming the path and why
+// ("is a directory, not a model file", "No such file or directory"); sizes are checked before allocating.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace arcscope {
+
+// A 64-byte-aligned buffer of `size` bytes (what model files are loaded into: the engine reads weights in place).
+struct AlignedBytes {
+    uint8_t* data = nullptr;
+    size_t size = 0;
+    explicit AlignedBytes(size_t n);
+    ~AlignedBytes();
+    AlignedBytes(const AlignedBytes&) = delete;
+    AlignedBytes& operator=(const AlignedBytes&) = delete;
+};
+
+// The whole file at path, in an aligned buffer.
+std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path);
+// The whole file at path as a string (config.json, a text to tokenize).
+std::string read_file_text(const std::string& path);
+// Writes n bytes to path, replacing it.
+void write_file(const std::string& path, const void* data, size_t n);
+
+}  // namespace arcscope

@@ -1,0 +1,61 @@
+// files.cpp: reading and writing whole files (see files.h).
+#include "arcscope/files.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "arcscope/error.h"
+#include "arcscope/sizes.h"
+
+namespace arcscope {
+
+namespace {
+constexpr size_t kAlign = 64;
+uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+}  // namespace
+
+AlignedBytes::AlignedBytes(size_t n) : size(n) {
+    const size_t padded = buffer_bytes("the file's buffer", align_up(n ? n : 1, kAlign));
+    data = static_cast<uint8_t*>(std::aligned_alloc(kAlign, padded));
+    require(data != nullptr, "out of memory: cannot allocate " + human_bytes(n) + " to read a file into");
+}
+AlignedBytes::~AlignedBytes() { std::free(data); }
+
+std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
+    struct stat info;
+    if (::stat(path.c_str(), &info) != 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
+    require(!S_ISDIR(info.st_mode), path + " is a directory, not a file");
+    require(S_ISREG(info.st_mode), path + " is not a regular file");
+    std::FILE* fp = std::fopen(path.c_str(), "rb");
+    if (fp == nullptr) throw Error("cannot open " + path + ": " + std::strerror(errno));
+    const uint64_t n = uint64_t(info.st_size);
+    std::unique_ptr<AlignedBytes> buf;
+    try {
+        buf = std::make_unique<AlignedBytes>(buffer_bytes("reading the file", n));
+    } catch (...) {
+        std::fclose(fp);
+        throw;
+    }
+    size_t got = n ? std::fread(buf->data, 1, size_t(n), fp) : 0;
+    std::fclose(fp);
+    require(got == size_t(n), "cannot read " + path + " (it changed size while being read)");
+    return buf;
+}
+
+std::string read_file_text(const std::string& path) {
+    std::unique_ptr<AlignedBytes> bytes = read_file_aligned(path);
+    return std::string(reinterpret_cast<const char*>(bytes->data), bytes->size);
+}
+
+void write_file(const std::string& path, const void* data, size_t n) {
+    std::FILE* fp = std::fopen(path.c_str(), "wb");
+    if (fp == nullptr) throw Error("cannot write " + path + ": " + std::strerror(errno));
+    const size_t wrote = std::fwrite(data, 1, n, fp);
+    const bool ok = std::fclose(fp) == 0 && wrote == n;
+    require(ok, "cannot write " + path + " (disk full?)");
+}
+
+}  // namespace arcscope
