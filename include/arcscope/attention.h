@@ -43,8 +43,11 @@ Tensor random_normal(const std::vector<int>& shape, uint64_t seed);
 // (n, n): 1 where key position j <= query position i, else 0.
 Matrix causal_mask(int n);
 
-// softmax(q kᵀ / sqrt(d)) with mask (1 keep, 0 block: -inf before the softmax). q (T, d), k (S, d) -> (T, S).
-// A row whose mask blocks every key is an Error (its softmax would be 0/0).
+// q kᵀ / sqrt(d) with mask (1 keep, 0 block: -inf). q (T, d), k (S, d) -> (T, S).
+Matrix scaled_dot_product_scores(const Matrix& q, const Matrix& k, const Matrix* mask);
+// Softmax along each row; a row that is all -inf (its mask blocks every key) is an Error (its softmax is 0/0).
+Matrix softmax_rows(Matrix scores);
+// softmax_rows(scaled_dot_product_scores(q, k, mask)).
 Matrix scaled_dot_product_weights(const Matrix& q, const Matrix& k, const Matrix* mask);
 
 class SingleHeadAttention {
@@ -54,6 +57,8 @@ public:
     struct Output {
         Tensor out;      // (B, T, d_head)
         Tensor weights;  // (B, T, T), each row sums to 1
+        Tensor q, k, v;  // (B, T, d_head): the projections, for display
+        Tensor scores;   // (B, T, T): q kᵀ / sqrt(d_head) before the softmax, -inf where masked
     };
     // x (B, T, d_model); mask (T, T) or null.
     Output forward(const Tensor& x, const Matrix* mask = nullptr) const;

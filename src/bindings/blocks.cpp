@@ -68,6 +68,10 @@ val single_forward(const SingleHeadAttention& self, val data, val shape, val mas
         val r = val::object();
         r.set("out", tensor_value(o.out));
         r.set("weights", tensor_value(o.weights));
+        r.set("q", tensor_value(o.q));
+        r.set("k", tensor_value(o.k));
+        r.set("v", tensor_value(o.v));
+        r.set("scores", tensor_value(o.scores));
         return r;
     });
 }

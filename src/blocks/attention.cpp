@@ -107,20 +107,28 @@ Matrix causal_mask(int n) {
     return m;
 }
 
-Matrix scaled_dot_product_weights(const Matrix& q, const Matrix& k, const Matrix* mask) {
-    // scores (T, S) = q kᵀ / sqrt(d); masked entries -inf; softmax along each row.
+Matrix scaled_dot_product_scores(const Matrix& q, const Matrix& k, const Matrix* mask) {
+    // scores (T, S) = q kᵀ / sqrt(d); masked entries -inf.
     Matrix scores = (q * k.transpose()) / std::sqrt(float(q.cols()));
-    const float neg_inf = -std::numeric_limits<float>::infinity();
-    for (int i = 0; i < scores.rows(); ++i) {
-        if (mask)
+    if (mask)
+        for (int i = 0; i < scores.rows(); ++i)
             for (int j = 0; j < scores.cols(); ++j)
-                if ((*mask)(i, j) == 0.0f) scores(i, j) = neg_inf;
+                if ((*mask)(i, j) == 0.0f) scores(i, j) = -std::numeric_limits<float>::infinity();
+    return scores;
+}
+
+Matrix softmax_rows(Matrix scores) {
+    for (int i = 0; i < scores.rows(); ++i) {
         const float top = scores.row(i).maxCoeff();
-        require(top != neg_inf, "mask blocks every position of row " + std::to_string(i));
+        require(top != -std::numeric_limits<float>::infinity(), "mask blocks every position of row " + std::to_string(i));
         scores.row(i) = (scores.row(i).array() - top).exp();
         scores.row(i) /= scores.row(i).sum();
     }
     return scores;
+}
+
+Matrix scaled_dot_product_weights(const Matrix& q, const Matrix& k, const Matrix* mask) {
+    return softmax_rows(scaled_dot_product_scores(q, k, mask));
 }
 
 SingleHeadAttention::SingleHeadAttention(int d_model, int d_head, uint64_t seed) : d_model_(d_model), d_head_(d_head) {
@@ -144,11 +152,17 @@ SingleHeadAttention::Output SingleHeadAttention::forward(const Tensor& x, const 
     check_input(x, d_model_);
     const int B = x.shape[0], T = x.shape[1];
     check_mask(mask, T);
-    Output o{Tensor({B, T, d_head_}), Tensor({B, T, T})};
+    Output o{Tensor({B, T, d_head_}), Tensor({B, T, T}), Tensor({B, T, d_head_}), Tensor({B, T, d_head_}),
+             Tensor({B, T, d_head_}), Tensor({B, T, T})};
     for (int b = 0; b < B; ++b) {
         const Matrix X = x.matrix(b);                           // (T, d_model)
         const Matrix Q = X * W_q_, K = X * W_k_, V = X * W_v_;  // (T, d_head)
-        const Matrix W = scaled_dot_product_weights(Q, K, mask);
+        const Matrix S = scaled_dot_product_scores(Q, K, mask);  // (T, T)
+        const Matrix W = softmax_rows(S);
+        o.q.matrix(b) = Q;
+        o.k.matrix(b) = K;
+        o.v.matrix(b) = V;
+        o.scores.matrix(b) = S;
         o.weights.matrix(b) = W;      // (T, T)
         o.out.matrix(b) = W * V;      // (T, d_head)
     }

@@ -117,3 +117,31 @@ test("the engine's quadratic fit (the one the cost chart draws) recovers known c
   assert.ok(Math.abs(fit.a - a) < 1e-9 && Math.abs(fit.c - c) < 1e-4);
   assert.throws(() => e.fitQuadratic(points.slice(0, 2)), /at least 3 points, got 2/);
 });
+
+test('SingleHeadAttention returns the Q, K, V and masked scores it used (recomputed here from its weights)', async () => {
+  const e = await engine();
+  const [T, D, d] = [6, 16, 4];
+  const x = e.randomNormal([1, T, D], { seed: 5 });
+  const layer = e.singleHeadAttention(D, d, { seed: 6 });
+  const r = layer.forward(x.data, x.shape, { mask: e.causalMask(T) });
+  const project = (name) => {
+    const w = layer.weight(name).data, out = new Float64Array(T * d);
+    for (let i = 0; i < T; i++) for (let p = 0; p < D; p++) for (let j = 0; j < d; j++) out[i * d + j] += x.data[i * D + p] * w[p * d + j];
+    return out;
+  };
+  const [q, k, v] = ['W_q', 'W_k', 'W_v'].map(project);
+  let worst = Math.max(maxAbsDiff(r.q.data, q), maxAbsDiff(r.k.data, k), maxAbsDiff(r.v.data, v));
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      const got = r.scores.data[i * T + j];
+      if (j > i) { assert.equal(got, -Infinity, `score (${i}, ${j}) is masked`); continue; }
+      let s = 0;
+      for (let c = 0; c < d; c++) s += q[i * d + c] * k[j * d + c];
+      worst = Math.max(worst, Math.abs(got - s / Math.sqrt(d)));
+    }
+  }
+  console.log(`largest difference of q, k, v and the scores from a float64 recomputation: ${worst.toExponential(2)}`);
+  assert.ok(worst < 1e-5);
+  assert.deepEqual(r.scores.shape, [1, T, T]);
+  layer.free();
+});

@@ -2,29 +2,19 @@
 // Each returns plain typed arrays with their shapes; the page only draws them.
 
 // Section 1 and 2: SingleHeadAttention on 8 tokens x d_model 64 -> d_head 16, with or without the causal mask.
-// Q, K, V and the scaled scores are recomputed here from the layer's own weights, only to show the steps;
-// the weights and the output come from the engine.
+// Every step (Q, K, V, the scaled scores, the weights, the output) is the engine's own.
 export function singleHead(engine, { seed = 42, mask = false, seqLen = 8, dModel = 64, dHead = 16 }) {
   const x = engine.randomNormal([1, seqLen, dModel], { seed });
   const layer = engine.singleHeadAttention(dModel, dHead, { seed: seed + 1 });
   try {
     const causal = mask ? engine.causalMask(seqLen) : null;
-    const { out, weights } = layer.forward(x.data, x.shape, { mask: causal });
-    const [q, k, v] = ['W_q', 'W_k', 'W_v'].map((name) => matmul(x.data, layer.weight(name).data, seqLen, dModel, dHead));
-    const scores = new Float32Array(seqLen * seqLen);
-    const scale = 1 / Math.sqrt(dHead);
-    for (let i = 0; i < seqLen; i++) {
-      for (let j = 0; j < seqLen; j++) {
-        let s = 0;
-        for (let d = 0; d < dHead; d++) s += q[i * dHead + d] * k[j * dHead + d];
-        scores[i * seqLen + j] = mask && j > i ? -Infinity : s * scale;
-      }
-    }
+    const { out, weights, q, k, v, scores } = layer.forward(x.data, x.shape, { mask: causal });
     let upper = 0;
     for (let i = 0; i < seqLen; i++) for (let j = i + 1; j < seqLen; j++) upper += weights.data[i * seqLen + j];
     const rowSums = Array.from({ length: seqLen }, (_, i) =>
       weights.data.subarray(i * seqLen, (i + 1) * seqLen).reduce((a, b) => a + b, 0));
-    return { x: x.data, q, k, v, scores, weights: weights.data, out: out.data, rowSums, upper, seqLen, dModel, dHead };
+    return { x: x.data, q: q.data, k: k.data, v: v.data, scores: scores.data, weights: weights.data, out: out.data,
+      rowSums, upper, seqLen, dModel, dHead };
   } finally {
     layer.free();
   }
@@ -69,16 +59,4 @@ export async function costExperiment(engine, { lengths = [128, 256, 512, 1024], 
     await new Promise((ok) => setTimeout(ok, 0)); // lets a 'cancel' message in
   }
   return { points: points.map((p) => ({ n: p.seqLen, ms: p.ms })) };
-}
-
-// a (n, k) · b (k, m) -> (n, m), row-major.
-function matmul(a, b, n, k, m) {
-  const out = new Float32Array(n * m);
-  for (let i = 0; i < n; i++) {
-    for (let p = 0; p < k; p++) {
-      const av = a[i * k + p];
-      for (let j = 0; j < m; j++) out[i * m + j] += av * b[p * m + j];
-    }
-  }
-  return out;
 }

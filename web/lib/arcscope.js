@@ -4,7 +4,7 @@
 //   const engine = await createEngine();
 //   engine.tokenize('Hello world')            // {ids: [15496, 995], tokens: ['Hello', ' world']}
 //   const attn = engine.singleHeadAttention(64, 16, {seed: 42});
-//   attn.forward(x, [2, 8, 64], {mask: engine.causalMask(8)})   // {out, weights}, each {data, shape}
+//   attn.forward(x, [2, 8, 64], {mask: engine.causalMask(8)})   // {out, weights, q, k, v, scores}, each {data, shape}
 //
 // Everything returned is a plain object or typed array owned by JavaScript; C++ errors arrive as Errors with the
 // same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
