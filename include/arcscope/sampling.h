@@ -45,9 +45,25 @@ std::vector<TokenProb> top_k_probs(const float* logits, int n, int k);
 enum class StopReason { MaxTokens, EndOfText, ContextFull, Callback };
 const char* stop_reason_name(StopReason r);  // "max_tokens", "end_of_text", "context_full", "callback"
 
-// Runs the prompt, then samples up to max_tokens tokens one at a time through the KV cache. on_token(id) is called
-// for each new token (never for <|endoftext|>, which stops generation); returning false stops early. The total
-// length never exceeds n_ctx.
+// The one generation loop, a token at a time, so a caller that must wait between tokens (JavaScript drawing each
+// one) drives the same loop as generate(). The constructor runs the prompt; each step() samples the next token
+// from the latest logits and feeds it through the KV cache, so its logits (and, if asked, its attention row) are
+// ready. step() returns false once generation stops: max_tokens made, <|endoftext|> sampled (not fed, not
+// returned), or the context full (the total length never exceeds n_ctx).
+class Generator {
+public:
+    Generator(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params);
+    bool step(int& id, bool attention = false);
+    StopReason stop() const { return stop_; }  // why step() returned false (MaxTokens until then)
+
+private:
+    GPT2& model_;
+    Sampler sampler_;
+    int left_;
+    StopReason stop_ = StopReason::MaxTokens;
+};
+
+// Runs a Generator to the end. on_token(id) sees each new token; returning false stops early (Callback).
 StopReason generate(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params,
                     const std::function<bool(int)>& on_token);
 

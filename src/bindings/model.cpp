@@ -68,24 +68,38 @@ public:
     void reset() { gpt2_->reset(); }
     int length() const { return gpt2_->length(); }
 
-    void set_sampling(double temperature, double top_k, double top_p, double seed) {
-        guarded("setting up sampling", [&] {
+    // Starts a generation (sampling.h's Generator, the loop the CLI runs too): runs the prompt.
+    void start_generation(val ids, double max_tokens, double temperature, double top_k, double top_p, double seed) {
+        guarded("running the prompt", [&] {
             SamplingParams p;
             p.temperature = float(temperature);
             p.top_k = int_arg(top_k, "topK", 0, INT32_MAX);
             p.top_p = float(top_p);
+            require(seed >= 0 && seed <= 9007199254740991.0 && seed == std::floor(seed),
+                    "seed must be an integer from 0 to 2^53 - 1, got " + number_text(seed));
             p.seed = uint64_t(seed);
-            sampler_ = std::make_unique<Sampler>(p);
+            p.validate();
+            generator_.reset();
+            generator_ = std::make_unique<Generator>(*gpt2_, token_ids(ids, gpt2_->config().n_vocab),
+                                                     int_arg(max_tokens, "maxTokens", 0, INT32_MAX), p);
         });
     }
 
-    // The next token from the last position's logits of the latest forward/append.
-    int sample() {
-        return guarded("sampling", [&] {
-            if (!sampler_) throw Error("call setSampling() before sample()");
-            if (gpt2_->logits_rows() == 0) throw Error("run forward() before sampling");
-            const int V = gpt2_->config().n_vocab;
-            return sampler_->sample(gpt2_->logits() + size_t(gpt2_->logits_rows() - 1) * V, V);
+    // The next token through the KV cache: {id, logits, attention (one row per layer and head, if asked), ...}, or
+    // {id: null, stop: 'max_tokens' | 'end_of_text' | 'context_full'} once the generation has ended.
+    val generation_step(bool attention) {
+        return guarded("generating a token", [&] {
+            if (!generator_) throw Error("call startGeneration() before generationStep()");
+            int id = 0;
+            if (!generator_->step(id, attention)) {
+                val o = val::object();
+                o.set("id", val::null());
+                o.set("stop", std::string(stop_reason_name(generator_->stop())));
+                return o;
+            }
+            val o = result(true);
+            o.set("id", id);
+            return o;
         });
     }
 
@@ -113,7 +127,7 @@ private:
     }
 
     std::unique_ptr<GPT2> gpt2_;
-    std::unique_ptr<Sampler> sampler_;
+    std::unique_ptr<Generator> generator_;  // the generation under way, if any
 };
 
 // logits (Float32Array) -> [{id, prob}] of the k most likely tokens
@@ -184,8 +198,8 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("append", &Model::append)
         .function("reset", &Model::reset)
         .function("length", &Model::length)
-        .function("setSampling", &Model::set_sampling)
-        .function("sample", &Model::sample);
+        .function("startGeneration", &Model::start_generation)
+        .function("generationStep", &Model::generation_step);
     function("topK", &model_bindings::top_k);
     class_<ModelConverter>("ModelConverter")
         .class_function("create", &ModelConverter::create, allow_raw_pointers())

@@ -82,20 +82,36 @@ const char* stop_reason_name(StopReason r) {
     }
 }
 
+Generator::Generator(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params)
+    : model_(model), sampler_(params), left_(max_tokens) {
+    require(max_tokens >= 0, "the number of tokens to generate must be >= 0");
+    model_.forward(prompt.data(), int(prompt.size()));
+}
+
+bool Generator::step(int& id, bool attention) {
+    if (left_ == 0) return false;  // stop_ is MaxTokens
+    if (model_.length() >= model_.config().n_ctx) {
+        stop_ = StopReason::ContextFull;
+        return false;
+    }
+    const int V = model_.config().n_vocab;
+    id = sampler_.sample(model_.logits() + size_t(model_.logits_rows() - 1) * V, V);
+    if (id == kEndOfText) {
+        stop_ = StopReason::EndOfText;
+        left_ = 0;
+        return false;
+    }
+    --left_;
+    model_.append(id, attention);
+    return true;
+}
+
 StopReason generate(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params,
                     const std::function<bool(int)>& on_token) {
-    require(max_tokens >= 0, "the number of tokens to generate must be >= 0");
-    Sampler sampler(params);
-    model.forward(prompt.data(), int(prompt.size()));
-    const int V = model.config().n_vocab;
-    for (int made = 0; made < max_tokens; ++made) {
-        if (model.length() >= model.config().n_ctx) return StopReason::ContextFull;
-        int id = sampler.sample(model.logits(), V);
-        if (id == kEndOfText) return StopReason::EndOfText;
+    Generator gen(model, prompt, max_tokens, params);
+    for (int id = 0; gen.step(id);)
         if (!on_token(id)) return StopReason::Callback;
-        if (made + 1 < max_tokens) model.append(id);
-    }
-    return StopReason::MaxTokens;
+    return gen.stop();
 }
 
 }  // namespace arcscope

@@ -21,6 +21,7 @@ function native(dtype) {
     '--tokenizer', `${repoRoot}models/gpt2-tokenizer.bin`]);
   const b = readFileSync(bin);
   return {
+    path: model,
     bytes: new Uint8Array(readFileSync(model)),
     logits: new Float32Array(b.buffer, b.byteOffset, b.length / 4),
     attention: Float32Array.from(JSON.parse(readFileSync(json, 'utf8')).attention.flat(3)),
@@ -135,6 +136,13 @@ test('generation: seeded and reproducible, stops at the context, streams tokens 
   const long = await model.generate({ ...opts, maxTokens: 500 });
   assert.equal(long.stop, 'context_full');
   assert.equal(prompt.length + long.ids.length, 96);
+
+  // One generation loop: the CLI (native) draws the same tokens from the same seed as JavaScript (wasm).
+  const native = JSON.parse(execFileSync(cli, ['generate', '--model', nat.q8.path, '--ids', prompt.join(','),
+    '--tokens', '12', '--temperature', '8', '--top-k', '40', '--top-p', '0.95', '--seed', '3', '--json',
+    '--tokenizer', `${repoRoot}models/gpt2-tokenizer.bin`], { encoding: 'utf8' }));
+  assert.deepEqual(native.ids, a.ids);
+  assert.equal(native.stop, a.stop);
 
   const top = model.topk(model.forward(prompt, { attention: false }).logits, 5);
   assert.equal(top.length, 5);

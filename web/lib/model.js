@@ -96,25 +96,24 @@ export class Model {
     this.#check();
     const prompt = checkIds(ids);
     if (!Number.isInteger(maxTokens) || maxTokens < 0) throw new Error(`maxTokens must be an integer >= 0`);
-    this.handle.setSampling(temperature, topK, topP, seed);
-    engineCall(`running the model on ${prompt.length} tokens`, () => this.handle.forward(prompt, false, false));
+    engineCall(`running the model on ${prompt.length} tokens`,
+      () => this.handle.startGeneration(prompt, maxTokens, temperature, topK, topP, seed));
     const made = [];
-    let stop = 'max_tokens';
-    let step = null;
-    while (made.length < maxTokens) {
-      if (this.handle.length() >= this.config.n_ctx) { stop = 'context_full'; break; }
-      const id = engineCall('sampling', () => this.handle.sample());
-      if (id === this.#endOfText) { stop = 'end_of_text'; break; }
-      made.push(id);
-      // The new token goes through the cache now, so its attention row is ready for onToken and its logits for
-      // the next sample().
-      step = engineCall('appending a token', () => this.handle.append(id, !!attention));
+    for (;;) {
+      // One step of the engine's generation loop (sampling.h): sample, then feed the token through the KV cache,
+      // so its attention row is ready for onToken and its logits for the next step.
+      const step = engineCall('generating a token', () => this.handle.generationStep(!!attention));
+      if (step.id === null) return this.#generated(made, step.stop);
+      made.push(step.id);
       if (onToken) {
-        const keep = await onToken({ id, token: this.#tokenText(id), index: made.length - 1,
+        const keep = await onToken({ id: step.id, token: this.#tokenText(step.id), index: made.length - 1,
           attention: step.attention, attentionShape: step.attentionShape });
-        if (keep === false) { stop = 'callback'; break; }
+        if (keep === false) return this.#generated(made, 'callback');
       }
     }
+  }
+
+  #generated(made, stop) {
     return { ids: made, text: this.tokenizer ? this.tokenizer.decode(made) : null, stop };
   }
 
@@ -142,9 +141,6 @@ export class Model {
     if (!this.handle.isDeleted()) this.handle.delete();
     registry?.unregister(this);
   }
-
-  // The tokenizer's end-of-text id (none without a tokenizer: then only maxTokens and the context stop generation).
-  get #endOfText() { return this.tokenizer ? this.tokenizer.eotId : null; }
 
   #tokenText(id) {
     return this.tokenizer && id < this.tokenizer.vocabSize ? this.tokenizer.tokenText(id) : `<${id}>`;
