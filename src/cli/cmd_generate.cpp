@@ -7,7 +7,7 @@
 #include "arcscope/error.h"
 #include "arcscope/sampling.h"
 #include "command.h"
-#include "json_strings.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {
@@ -45,9 +45,9 @@ int run(const Args& args) {
         return true;
     });
     if (json) {
-        std::string text = tok.decode(made);
-        std::printf("{\"prompt_ids\":%s,\"ids\":%s,\"text\":%s,\"stop\":\"%s\"}\n", json_ints(prompt).c_str(),
-                    json_ints(made).c_str(), json_quote(text).c_str(), stop_reason_name(stop));
+        JsonWriter w;
+        w.open_object().field("prompt_ids", prompt).field("ids", made).field("text", tok.decode(made));
+        w.field("stop", stop_reason_name(stop)).close_object().print();
     } else {
         std::printf("\n");
     }

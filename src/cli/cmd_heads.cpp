@@ -12,7 +12,7 @@
 #include "arcscope/files.h"
 #include "arcscope/heads.h"
 #include "command.h"
-#include "json_strings.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {
@@ -27,22 +27,22 @@ std::vector<int> tokens_of_file(const Args& args, const std::string& path, doubl
     return ids;
 }
 
-std::string grid(const std::vector<float>& v, int n_layer, int n_head) {
-    std::string s = "[";
+// A score per head as a (layer, head) grid.
+void grid(JsonWriter& w, const std::vector<float>& v, int n_layer, int n_head) {
+    w.open_array();
     for (int l = 0; l < n_layer; ++l) {
-        s += l ? ",[" : "[";
-        for (int h = 0; h < n_head; ++h) {
-            s += (h ? "," : "") + json_number(v[size_t(l) * n_head + h], 4);
-        }
-        s += "]";
+        w.open_array();
+        for (int h = 0; h < n_head; ++h) w.number(v[size_t(l) * n_head + h], 4);
+        w.close_array();
     }
-    return s + "]";
+    w.close_array();
 }
 
-std::string best(const std::vector<float>& v, int n_head) {
-    size_t i = size_t(std::max_element(v.begin(), v.end()) - v.begin());
-    return "{\"layer\":" + std::to_string(int(i) / n_head) + ",\"head\":" + std::to_string(int(i) % n_head) +
-           ",\"score\":" + json_number(v[i], 4) + "}";
+// The best-scoring head: {layer, head, score}.
+void best(JsonWriter& w, const std::vector<float>& v, int n_head) {
+    const size_t i = size_t(std::max_element(v.begin(), v.end()) - v.begin());
+    w.open_object().field("layer", int(i) / n_head).field("head", int(i) % n_head).field("score", v[i], 4);
+    w.close_object();
 }
 
 int run(const Args& args) {
@@ -66,13 +66,16 @@ int run(const Args& args) {
     }
     HeadScores s = analyze_heads(*model, candidates, int(length), uint64_t(seed));
 
-    std::printf("{\"seed\":%lld,\"length\":%lld,\"drawn_from\":%s,\n", seed, length, json_quote(drawn_from).c_str());
-    std::printf(" \"previous_token\":%s,\n", grid(s.previous_token, c.n_layer, c.n_head).c_str());
-    std::printf(" \"first_token\":%s,\n", grid(s.first_token, c.n_layer, c.n_head).c_str());
-    std::printf(" \"induction\":%s,\n", grid(s.induction, c.n_layer, c.n_head).c_str());
-    std::printf(" \"best\":{\"previous_token\":%s,\"first_token\":%s,\"induction\":%s}}\n",
-                best(s.previous_token, c.n_head).c_str(), best(s.first_token, c.n_head).c_str(),
-                best(s.induction, c.n_head).c_str());
+    JsonWriter w;
+    w.open_object().field("seed", seed).field("length", length).field("drawn_from", drawn_from);
+    grid(w.key("previous_token"), s.previous_token, c.n_layer, c.n_head);
+    grid(w.key("first_token"), s.first_token, c.n_layer, c.n_head);
+    grid(w.key("induction"), s.induction, c.n_layer, c.n_head);
+    w.key("best").open_object();
+    best(w.key("previous_token"), s.previous_token, c.n_head);
+    best(w.key("first_token"), s.first_token, c.n_head);
+    best(w.key("induction"), s.induction, c.n_head);
+    w.close_object().close_object().print();
     return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include "arcscope/error.h"
 #include "command.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {
@@ -18,13 +19,14 @@ int run(const Args& args) {
         params += uint64_t(t.rows) * (t.cols ? t.cols : 1);
         if (t.cols) matrix_bytes += t.size;
     }
-    std::printf(
-        "{\"n_layer\":%d,\"n_head\":%d,\"n_embd\":%d,\"n_ctx\":%d,\"n_vocab\":%d,\"layer_norm_epsilon\":%g,"
-        "\"dtype\":\"%s\",\"tensors\":%zu,\"parameters\":%llu,\"file_bytes\":%zu,\"matrix_bytes\":%llu,"
-        "\"checksum\":\"%016llx\"}\n",
-        c.n_layer, c.n_head, c.n_embd, c.n_ctx, c.n_vocab, double(c.ln_eps), dtype_name(model->weight_type()),
-        f.tensors().size(), (unsigned long long)params, f.size(), (unsigned long long)matrix_bytes,
-        (unsigned long long)f.checksum());
+    char checksum[17];
+    std::snprintf(checksum, sizeof checksum, "%016llx", (unsigned long long)f.checksum());
+    JsonWriter w;
+    w.open_object().field("n_layer", c.n_layer).field("n_head", c.n_head).field("n_embd", c.n_embd);
+    w.field("n_ctx", c.n_ctx).field("n_vocab", c.n_vocab).field("layer_norm_epsilon", double(c.ln_eps), -1);
+    w.field("dtype", dtype_name(model->weight_type())).field("tensors", f.tensors().size());
+    w.field("parameters", (long long)params).field("file_bytes", f.size()).field("matrix_bytes", (long long)matrix_bytes);
+    w.field("checksum", checksum).close_object().print();
     return 0;
 }
 

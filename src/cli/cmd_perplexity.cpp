@@ -8,7 +8,7 @@
 #include "arcscope/files.h"
 #include "arcscope/perplexity.h"
 #include "command.h"
-#include "json_strings.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {
@@ -28,8 +28,9 @@ int run(const Args& args) {
     std::vector<int> passage(ids.begin() + skip, ids.begin() + end);
 
     Perplexity p = perplexity(*model, passage, int(args.get_int("window", 0, 0, model->config().n_ctx)));
-    std::printf("{\"tokens\":%zu,\"predicted\":%lld,\"nll\":%s,\"perplexity\":%s}\n", passage.size(),
-                (long long)p.predicted, json_number(p.nll, 6).c_str(), json_number(p.value(), 4).c_str());
+    JsonWriter w;
+    w.open_object().field("tokens", passage.size()).field("predicted", (long long)p.predicted);
+    w.field("nll", p.nll, 6).field("perplexity", p.value(), 4).close_object().print();
     return 0;
 }
 

@@ -7,18 +7,11 @@
 #include "arcscope/error.h"
 #include "arcscope/files.h"
 #include "command.h"
-#include "json_strings.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {
 namespace {
-
-void append_floats(std::string& out, const float* x, size_t n) {
-    out += '[';
-    for (size_t i = 0; i < n; ++i) out += (i ? "," : "") + json_number(x[i]);
-    out += ']';
-}
-
 
 int run(const Args& args) {
     args.reject_unknown({"model", "text", "ids", "out", "logits-bin", "tokenizer"});
@@ -35,28 +28,23 @@ int run(const Args& args) {
     const float* last = model->logits() + size_t(model->logits_rows() - 1) * c.n_vocab;
     if (all) write_file(args.require("logits-bin"), model->logits(), size_t(T) * c.n_vocab * sizeof(float));
 
-    std::string out = "{\"ids\":" + json_ints(ids) + ",\"tokens\":[";
-    for (int t = 0; t < T; ++t) {
-        std::string text = ids[t] < tok.vocab_size() ? tok.token_text(ids[t]) : "<" + std::to_string(ids[t]) + ">";
-        out += (t ? "," : "") + json_quote(text);
-    }
-    out += "],\"logits_last\":";
-    append_floats(out, last, c.n_vocab);
-    out += ",\"attention\":[";
+    JsonWriter w;
+    w.open_object().field("ids", ids).key("tokens").open_array();
+    for (int id : ids) w.string(id < tok.vocab_size() ? tok.token_text(id) : "<" + std::to_string(id) + ">");
+    w.close_array().key("logits_last").numbers(last, c.n_vocab);
+    w.key("attention").open_array();  // [layer][head][T][T]
     const float* att = model->attention();
     for (int l = 0; l < c.n_layer; ++l) {
-        out += l ? ",[" : "[";
+        w.open_array();
         for (int h = 0; h < c.n_head; ++h) {
-            out += h ? ",[" : "[";
-            for (int i = 0; i < T; ++i) {
-                if (i) out += ',';
-                append_floats(out, att + ((size_t(l) * c.n_head + h) * T + i) * T, T);
-            }
-            out += ']';
+            w.open_array();
+            for (int i = 0; i < T; ++i) w.numbers(att + ((size_t(l) * c.n_head + h) * T + i) * T, T);
+            w.close_array();
         }
-        out += ']';
+        w.close_array();
     }
-    out += "]}\n";
+    w.close_array().close_object();
+    const std::string out = w.text() + "\n";
     if (auto path = args.get("out")) write_file(*path, out.data(), out.size());
     else std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;

@@ -8,6 +8,7 @@
 
 #include "arcscope/error.h"
 #include "command.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {
@@ -64,11 +65,12 @@ int run(const Args& args) {
         for (int i = 0; i < N; ++i) model->append((i * 31 + 7) % c.n_vocab, false);
     });
     double decode_per_token = N ? (decode.best - plain.best) / N : 0;
-    std::printf("{\"dtype\":\"%s\",\"kernels\":\"%s\",\"load_ms\":%.1f,\"tokens\":%d,\"forward_ms_best\":%.2f,"
-                "\"forward_ms_median\":%.2f,\"forward_attention_ms_best\":%.2f,\"forward_attention_ms_median\":%.2f,"
-                "\"decode_tokens\":%d,\"decode_ms_per_token\":%.2f}\n",
-                dtype_name(model->weight_type()), kernel_isa(), load_ms, T, plain.best, plain.median,
-                with_attention.best, with_attention.median, N, decode_per_token);
+    JsonWriter w;
+    w.open_object().field("dtype", dtype_name(model->weight_type())).field("kernels", kernel_isa());
+    w.field("load_ms", load_ms, 1).field("tokens", T).field("forward_ms_best", plain.best, 2);
+    w.field("forward_ms_median", plain.median, 2).field("forward_attention_ms_best", with_attention.best, 2);
+    w.field("forward_attention_ms_median", with_attention.median, 2).field("decode_tokens", N);
+    w.field("decode_ms_per_token", decode_per_token, 2).close_object().print();
     return 0;
 }
 

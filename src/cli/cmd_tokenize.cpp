@@ -17,6 +17,7 @@
 #include "arcscope/files.h"
 #include "arcscope/tokenizer.h"
 #include "command.h"
+#include "json_writer.h"
 #include "json_strings.h"
 
 namespace arcscope::cli {
@@ -39,26 +40,12 @@ std::string default_tokenizer_path() {
 }
 
 
-void append_ids(std::string& out, const std::vector<int>& ids) {
-    out += '[';
-    for (size_t i = 0; i < ids.size(); ++i) {
-        if (i) out += ',';
-        out += std::to_string(ids[i]);
-    }
-    out += ']';
-}
-
 int print_tokens(const Tokenizer& tok, const std::string& text) {
     std::vector<int> ids = tok.encode(text);
-    std::string out = "{\"ids\":";
-    append_ids(out, ids);
-    out += ",\"tokens\":[";
-    for (size_t i = 0; i < ids.size(); ++i) {
-        if (i) out += ',';
-        out += json_quote(tok.token_text(ids[i]));
-    }
-    out += "]}\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    JsonWriter w;
+    w.open_object().field("ids", ids).key("tokens").open_array();
+    for (int id : ids) w.string(tok.token_text(id));
+    w.close_array().close_object().print();
     return 0;
 }
 
@@ -73,13 +60,14 @@ int print_stats(const Tokenizer& fresh, const std::string& text, long repeat) {
     const double cold = seconds(fresh, count);  // the word cache starts empty
     double warm = 1e300;
     for (long r = 0; r < repeat; ++r) warm = std::min(warm, seconds(fresh, count));
-    std::printf("{\"bytes\":%zu,\"tokens\":%zu,\"cold_seconds\":%.6f,\"warm_seconds\":%.6f}\n", text.size(), count,
-                cold, warm);
+    JsonWriter w;
+    w.open_object().field("bytes", text.size()).field("tokens", count).field("cold_seconds", cold, 6);
+    w.field("warm_seconds", warm, 6).close_object().print();
     return 0;
 }
 
 int run_jsonl(const Tokenizer& tok) {
-    std::string line, out;
+    std::string line;
     std::vector<int> ids;
     for (long number = 1; std::getline(std::cin, line); ++number) {
         std::string text;
@@ -90,10 +78,8 @@ int run_jsonl(const Tokenizer& tok) {
         }
         ids.clear();
         tok.encode_append(text, ids);
-        out = "{\"ids\":";
-        append_ids(out, ids);
-        out += "}\n";
-        std::fwrite(out.data(), 1, out.size(), stdout);
+        JsonWriter w;
+        w.open_object().field("ids", ids).close_object().print();
     }
     std::fflush(stdout);
     return 0;

@@ -32,10 +32,4 @@ std::vector<int> parse_ids(const std::string& text) {
     return ids;
 }
 
-std::string json_ints(const std::vector<int>& ids) {
-    std::string s = "[";
-    for (size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
-    return s + "]";
-}
-
 }  // namespace arcscope::cli

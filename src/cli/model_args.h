@@ -20,7 +20,5 @@ Tokenizer load_tokenizer(const Args& args);
 // "1,2,3" -> {1, 2, 3}; throws Error on anything else.
 std::vector<int> parse_ids(const std::string& text);
 
-// [1,2,3] as JSON.
-std::string json_ints(const std::vector<int>& ids);
 
 }  // namespace arcscope::cli
