@@ -20,6 +20,8 @@ struct Json {
     std::vector<std::pair<std::string, Json>> object;  // in document order
 
     static Json parse(std::string_view text);  // throws Error("JSON: ... at byte N")
+    // A document that must be an object; errors start with `what` ("config.json: JSON: ... at byte N").
+    static Json parse_object(std::string_view text, const char* what);
 
     const Json* find(std::string_view key) const;  // nullptr if absent or not an object
     bool is_number() const { return kind == Kind::Number; }

@@ -60,22 +60,6 @@ SingleHeadAttention make_single(double d_model, double d_head, unsigned seed) {
     });
 }
 
-val single_forward(const SingleHeadAttention& self, val data, val shape, val mask) {
-    return guarded("running SingleHeadAttention.forward", [&] {
-        Tensor x = tensor_from(data, shape);
-        auto m = optional_mask(mask, seq_len(x));
-        auto o = self.forward(x, m.get());
-        val r = val::object();
-        r.set("out", tensor_value(o.out));
-        r.set("weights", tensor_value(o.weights));
-        r.set("q", tensor_value(o.q));
-        r.set("k", tensor_value(o.k));
-        r.set("v", tensor_value(o.v));
-        r.set("scores", tensor_value(o.scores));
-        return r;
-    });
-}
-
 MultiHeadAttention make_multi(double d_model, double n_heads, unsigned seed) {
     return guarded("creating a MultiHeadAttention", [&] {
         return MultiHeadAttention(int_arg(d_model, "d_model", 1, INT32_MAX), int_arg(n_heads, "n_heads", 1, INT32_MAX),
@@ -83,19 +67,35 @@ MultiHeadAttention make_multi(double d_model, double n_heads, unsigned seed) {
     });
 }
 
-val multi_forward(const MultiHeadAttention& self, val data, val shape, val mask) {
-    return guarded("running MultiHeadAttention.forward", [&] {
+// What both blocks return: {out, weights, q, k, v}, each {data, shape}, plus their own extras.
+template <class Output>
+val block_value(const Output& o) {
+    val r = val::object();
+    r.set("out", tensor_value(o.out));
+    r.set("weights", tensor_value(o.weights));
+    r.set("q", tensor_value(o.q));
+    r.set("k", tensor_value(o.k));
+    r.set("v", tensor_value(o.v));
+    return r;
+}
+val output_value(const SingleHeadAttention::Output& o) {
+    val r = block_value(o);
+    r.set("scores", tensor_value(o.scores));
+    return r;
+}
+val output_value(const MultiHeadAttention::Output& o) {
+    val r = block_value(o);
+    r.set("merged", tensor_value(o.merged));
+    return r;
+}
+
+// x {data, shape [B, T, d_model]}, mask null or (T, T) -> the block's output_value.
+template <class Layer>
+val block_forward(const Layer& self, val data, val shape, val mask) {
+    return guarded("running an attention block", [&] {
         Tensor x = tensor_from(data, shape);
         auto m = optional_mask(mask, seq_len(x));
-        auto o = self.forward(x, m.get());
-        val r = val::object();
-        r.set("out", tensor_value(o.out));
-        r.set("weights", tensor_value(o.weights));
-        r.set("q", tensor_value(o.q));
-        r.set("k", tensor_value(o.k));
-        r.set("v", tensor_value(o.v));
-        r.set("merged", tensor_value(o.merged));
-        return r;
+        return output_value(self.forward(x, m.get()));
     });
 }
 
@@ -184,7 +184,7 @@ EMSCRIPTEN_BINDINGS(attention_blocks) {
         .constructor(&make_single)
         .property("d_model", &arcscope::SingleHeadAttention::d_model)
         .property("d_head", &arcscope::SingleHeadAttention::d_head)
-        .function("forward", &single_forward)
+        .function("forward", &block_forward<arcscope::SingleHeadAttention>)
         .function("weight", &get_weight<arcscope::SingleHeadAttention>)
         .function("setWeight", &set_weight<arcscope::SingleHeadAttention>);
     class_<arcscope::MultiHeadAttention>("MultiHeadAttention")
@@ -192,7 +192,7 @@ EMSCRIPTEN_BINDINGS(attention_blocks) {
         .property("d_model", &arcscope::MultiHeadAttention::d_model)
         .property("n_heads", &arcscope::MultiHeadAttention::n_heads)
         .property("d_head", &arcscope::MultiHeadAttention::d_head)
-        .function("forward", &multi_forward)
+        .function("forward", &block_forward<arcscope::MultiHeadAttention>)
         .function("weight", &get_weight<arcscope::MultiHeadAttention>)
         .function("setWeight", &set_weight<arcscope::MultiHeadAttention>);
     class_<arcscope::PositionalEncoding>("PositionalEncoding")

@@ -210,6 +210,17 @@ private:
 
 Json Json::parse(std::string_view text) { return Reader(text).document(); }
 
+Json Json::parse_object(std::string_view text, const char* what) {
+    Json j;
+    try {
+        j = parse(text);
+    } catch (const Error& e) {
+        throw Error(std::string(what) + ": " + e.what());
+    }
+    require(j.is_object(), std::string(what) + " is not a JSON object");
+    return j;
+}
+
 const Json* Json::find(std::string_view key) const {
     if (kind != Kind::Object) return nullptr;
     for (const auto& [k, v] : object)

@@ -28,13 +28,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }  // namespace
 
 GPT2Config config_from_hf_json(std::string_view text) {
-    Json j;
-    try {
-        j = Json::parse(text);
-    } catch (const Error& e) {
-        throw Error(std::string("config.json: ") + e.what());
-    }
-    require(j.is_object(), "config.json is not a JSON object");
+    const Json j = Json::parse_object(text, "config.json");
     auto integer = [&](std::initializer_list<const char*> keys, bool required, int fallback) {
         for (const char* k : keys) {
             const Json* v = j.find(k);

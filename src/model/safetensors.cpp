@@ -32,13 +32,7 @@ size_t safe_dtype_bytes(SafeDType t) {
 }
 
 std::vector<SafeTensor> parse_safetensors_header(std::string_view text) {
-    Json header;
-    try {
-        header = Json::parse(text);
-    } catch (const Error& e) {
-        throw Error(std::string("safetensors header: ") + e.what());
-    }
-    require(header.is_object(), "safetensors header is not a JSON object");
+    const Json header = Json::parse_object(text, "safetensors header");
     std::vector<SafeTensor> out;
     for (const auto& [name, info] : header.object) {
         if (name == "__metadata__") continue;
