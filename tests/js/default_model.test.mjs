@@ -39,7 +39,9 @@ test('the shipped model loads in wasm with the documented shape', async () => {
   model.free();
 });
 
-test('head scores in wasm match models/README.md', async () => {
+// Regression snapshots (the engine against its own earlier figures); see tests/cpp/test_default_model.cpp for the
+// independent checks they are paired with.
+test('regression snapshot: head scores in wasm match models/README.md', async () => {
   const model = await shippedModel();
   const doc = documented().heads;
   const s = model.headScores({ seed: doc.seed, length: doc.length });
@@ -55,7 +57,7 @@ test('head scores in wasm match models/README.md', async () => {
   model.free();
 });
 
-test('held-out perplexity in wasm matches models/README.md within 1%', async (t) => {
+test('regression snapshot: held-out perplexity in wasm matches models/README.md within 1%', async (t) => {
   if (!existsSync(dataPath)) { t.skip('the training text (../shared/data/tinyshakespeare.txt) is not beside the repo'); return; }
   const model = await shippedModel();
   const { passage } = documented();
