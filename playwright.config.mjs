@@ -24,7 +24,7 @@ export default defineConfig({
   testDir: 'tests/e2e',
   testMatch: '*.spec.mjs',
   globalSetup: './tests/e2e/global-setup.mjs',
-  outputDir: 'test-results/playwright',
+  outputDir: 'build/test-results',
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,

@@ -5,6 +5,7 @@
 # Usage: scripts/bench.sh [--rounds N] [--node-only | --browser-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source tree
 dir=build/bench
 ckpt=$dir/gpt2-small
 

@@ -1,10 +1,10 @@
 // The wasm module's kernels on GPT-2 small's five matrix shapes in Node (one thread), and its streaming-read
 // bandwidth over a buffer the size of GPT-2 small's int8 weights. Usage: node scripts/bench_kernels.mjs [--reps N]
 import fs from 'node:fs';
-import createArcscopeDiagnostics from '../web/lib/wasm/arcscope_diagnostics.js';
+import createArcscopeDiagnostics from '../build/wasm/arcscope_diagnostics.js';
 
 const reps = Number(process.argv[process.argv.indexOf('--reps') + 1]) || 5;
-const wasm = new URL('../web/lib/wasm/arcscope_diagnostics.wasm', import.meta.url);
+const wasm = new URL('../build/wasm/arcscope_diagnostics.wasm', import.meta.url);
 const core = await createArcscopeDiagnostics({ wasmBinary: fs.readFileSync(wasm) });
 
 // (in_features x out_features) as GPT-2 names them; the kernels see rows = out, cols = in.

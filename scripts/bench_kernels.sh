@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/native/arcscope ] || ./scripts/build.sh native
-[ -f web/lib/wasm/arcscope_core.wasm ] || ./scripts/build.sh wasm
+[ -f build/wasm/arcscope_diagnostics.wasm ] || ./scripts/build.sh wasm
 build/native/arcscope bench-kernels "$@"
 echo
 node scripts/bench_kernels.mjs "$@"

@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../web/lib/arcscope.js';
-import { createTokenizer } from '../web/lib/tokenizer.js';
+import { createEngine } from '../build/lib/arcscope.js';
+import { createTokenizer } from '../build/lib/tokenizer.js';
 import { benchmarkText } from '../tests/js/tokenizer_corpus.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -51,7 +51,7 @@ function nativeRun(text, dir) {
 }
 
 const engine = await createEngine();
-const tokenizerBytes = readFileSync(join(repo, 'models', 'gpt2-tokenizer.bin'));
+const tokenizerBytes = readFileSync(join(repo, 'build', 'lib', 'models', 'gpt2-tokenizer.bin'));
 
 const corpora = [
   ['tinyshakespeare', readFileSync(shakespearePath, 'utf8')],

@@ -6,6 +6,7 @@
 # Usage: scripts/check_gpt2_small.sh [T]   (default T = 64)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source tree
 T=${1:-64}
 [ -x build/native/arcscope ] || ./scripts/build.sh native
 export ARCSCOPE_REF_SHAPE="12,12,768,1024,50257,$T"

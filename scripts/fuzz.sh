@@ -7,11 +7,12 @@
 # Crashes land in build/fuzz/<target>/ as crash-* files, the corpus in build/fuzz/<target>/corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source tree
 which=${1:-all}
 seconds=${2:-300}
 out=build/fuzz
 mkdir -p "$out"
-[ -f build/native/generated/unicode_tables.inc ] && [ -f models/gpt2-tokenizer.bin ] || ./scripts/build.sh native
+[ -f build/native/generated/unicode_tables.inc ] && [ -f build/native/gpt2-tokenizer.bin ] || ./scripts/build.sh native
 
 # The library once, with the fuzzer's instrumentation and ASan (clang; no main()).
 lib=$out/libarcscope_fuzz.a
@@ -43,7 +44,7 @@ run_target() {
   mkdir -p "$dir/corpus"
   nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address -DARCSCOPE_ADDRESS_BITS=32 -Iinclude -Isrc -Itests/cpp \
     -Ibuild/native/generated -isystem /usr/include/eigen3 \
-    -DARCSCOPE_TOKENIZER_PATH="\"$PWD/models/gpt2-tokenizer.bin\"" "fuzz/fuzz_$name.cpp" "$lib" -o "$dir/fuzz_$name"
+    -DARCSCOPE_TOKENIZER_PATH="\"$PWD/build/native/gpt2-tokenizer.bin\"" "fuzz/fuzz_$name.cpp" "$lib" -o "$dir/fuzz_$name"
   case $name in
     model_file) seed_models "$dir/corpus" ;;
     convert) seed_models "$out/model_file/corpus" 2>/dev/null || true

@@ -1,20 +1,27 @@
-// serve.mjs: a small static server for the page. / serves web/, /models/ serves models/.
+// serve.mjs: a small static server for the page, from the source tree plus the build's outputs: / serves web/,
+// /lib/ serves web/lib/ over build/lib/ (the staged library: its wasm, tokenizer and default model; edits to web/lib/
+// show without restaging), /models/ serves models/.
 // Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate] [--fixtures DIR] [--test-routes]
 //   --csp          adds the strict Content-Security-Policy the page must run under
 //   --isolate      adds COOP/COEP headers (cross-origin isolation)
 //   --fixtures     also serves DIR under /fixtures/ (test checkpoints made under build/)
 //   --test-routes  adds /hostile/..., servers misbehaving the ways real ones do (for the browser tests only)
 import { createServer } from 'node:http';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const mounts = [['/models/', join(root, 'models')], ['/', join(root, 'web')]];
+// [URL prefix, folders tried in order]
+const mounts = [
+  ['/lib/', [join(root, 'web', 'lib'), join(root, 'build', 'lib')]],
+  ['/models/', [join(root, 'models')]],
+  ['/', [join(root, 'web')]],
+];
 const fixturesAt = process.argv.indexOf('--fixtures');
-if (fixturesAt >= 0) mounts.unshift(['/fixtures/', resolve(process.argv[fixturesAt + 1])]);
+if (fixturesAt >= 0) mounts.unshift(['/fixtures/', [resolve(process.argv[fixturesAt + 1])]]);
 const types = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
@@ -54,16 +61,17 @@ const hostile = {
 };
 let hostileModel = null;
 
-// Maps a URL path to a file inside one of the mounts, or null (never escapes a mount).
+// Maps a URL path to an existing file inside one of the mounts' folders, or null (never escapes a folder).
 function resolvePath(urlPath) {
   let path;
   try { path = decodeURIComponent(urlPath.split('?')[0]); } catch { return null; }
   if (path.endsWith('/')) path += 'index.html';
-  for (const [prefix, dir] of mounts) {
-    if (!path.startsWith(prefix)) continue;
-    const file = normalize(join(dir, path.slice(prefix.length)));
+  const mount = mounts.find(([prefix]) => path.startsWith(prefix));
+  if (!mount) return null;
+  for (const dir of mount[1]) {
+    const file = normalize(join(dir, path.slice(mount[0].length)));
     if (file !== dir && !file.startsWith(dir + sep)) return null;
-    return file;
+    if (existsSync(file)) return file;
   }
   return null;
 }

@@ -3,6 +3,7 @@
 # ends with a one-line summary.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source tree
 ./scripts/setup.sh || { echo "SUMMARY: setup failed"; exit 1; }
 ./scripts/build.sh || { echo "SUMMARY: build failed"; exit 1; }
 

@@ -30,7 +30,7 @@ function runNode(system) {
 
 // A static server for exactly what the page needs, cross-origin isolated so the page can measure its memory.
 function serve() {
-  const allowed = ['/scripts/bench/', '/web/lib/', '/node_modules/onnxruntime-web/dist/', '/build/bench/', '/models/'];
+  const allowed = ['/scripts/bench/', '/build/lib/', '/build/wasm/arcscope_diagnostics', '/node_modules/onnxruntime-web/dist/', '/build/bench/', '/models/'];
   const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
   const server = http.createServer((req, res) => {
     const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);

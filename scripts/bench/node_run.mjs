@@ -9,10 +9,10 @@ const system = arg('system');
 const bytes = new Uint8Array(fs.readFileSync(arg('model')));
 let result;
 if (system === 'arcscope') {
-  const { createEngine } = await import('../../web/lib/arcscope.js');
-  const { default: createArcscopeDiagnostics } = await import('../../web/lib/wasm/arcscope_diagnostics.js');
+  const { createEngine } = await import('../../build/lib/arcscope.js');
+  const { default: createArcscopeDiagnostics } = await import('../../build/wasm/arcscope_diagnostics.js');
   const diagnostics = await createArcscopeDiagnostics({
-    wasmBinary: fs.readFileSync(new URL('../../web/lib/wasm/arcscope_diagnostics.wasm', import.meta.url)),
+    wasmBinary: fs.readFileSync(new URL('../../build/wasm/arcscope_diagnostics.wasm', import.meta.url)),
   });
   result = await measureArcscope(await createEngine(), diagnostics, bytes);
 } else if (system === 'ort') {

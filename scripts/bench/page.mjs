@@ -21,14 +21,14 @@ async function run() {
   const modelBytes = await bytesOf(params.get('model'));
   let result;
   if (system === 'arcscope') {
-    const { createEngine } = await import('/web/lib/arcscope.js');
+    const { createEngine } = await import('/build/lib/arcscope.js');
     const engine = await createEngine({
-      wasmBinary: await bytesOf('/web/lib/wasm/arcscope_core.wasm'),
-      tokenizerBytes: await bytesOf('/models/gpt2-tokenizer.bin'),
+      wasmBinary: await bytesOf('/build/lib/wasm/arcscope_core.wasm'),
+      tokenizerBytes: await bytesOf('/build/lib/models/gpt2-tokenizer.bin'),
     });
-    const { default: createArcscopeDiagnostics } = await import('/web/lib/wasm/arcscope_diagnostics.js');
+    const { default: createArcscopeDiagnostics } = await import('/build/wasm/arcscope_diagnostics.js');
     const diagnostics = await createArcscopeDiagnostics({
-      wasmBinary: await bytesOf('/web/lib/wasm/arcscope_diagnostics.wasm'),
+      wasmBinary: await bytesOf('/build/wasm/arcscope_diagnostics.wasm'),
     });
     result = await measureArcscope(engine, diagnostics, modelBytes, pageMemory);
   } else if (system === 'ort') {

@@ -4,8 +4,6 @@
 //   --jsonl         reads one JSON string per stdin line, writes {"ids":[...]} per line
 //   --stats         with --text/--file: prints {"bytes","tokens","cold_seconds","warm_seconds"} instead, timing
 //                   encode() alone, first with an empty word cache, then the best of --repeat N more runs
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,26 +17,10 @@
 #include "command.h"
 #include "json_writer.h"
 #include "json_strings.h"
+#include "model_args.h"
 
 namespace arcscope::cli {
 namespace {
-
-// models/gpt2-tokenizer.bin under the working directory, else in the repository the binary was built in
-// (build/native/arcscope -> ../../models/).
-std::string default_tokenizer_path() {
-    const std::string relative = "models/gpt2-tokenizer.bin";
-    if (std::ifstream(relative).good()) return relative;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        std::string dir(exe, size_t(n));
-        dir = dir.substr(0, dir.find_last_of('/'));
-        std::string beside_repo = dir + "/../../" + relative;
-        if (std::ifstream(beside_repo).good()) return beside_repo;
-    }
-    return relative;  // load() names it in its error
-}
-
 
 int print_tokens(const Tokenizer& tok, const std::string& text) {
     std::vector<int> ids = tok.encode(text);
@@ -93,7 +75,7 @@ int run(const Args& args) {
     long long repeat = args.get_int("repeat", 3, 1, 1000);
     require(repeat >= 1 && repeat <= 1000, "--repeat must be in [1, 1000]");
 
-    Tokenizer tok = Tokenizer::load(args.get_or("tokenizer", default_tokenizer_path()));
+    Tokenizer tok = load_tokenizer(args);
     if (args.has("jsonl")) return run_jsonl(tok);
     std::string text = args.has("text") ? args.require("text") : read_file_text(args.require("file"));
     return args.has("stats") ? print_stats(tok, text, repeat) : print_tokens(tok, text);

@@ -1,6 +1,8 @@
 // model_args.cpp: shared loading and parsing for the model commands.
 #include "model_args.h"
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "arcscope/error.h"
@@ -9,14 +11,29 @@ namespace arcscope::cli {
 
 std::unique_ptr<GPT2> load_model(const Args& args) { return GPT2::load(args.require("model")); }
 
+namespace {
+
+std::string folder_of(const std::string& path) {
+    size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+std::string executable_folder() {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    return n > 0 ? folder_of(std::string(exe, size_t(n))) : std::string();
+}
+
+}  // namespace
+
 Tokenizer load_tokenizer(const Args& args) {
     if (auto path = args.get("tokenizer")) return Tokenizer::load(*path);
-    std::string model = args.require("model");
-    size_t slash = model.find_last_of('/');
-    std::string beside = (slash == std::string::npos ? std::string() : model.substr(0, slash + 1)) +
-                         "gpt2-tokenizer.bin";
-    if (std::ifstream(beside).good()) return Tokenizer::load(beside);
-    return Tokenizer::load("models/gpt2-tokenizer.bin");
+    const std::string name = "gpt2-tokenizer.bin";
+    if (auto model = args.get("model")) {
+        std::string beside = folder_of(*model) + name;
+        if (std::ifstream(beside).good()) return Tokenizer::load(beside);
+    }
+    return Tokenizer::load(executable_folder() + name);  // load() names the path in its error
 }
 
 std::vector<int> parse_ids(const std::string& text) {

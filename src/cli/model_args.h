@@ -13,8 +13,8 @@ namespace arcscope::cli {
 // --model FILE, validated and ready to run.
 std::unique_ptr<GPT2> load_model(const Args& args);
 
-// --tokenizer PATH, else gpt2-tokenizer.bin beside the model file (where the converter's users put it),
-// else models/gpt2-tokenizer.bin.
+// --tokenizer PATH, else gpt2-tokenizer.bin beside --model's file (where the converter's users put it), else the
+// one beside this executable (the build makes it there).
 Tokenizer load_tokenizer(const Args& args);
 
 // "1,2,3" -> {1, 2, 3}; throws Error on anything else.

@@ -22,7 +22,7 @@ namespace {
 
 const std::string kRoot = ARCSCOPE_SOURCE_DIR;
 const std::string kModel = kRoot + "/models/shakespeare-4l.q8.arcs";
-const std::string kTokenizer = kRoot + "/models/gpt2-tokenizer.bin";
+const std::string kTokenizer = ARCSCOPE_TOKENIZER_FILE;  // made by the build, in its folder
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

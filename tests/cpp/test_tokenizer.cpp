@@ -19,7 +19,7 @@ using namespace arcscope;
 
 namespace {
 
-const std::string kTokenizerPath = std::string(ARCSCOPE_SOURCE_DIR) + "/models/gpt2-tokenizer.bin";
+const std::string kTokenizerPath = ARCSCOPE_TOKENIZER_FILE;  // made by the build, in its folder
 
 std::string file_bytes() {
     std::ifstream f(kTokenizerPath, std::ios::binary);

@@ -1,9 +1,9 @@
-// Screenshots for people to look at (test-results/screenshots/, not committed): desktop and phone widths, light
+// Screenshots for people to look at (build/screenshots/, not committed): desktop and phone widths, light
 // and dark. Each also checks that nothing overflows the viewport sideways.
 import { test, expect } from '@playwright/test';
 import { openPage } from './helpers.mjs';
 
-const shots = 'test-results/screenshots';
+const shots = 'build/screenshots';
 
 for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone-360', { width: 360, height: 780 }]]) {
   test(`screenshots at ${name} width`, async ({ page }) => {

@@ -203,7 +203,7 @@ test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', asyn
     const lnf = tensorAt(huge, 'ln_f.weight');
     for (let i = 0; i < lnf.rows; i++) new DataView(huge.buffer).setFloat32(lnf.offset + 4 * i, 3e38, true);
     writeFileSync(`${dir}/huge.arcs`, reseal(huge));
-    const r = cli('run', '--model', `${dir}/huge.arcs`, '--ids', '1,2,3', '--tokenizer', `${repoRoot}/models/gpt2-tokenizer.bin`);
+    const r = cli('run', '--model', `${dir}/huge.arcs`, '--ids', '1,2,3', '--tokenizer', `${repoRoot}/build/native/gpt2-tokenizer.bin`);
     assert.equal(r.status, 1);
     assert.match(r.err, /non-finite logit/);
     assert.doesNotMatch(r.out, /nan/i);

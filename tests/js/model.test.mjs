@@ -18,7 +18,7 @@ function native(dtype) {
   const bin = `${work}/logits.${dtype}.f32`, json = `${work}/run.${dtype}.json`;
   execFileSync(cli, ['convert', '--in', ckpt, '--out', model, '--dtype', dtype]);
   execFileSync(cli, ['run', '--model', model, '--ids', ids.join(','), '--out', json, '--logits-bin', bin,
-    '--tokenizer', `${repoRoot}models/gpt2-tokenizer.bin`]);
+    '--tokenizer', `${repoRoot}build/native/gpt2-tokenizer.bin`]);
   const b = readFileSync(bin);
   return {
     path: model,
@@ -140,7 +140,7 @@ test('generation: seeded and reproducible, stops at the context, streams tokens 
   // One generation loop: the CLI (native) draws the same tokens from the same seed as JavaScript (wasm).
   const native = JSON.parse(execFileSync(cli, ['generate', '--model', nat.q8.path, '--ids', prompt.join(','),
     '--tokens', '12', '--temperature', '8', '--top-k', '40', '--top-p', '0.95', '--seed', '3', '--json',
-    '--tokenizer', `${repoRoot}models/gpt2-tokenizer.bin`], { encoding: 'utf8' }));
+    '--tokenizer', `${repoRoot}build/native/gpt2-tokenizer.bin`], { encoding: 'utf8' }));
   assert.deepEqual(native.ids, a.ids);
   assert.equal(native.stop, a.stop);
 

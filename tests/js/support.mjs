@@ -1,6 +1,6 @@
 // support.mjs: shared set-up for the Node suites: one engine per test process, paths in the repository.
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../web/lib/arcscope.js';
+import { createEngine } from '../../build/lib/arcscope.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const python = '/usr/bin/python3';  // Debian's interpreter, the one with torch
@@ -16,9 +16,9 @@ export function engine() {
 let diagnosticsPromise = null;
 export function diagnostics() {
   diagnosticsPromise ??= (async () => {
-    const { default: create } = await import('../../web/lib/wasm/arcscope_diagnostics.js');
+    const { default: create } = await import('../../build/wasm/arcscope_diagnostics.js');
     const { readFile } = await import('node:fs/promises');
-    return create({ wasmBinary: await readFile(new URL('../../web/lib/wasm/arcscope_diagnostics.wasm', import.meta.url)) });
+    return create({ wasmBinary: await readFile(new URL('../../build/wasm/arcscope_diagnostics.wasm', import.meta.url)) });
   })();
   return diagnosticsPromise;
 }

@@ -123,7 +123,7 @@ test('engine tokenizer errors are Errors with the C++ message', async () => {
   assert.throws(() => e.tokenize(42), TypeError);
   // the C++ check itself, below the JavaScript one
   const handle = e.core.Tokenizer.fromBytes(new Uint8Array(
-    await (await import('node:fs/promises')).readFile(join(repoRoot, 'models', 'gpt2-tokenizer.bin'))));
+    await (await import('node:fs/promises')).readFile(join(repoRoot, 'build', 'lib', 'models', 'gpt2-tokenizer.bin'))));
   assert.throws(() => handle.decode([50257]), { message: 'token id 50257 is out of range [0, 50257)' });
   handle.delete();
 });

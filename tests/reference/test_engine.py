@@ -46,7 +46,7 @@ def engine_run(model_path, ids):
     """(logits (T, V), attention (L, H, T, T)) from the native CLI."""
     out_json, out_bin = model_path + ".run.json", model_path + ".logits.f32"
     sh(CLI, "run", "--model", model_path, "--ids", ",".join(map(str, ids)), "--out", out_json,
-       "--logits-bin", out_bin, "--tokenizer", os.path.join(ROOT, "models", "gpt2-tokenizer.bin"))
+       "--logits-bin", out_bin)  # the CLI's tokenizer file is the one the build put beside it
     with open(out_json) as f:
         result = json.load(f)
     logits = np.fromfile(out_bin, dtype="<f4").reshape(len(ids), -1)

@@ -1,4 +1,4 @@
-"""scripts/head_ablation.py: silencing a head removes exactly that head's output, and only while it is silenced."""
+"""python/head_ablation.py: silencing a head removes exactly that head's output, and only while it is silenced."""
 import os
 import sys
 import unittest
@@ -6,8 +6,7 @@ import unittest
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors, training
 import gpt2_reference as ref  # noqa: E402
 import head_ablation  # noqa: E402
 

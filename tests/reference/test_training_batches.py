@@ -1,4 +1,4 @@
-"""What scripts/train_default_model.py feeds the model: the scored targets of each kind of window follow the rule
+"""What python/train_default_model.py feeds the model: the scored targets of each kind of window follow the rule
 its docstring states, and a drill placed at a later position sees exactly those position embeddings."""
 import os
 import sys
@@ -8,8 +8,7 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors, training
 import gpt2_reference as ref  # noqa: E402
 import train_default_model as train  # noqa: E402
 

@@ -16,13 +16,14 @@
 // arcscope-error ({message}).
 // Every element on a page shares one worker and one copy of each model. Styles live in a shadow root, so the host
 // page's CSS and this element's cannot disturb each other.
+import { assets } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
 import { selectMatrices, filterArcs, aggregate } from './attention-math.js';
 import { plainLabel } from './token-text.js';
 
-const DEFAULT_MODEL = new URL('../models/shakespeare-4l.q8.arcs', import.meta.url).href;
+const DEFAULT_MODEL = assets.model.href;
 const STYLES = [new URL('./css/views.css', import.meta.url).href, new URL('./css/arc-scope.css', import.meta.url).href];
 
 // The worker's analyses, shared by elements: `${model}\n${text}` -> {promise, bytes}, least recently used first.

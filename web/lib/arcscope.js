@@ -9,16 +9,14 @@
 // Everything returned is a plain object or typed array owned by JavaScript; C++ errors arrive as Errors with the
 // same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
 import createArcscopeCore from './wasm/arcscope_core.js';
+import { assets } from './assets.js';
 import { createTokenizer } from './tokenizer.js';
 import { loadModel, convertCheckpoint, engineCall } from './model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
-// Where the assets are: next to this file in a served site (lib/ + models/), or in the repository layout in Node.
-export const defaultAssets = {
-  wasm: new URL('./wasm/arcscope_core.wasm', import.meta.url),
-  tokenizer: new URL(isNode ? '../../models/gpt2-tokenizer.bin' : '../models/gpt2-tokenizer.bin', import.meta.url),
-};
+// The wasm, the tokenizer file and the default model, beside this file.
+export { assets as defaultAssets };
 
 // Bytes of a URL (http(s) via fetch, file: via fs in Node).
 export async function readBytes(url) {
@@ -60,7 +58,7 @@ function maskData(mask) {
 
 // Emscripten module options. Browsers fetch the module themselves and compile it while it downloads
 // (instantiateStreaming); Node gets the bytes.
-async function coreOptions({ wasmBinary, wasmUrl = defaultAssets.wasm }) {
+async function coreOptions({ wasmBinary, wasmUrl = assets.wasm }) {
   if (wasmBinary) return { wasmBinary };
   if (isNode) return { wasmBinary: await readBytes(wasmUrl) };
   const href = new URL(wasmUrl, globalThis.location?.href).href;
@@ -69,7 +67,7 @@ async function coreOptions({ wasmBinary, wasmUrl = defaultAssets.wasm }) {
 
 export async function createEngine(options = {}) {
   // The tokenizer downloads while the module compiles.
-  const tokenizerBytes = options.tokenizerBytes ?? readBytes(options.tokenizerUrl ?? defaultAssets.tokenizer);
+  const tokenizerBytes = options.tokenizerBytes ?? readBytes(options.tokenizerUrl ?? assets.tokenizer);
   tokenizerBytes.catch?.(() => {}); // its failure is reported where it is awaited, below
   const core = await createArcscopeCore(await coreOptions(options));
   const engine = { core };

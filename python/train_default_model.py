@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Train arcscope's default model: a small GPT-2 (same architecture and tokenizer) on Tiny Shakespeare, on the CPU.
 
-  nice -n 5 /usr/bin/python3 scripts/train_default_model.py --out build/default-model [--threads 2]
+  nice -n 5 /usr/bin/python3 python/train_default_model.py --out build/default-model [--threads 2]
 
 The defaults are the shipped model's recipe (models/README.md).
 
@@ -31,10 +31,10 @@ import numpy as np
 import torch
 import torch.nn.functional as nn_f
 
+import bpe_tokenizer
+import gpt2_reference as ref
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "python"))
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
 
 DEFAULT_DATA = os.path.join(REPO, "..", "shared", "data", "tinyshakespeare.txt")
 # Debian's PyTorch calls whatever libblas.so.3 is selected; the reference (netlib) BLAS is ~30x slower than
@@ -397,7 +397,7 @@ def main():
     print(f"wall time: {train_seconds:.0f} s", flush=True)
 
     os.makedirs(args.out, exist_ok=True)
-    ref.save(model, args.out, {"trained_by": "scripts/train_default_model.py", "seed": args.seed})
+    ref.save(model, args.out, {"trained_by": "python/train_default_model.py", "seed": args.seed})
     summary = {"args": {k: v for k, v in vars(args).items() if k != "out"}, "parameters": n_params,
                "tokens": {"train": len(train), "held_out": len(val), "distinct_train": len(vocab_seen)},
                "wall_seconds": round(train_seconds, 1), "held_out_perplexity_f32": val_ppl, "log": log,

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Which heads does a model need to continue a repeated random sequence? Knock each out and see.
 
-  /usr/bin/python3 scripts/head_ablation.py --model build/default-model [--draw-from TEXT] [--length 50] [--seqs 20]
+  /usr/bin/python3 python/head_ablation.py --model build/default-model [--draw-from TEXT] [--length 50] [--seqs 20]
 
 The input is the head scores' input (include/arcscope/heads.h): N random tokens written twice. Nothing can predict the first
 copy, so its loss sits near ln(candidates); a model that reads the context predicts the second copy almost
@@ -19,11 +19,11 @@ import numpy as np
 import torch
 import torch.nn.functional as nn_f
 
+import bpe_tokenizer
+import gpt2_reference as ref
+from train_default_model import split_tokens
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "python"))
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-from train_default_model import split_tokens  # noqa: E402
 
 
 def silence(model, layer, head):

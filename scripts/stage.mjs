@@ -1,0 +1,32 @@
+// stage.mjs: assembles build/lib/, the library as it is served and packed: web/lib's modules and CSS, the wasm
+// module, GPT-2's tokenizer file and the default model, each where web/lib/arcscope.js looks for it (beside itself).
+// build.sh runs it after the wasm build; the page's server overlays web/lib/ on it, so edits show without restaging.
+// Usage: node scripts/stage.mjs [OUT]   (default build/lib)
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const out = resolve(process.argv[2] || join(root, 'build', 'lib'));
+const wasmBuild = join(root, 'build', 'wasm');
+
+// [from, to inside OUT]
+const assets = [
+  [join(wasmBuild, 'arcscope_core.js'), 'wasm/arcscope_core.js'],
+  [join(wasmBuild, 'arcscope_core.wasm'), 'wasm/arcscope_core.wasm'],
+  [join(wasmBuild, 'gpt2-tokenizer.bin'), 'models/gpt2-tokenizer.bin'],
+  [join(root, 'models', 'shakespeare-4l.q8.arcs'), 'models/shakespeare-4l.q8.arcs'],
+];
+const missing = assets.filter(([from]) => !existsSync(from)).map(([from]) => from);
+if (missing.length) {
+  console.error(`stage: missing ${missing.join(', ')}; run ./scripts/build.sh wasm first`);
+  process.exit(1);
+}
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+cpSync(join(root, 'web', 'lib'), out, { recursive: true });
+for (const [from, to] of assets) {
+  mkdirSync(join(out, to, '..'), { recursive: true });
+  cpSync(from, join(out, to));
+}

@@ -1,0 +1,7 @@
+// assets.js: where the library's files are, all beside this module, so a copy of the folder works at any path and
+// from any origin (scripts/stage.mjs lays them out so; the package ships them so).
+export const assets = {
+  wasm: new URL('./wasm/arcscope_core.wasm', import.meta.url),
+  tokenizer: new URL('./models/gpt2-tokenizer.bin', import.meta.url),
+  model: new URL('./models/shakespeare-4l.q8.arcs', import.meta.url),
+};
