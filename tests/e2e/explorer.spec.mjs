@@ -213,6 +213,16 @@ test('a copied link reopens the same view', async ({ page, context }) => {
   expect(await drawnArcs(other)).toEqual(arcs);
 });
 
+test('a link with settings that are not valid says which, and opens with their defaults', async ({ page }) => {
+  await openPage(page, '#layer=1&topk=lots&mode=pie');
+  await expect(page.locator('#link-notice')).toBeVisible();
+  await expect(page.locator('#link-notice')).toHaveText(
+    'This link\'s topk "lots" is not valid: use an integer from 0 up (0 draws every arc); mode "pie" is not valid: use "arcs" or "matrix". The default is used instead.');
+  expect(await page.inputValue('#layer')).toBe('1');
+  expect(await page.inputValue('#topk')).toBe('0');
+  expect((await drawnArcs(page)).length).toBeGreaterThan(0);
+});
+
 test('a click pins a token\'s arcs and the top-5 table follows it; a second click unpins', async ({ page }) => {
   await openPage(page);
   const token = page.locator('#view .tokens.from [data-token-index="4"]');

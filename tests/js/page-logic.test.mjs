@@ -84,11 +84,20 @@ test('growAttention appends one row per layer and head (the KV cache step) and k
   assert.deepEqual(topAttended(Float32Array.from([1, 0, 0.2, 0.8]), 2, 1, 5).map((x) => x.index), [1, 0]);
 });
 
-test('the view state survives the URL hash, including odd text, and bad values fall back to defaults', () => {
+test('the view state survives the URL hash, including odd text, and bad values keep their defaults and are reported', () => {
   const state = { ...defaults(), text: 'a&b=c #d <img src=x> 🦜\n', layer: 'mean', head: 3, topk: 5, threshold: 0.1,
     sink: false, mode: 'matrix', token: 4, model: 'https://example.org/model.safetensors?x=1' };
-  assert.deepEqual(parseHash(formatHash(state)), state);
-  const bad = parseHash('#layer=-1&head=zz&topk=abc&threshold=7&mode=pie');
+  assert.deepEqual(parseHash(formatHash(state)), { state, errors: [] });
+  const { state: bad, errors } = parseHash('#layer=-1&head=zz&topk=abc&threshold=7&mode=pie&sink=no');
+  assert.deepEqual(errors, [
+    'layer "-1" is not valid: use an integer from 0 up, "mean" or "max"',
+    'head "zz" is not valid: use an integer from 0 up, "all", "mean" or "max"',
+    'topk "abc" is not valid: use an integer from 0 up (0 draws every arc)',
+    'threshold "7" is not valid: use a number from 0 to 1',
+    'mode "pie" is not valid: use "arcs" or "matrix"',
+    'sink "no" is not valid: use "0" or "1"',
+  ]);
+  assert.equal(bad.sink, true);
   assert.equal(bad.layer, null);
   assert.equal(bad.head, null);
   assert.equal(bad.topk, 0);

@@ -11,7 +11,14 @@ import { isCached, formatBytes } from '../lib/model-source.js';
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
 
-const state = isStateHash(location.hash) ? parseHash(location.hash) : defaults();
+// A link's settings that are not valid keep their defaults, and the page says which (never silently).
+function readHash() {
+  const { state: next, errors } = parseHash(location.hash);
+  $('link-notice').hidden = !errors.length;
+  $('link-notice').textContent = errors.length ? `This link's ${errors.join('; ')}. The default is used instead.` : '';
+  return next;
+}
+const state = isStateHash(location.hash) ? readHash() : defaults();
 let writtenHash = '';
 const writeHash = (s) => {
   writtenHash = formatHash(s);
@@ -92,7 +99,7 @@ engine.ready.then(() => performance.mark('arcscope-engine-ready'),
 // A pasted link or back/forward: apply the new state.
 window.addEventListener('hashchange', () => {
   if (!isStateHash(location.hash) || location.hash === writtenHash) return;
-  const next = parseHash(location.hash);
+  const next = readHash();
   const modelChanged = next.model !== state.model, textChanged = next.text !== state.text;
   Object.assign(state, next);
   explorer.syncControls();

@@ -1,5 +1,7 @@
 // state.js: the explorer's whole view state, mirrored in the URL hash so a copied link reopens the same view.
 //   #text=The%20trophy...&model=models/x.arcs&layer=3&head=all&topk=3&threshold=0.02&sink=0&mode=arcs&token=9
+import { word, index, count, fraction, LAYER_WORDS, HEAD_WORDS, MODES } from '../lib/view-options.js';
+
 export const DEFAULT_TEXT = "The trophy didn't fit in the bag because it was too big";
 export const DEFAULT_MODEL = 'models/shakespeare-4l.q8.arcs';
 
@@ -8,30 +10,27 @@ export const defaults = () => ({
   topk: 0, threshold: 0.02, sink: true, mode: 'arcs', token: null,
 });
 
-// 'mean' | 'max' | integer >= 0; anything else falls back.
-const pick = (value, words, fallback) => {
-  if (value === null || value === undefined || value === '') return fallback;
-  if (words.includes(value)) return value;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
-};
-
+// -> {state, errors}: each setting the hash gives is read by the same strict readers as <arc-scope>'s attributes; a bad
+// one keeps its default and its message goes in errors, for the page to show. Layers and heads are checked against
+// the model when it has loaded (Explorer), so here any index is allowed.
 export function parseHash(hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
-  const d = defaults();
-  const threshold = Number(p.get('threshold'));
-  const topk = Number(p.get('topk'));
-  return {
-    text: p.has('text') ? p.get('text') : d.text,
-    model: p.get('model') || d.model,
-    layer: pick(p.get('layer'), ['mean', 'max'], d.layer),
-    head: pick(p.get('head'), ['all', 'mean', 'max'], d.head),
-    topk: Number.isInteger(topk) && topk >= 0 ? topk : d.topk,
-    threshold: p.has('threshold') && threshold >= 0 && threshold <= 1 ? threshold : d.threshold,
-    sink: p.get('sink') !== '0',
-    mode: p.get('mode') === 'matrix' ? 'matrix' : 'arcs',
-    token: pick(p.get('token'), [], d.token),
+  const state = defaults(), errors = [];
+  const take = (key, read, ...extra) => {
+    if (!p.has(key)) return;
+    try { state[key] = read(key, p.get(key), ...extra); } catch (e) { errors.push(e.message); }
   };
+  if (p.has('text')) state.text = p.get('text');
+  if (p.get('model')) state.model = p.get('model');
+  take('layer', index, Infinity, LAYER_WORDS);
+  take('head', index, Infinity, HEAD_WORDS);
+  take('topk', count);
+  take('threshold', fraction);
+  take('mode', word, MODES);
+  take('token', index, Infinity, []);
+  take('sink', word, ['0', '1']);
+  state.sink = state.sink !== '0';
+  return { state, errors };
 }
 
 export function formatHash(state) {

@@ -22,6 +22,7 @@ import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
 import { selectMatrices, filterArcs, aggregate } from './attention-math.js';
 import { plainLabel } from './token-text.js';
+import { word, index, count, fraction, url, LAYER_WORDS, HEAD_WORDS, MODES } from './view-options.js';
 
 const DEFAULT_MODEL = assets.model.href;
 const STYLES = [new URL('./css/views.css', import.meta.url).href, new URL('./css/arc-scope.css', import.meta.url).href];
@@ -63,41 +64,6 @@ function forget(key, entry) {
 // What the shared analysis cache holds (read-only; for tests and the curious).
 export function analysisCache() {
   return { entries: analyses.size, bytes: cachedBytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
-}
-
-// Strict attribute values: each reader returns the value or throws the message the element shows.
-const invalid = (name, value, expected) => new Error(`${name} "${value}" is not valid: use ${expected}`);
-const either = (items) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : items[0]);
-const isCount = (value) => /^\d+$/.test(value);
-
-function word(name, value, words) {
-  if (words.includes(value)) return value;
-  throw invalid(name, value, either(words.map((w) => `"${w}"`)));
-}
-
-// An index below n (decimal digits only, so "1.5", "-1", "0x2" and "" are refused) or one of words.
-function index(name, value, n, words) {
-  if (words.includes(value)) return value;
-  if (isCount(value) && Number(value) < n) return Number(value);
-  throw invalid(name, value, either([`an integer from 0 to ${n - 1}`, ...words.map((w) => `"${w}"`)]));
-}
-
-function count(name, value) {
-  if (isCount(value)) return Number(value);
-  throw invalid(name, value, 'an integer from 0 up (0 draws every arc)');
-}
-
-function fraction(name, value) {
-  const n = /^(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(value) ? Number(value) : NaN;
-  if (n >= 0 && n <= 1) return n;
-  throw invalid(name, value, 'a number from 0 to 1');
-}
-
-function url(name, value) {
-  try {
-    if (value !== '') return new URL(value, document.baseURI).href;
-  } catch { /* reported below */ }
-  throw invalid(name, value, 'the URL of an .arcs model file, or leave it out for the default model');
 }
 
 export class ArcScopeElement extends HTMLElement {
@@ -153,9 +119,9 @@ export class ArcScopeElement extends HTMLElement {
     const ticket = ++this.renders;
     try {
       // Attributes that do not need the model are checked before it loads.
-      const modelUrl = this.read('model', url, DEFAULT_MODEL);
+      const modelUrl = this.read('model', url, DEFAULT_MODEL, document.baseURI);
       const view = {
-        mode: this.read('mode', word, 'arcs', ['arcs', 'matrix']),
+        mode: this.read('mode', word, 'arcs', MODES),
         topK: this.read('topk', count, 0),
         threshold: this.read('threshold', fraction, 0.02),
       };
@@ -168,8 +134,8 @@ export class ArcScopeElement extends HTMLElement {
         this.dispatchEvent(new CustomEvent('arcscope-ready', { detail: { model: info.name, config: info.config } }));
       }
       const { n_layer: L, n_head: H } = info.config;
-      view.layer = this.read('layer', index, L - 1, L, ['mean', 'max']);
-      view.head = this.read('head', index, 'all', H, ['all', 'mean', 'max']);
+      view.layer = this.read('layer', index, L - 1, L, LAYER_WORDS);
+      view.head = this.read('head', index, 'all', H, HEAD_WORDS);
       const r = await analysis(engine, info.key, text);
       if (ticket !== this.renders) return; // a newer render superseded this one
       this.draw(info, r, view);
