@@ -51,31 +51,66 @@ inline int int_arg(double v, const char* what, int lo, int hi) {
     return int(v);
 }
 
+// A JavaScript value as a message shows it: 'the string "7"', 'null', 'a boolean (true)', 'an object'.
+inline std::string js_description(const val& v) {
+    if (v.isString()) return "the string \"" + v.as<std::string>() + "\"";
+    if (v.isNull() || v.isUndefined()) return v.isNull() ? "null" : "undefined";
+    if (v.isTrue() || v.isFalse()) return std::string("a boolean (") + (v.isTrue() ? "true" : "false") + ")";
+    return "a value of type " + v.typeOf().as<std::string>();
+}
+
+// A JavaScript value that must be a number (Embind's double would take "7" and true as 7 and 1), as an int in [lo, hi].
+inline int int_arg(const val& v, const char* what, int lo, int hi) {
+    if (!v.isNumber()) throw arcscope::Error(std::string(what) + " must be a number, got " + js_description(v));
+    return int_arg(v.as<double>(), what, lo, hi);
+}
+
+// The numbers of a JavaScript array or typed array. Embind's conversion alone would run ToNumber on each element
+// ('7' -> 7, true -> 1, null -> 0), so a plain array's elements are checked to be numbers first; a typed array holds
+// nothing else.
+inline std::vector<double> js_numbers(const val& array, const char* what) {
+    const bool typed = val::global("ArrayBuffer").call<bool>("isView", array) && !array.instanceof(val::global("DataView"));
+    if (!typed && !array.isArray())
+        throw arcscope::Error(std::string(what) + " must be an array of numbers, got " + js_description(array));
+    if (!typed) {
+        const int n = array["length"].as<int>();
+        for (int i = 0; i < n; ++i) {
+            const val item = array[i];
+            if (!item.isNumber())
+                throw arcscope::Error(std::string(what) + "[" + std::to_string(i) + "] is " + js_description(item) +
+                                      ", not a number");
+        }
+    }
+    return emscripten::convertJSArrayToNumberVector<double>(array);
+}
+
 // A JavaScript array of integers, each checked to be in [lo, hi] before it becomes an int (read as doubles, so
 // 2^32 + 464 is seen as itself). message(i, value) describes a bad element.
 template <class Message>
-std::vector<int> int_vector(const val& array, int lo, int hi, Message message) {
-    const std::vector<double> values = emscripten::convertJSArrayToNumberVector<double>(array);
+std::vector<int> int_vector(const val& array, const char* what, int lo, int hi, Message message) {
+    const std::vector<double> values = js_numbers(array, what);
     std::vector<int> out(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
         const double v = values[i];
-        if (!(v >= lo && v <= hi && v == std::floor(v))) throw arcscope::Error(message(i, number_text(v)));
+        if (!(v >= lo && v <= hi && v == std::floor(v))) throw arcscope::Error(message(i, v));
         out[i] = int(v);
     }
     return out;
 }
 
 inline std::vector<int> int_vector(const val& array, const char* what) {
-    return int_vector(array, INT32_MIN, INT32_MAX, [&](size_t i, const std::string& v) {
-        return std::string(what) + ": element " + std::to_string(i) + " (" + v + ") is not a 32-bit integer";
+    return int_vector(array, what, INT32_MIN, INT32_MAX, [&](size_t i, double v) {
+        return std::string(what) + "[" + std::to_string(i) + "] (" + number_text(v) + ") is not a 32-bit integer";
     });
 }
 
-// Token ids, checked against the vocabulary with the same words as the engine's own check.
-inline std::vector<int> token_ids(const val& array, int n_vocab) {
-    return int_vector(array, 0, n_vocab - 1, [&](size_t i, const std::string& v) {
-        return "token id " + v + " at position " + std::to_string(i) + " is outside the vocabulary [0, " +
-               std::to_string(n_vocab) + ")";
+// Token ids, checked against the vocabulary with the same words as the engine's own check. The one id check: the
+// JavaScript API passes ids through as they are.
+inline std::vector<int> token_ids(const val& array, int n_vocab, const char* what = "ids") {
+    return int_vector(array, what, 0, n_vocab - 1, [&](size_t i, double v) {
+        return "token id " + number_text(v) + " at position " + std::to_string(i) +
+               (v == std::floor(v) ? " is outside the vocabulary [0, " + std::to_string(n_vocab) + ")"
+                                   : " is not an integer");
     });
 }
 

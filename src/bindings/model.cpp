@@ -58,7 +58,7 @@ public:
     }
 
     // id -> {logits, logitsShape: [1, n_vocab], attention, attentionShape: [L, H, length]}
-    val append(double id, bool attention) {
+    val append(const val& id, bool attention) {
         return guarded("appending a token", [&] {
             gpt2_->append(int_arg(id, "token id", 0, gpt2_->config().n_vocab - 1), attention);
             return result(true);
@@ -221,7 +221,7 @@ val head_scores(model_bindings::Model& m, val candidates, double length_arg, dou
         GPT2& g = m.gpt2();
         const GPT2Config& c = g.config();
         std::vector<int> pool = candidates.isNull() || candidates.isUndefined() ? default_candidates(c)
-                                                                                 : token_ids(candidates, c.n_vocab);
+                                                                                 : token_ids(candidates, c.n_vocab, "candidates");
         int length = length_arg <= 0 ? std::min(50, c.n_ctx / 2) : int_arg(length_arg, "length", 2, c.n_ctx / 2);
         HeadScores s = analyze_heads(g, pool, length, uint64_t(seed));
         val o = val::object();

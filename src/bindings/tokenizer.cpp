@@ -28,15 +28,15 @@ val encode(const Tokenizer& tok, const std::string& text) {
 // ids -> Uint8Array of the bytes they stand for (JavaScript decodes them with TextDecoder)
 val decode(const Tokenizer& tok, const val& ids) {
     return guarded("decoding tokens", [&] {
-        std::string bytes = tok.decode(int_vector(ids, "ids"));
+        std::string bytes = tok.decode(token_ids(ids, tok.vocab_size()));
         auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
         return val(emscripten::typed_memory_view(bytes.size(), data)).call<val>("slice");
     });
 }
 
-std::string token_text(const Tokenizer& tok, double id) {
+std::string token_text(const Tokenizer& tok, const val& id) {
     return guarded("reading a token's text", [&] {
-        return tok.token_text(int_arg(id, "token id", INT32_MIN, INT32_MAX));
+        return tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1));
     });
 }
 
@@ -44,7 +44,7 @@ std::string token_text(const Tokenizer& tok, double id) {
 val token_spans(const Tokenizer& tok, const val& ids) {
     return guarded("grouping tokens into characters", [&] {
         val spans = val::array();
-        for (const auto& s : tok.token_spans(int_vector(ids, "ids"))) {
+        for (const auto& s : tok.token_spans(token_ids(ids, tok.vocab_size()))) {
             val span = val::object();
             span.set("first", s.first);
             span.set("count", s.count);

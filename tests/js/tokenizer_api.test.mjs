@@ -116,14 +116,18 @@ test('engine.tokenize / decode / tokenSpans return plain values', async () => {
 
 test('engine tokenizer errors are Errors with the C++ message', async () => {
   const e = await engine();
-  assert.throws(() => e.decode([1, 50257]), { message: 'token id 50257 is out of range [0, 50257)' });
-  assert.throws(() => e.decode([-1]), { message: 'token id -1 is out of range [0, 50257)' });
-  assert.throws(() => e.decode([1.5]), { message: 'token id 1.5 is out of range [0, 50257)' });
+  // One check, in the bindings: JavaScript passes ids through and the message comes from C++.
+  assert.throws(() => e.decode([1, 50257]), { message: 'token id 50257 at position 1 is outside the vocabulary [0, 50257)' });
+  assert.throws(() => e.decode([-1]), { message: 'token id -1 at position 0 is outside the vocabulary [0, 50257)' });
+  assert.throws(() => e.decode([1.5]), { message: 'token id 1.5 at position 0 is not an integer' });
+  assert.throws(() => e.decode(['7']), { message: 'ids[0] is the string "7", not a number' });
+  assert.throws(() => e.tokenSpans([1, null]), { message: 'ids[1] is null, not a number' });
+  assert.throws(() => e.tokenText('7'), { message: 'token id must be a number, got the string "7"' });
   assert.throws(() => e.core.Tokenizer.fromBytes(new Uint8Array(50257)), /not a tokenizer file/);
   assert.throws(() => e.tokenize(42), TypeError);
-  // the C++ check itself, below the JavaScript one
+  // the bindings' own handle says the same: there is no second check in JavaScript
   const handle = e.core.Tokenizer.fromBytes(new Uint8Array(
     await (await import('node:fs/promises')).readFile(join(repoRoot, 'build', 'lib', 'models', 'gpt2-tokenizer.bin'))));
-  assert.throws(() => handle.decode([50257]), { message: 'token id 50257 is out of range [0, 50257)' });
+  assert.throws(() => handle.decode([50257]), { message: 'token id 50257 at position 0 is outside the vocabulary [0, 50257)' });
   handle.delete();
 });

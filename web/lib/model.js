@@ -14,16 +14,8 @@ const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
   : null;
 
-// Ids go to the engine as they are (never through Int32Array, which would turn 2**32 + 464 into 464): the engine
-// checks each against the vocabulary.
-function checkIds(ids, what = 'ids') {
-  if (!ids || typeof ids.length !== 'number') throw new TypeError(`${what}: expected an array of token ids`);
-  for (let i = 0; i < ids.length; i++) {
-    if (!Number.isInteger(ids[i])) throw new TypeError(`${what}: token at position ${i} is not an integer (${ids[i]})`);
-  }
-  return ids;
-}
-
+// Ids go to the engine as they are, never through Int32Array (which would turn 2**32 + 464 into 464) and never
+// checked here: the bindings check each one (a number, an integer, inside the vocabulary) and say which is wrong.
 // A wasm trap (a bug, or memory damaged by one) arrives as a bare RuntimeError such as "memory access out of
 // bounds". It becomes a sentence naming what the engine was doing; `cause` keeps the original so callers (the
 // worker) can tell a crash from a refused input and start a fresh engine.
@@ -64,8 +56,7 @@ export class Model {
   // Restarts the KV cache with these ids, so append() continues after them.
   forward(ids, { attention = true, allLogits = false } = {}) {
     this.#check();
-    checkIds(ids);
-    return engineCall(`running the model on ${ids.length} tokens`,
+    return engineCall(`running the model on ${ids?.length} tokens`,
       () => this.handle.forward(ids, !!attention, !!allLogits));
   }
 
@@ -73,7 +64,6 @@ export class Model {
   // (n_layer * n_head * length), attentionShape: [n_layer, n_head, length]}.
   append(id, { attention = true } = {}) {
     this.#check();
-    if (!Number.isInteger(id)) throw new TypeError(`append: token id must be an integer, got ${id}`);
     return engineCall('appending a token', () => this.handle.append(id, !!attention));
   }
 
@@ -94,10 +84,9 @@ export class Model {
   async generate({ ids, maxTokens = 20, temperature = 1, topK = 0, topP = 1, seed = 0, attention = false,
     onToken = null } = {}) {
     this.#check();
-    const prompt = checkIds(ids);
     if (!Number.isInteger(maxTokens) || maxTokens < 0) throw new Error(`maxTokens must be an integer >= 0`);
-    engineCall(`running the model on ${prompt.length} tokens`,
-      () => this.handle.startGeneration(prompt, maxTokens, temperature, topK, topP, seed));
+    engineCall(`running the model on ${ids?.length} tokens`,
+      () => this.handle.startGeneration(ids, maxTokens, temperature, topK, topP, seed));
     const made = [];
     for (;;) {
       // One step of the engine's generation loop (sampling.h): sample, then feed the token through the KV cache,
@@ -126,14 +115,14 @@ export class Model {
     if (!Number.isInteger(seed) || seed < 0) throw new Error(`headScores: seed must be an integer >= 0, got ${seed}`);
     if (!Number.isInteger(length)) throw new Error(`headScores: length must be an integer, got ${length}`);
     return engineCall('scoring the heads', () => this.core.headScores(this.handle,
-      candidates == null ? null : checkIds(candidates, 'candidates'), length, seed));
+      candidates ?? null, length, seed));
   }
 
   // ids -> {nll (nats per predicted token), perplexity, predicted}, scored in windows of n_ctx (or `window`).
   perplexity(ids, { window = 0 } = {}) {
     this.#check();
-    return engineCall(`measuring perplexity over ${ids.length} tokens`,
-      () => this.core.perplexity(this.handle, checkIds(ids), window));
+    return engineCall(`measuring perplexity over ${ids?.length} tokens`,
+      () => this.core.perplexity(this.handle, ids, window));
   }
   // -- end head analysis --
 
