@@ -85,7 +85,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', csp = false, isol
       return;
     }
     const file = resolvePath(req.url);
-    let stat = null;
+    let stat;
     try { stat = file && statSync(file); } catch { stat = null; }
     const headers = { 'Cache-Control': 'no-cache' };
     if (csp) headers['Content-Security-Policy'] = STRICT_CSP;

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libgtest-dev libeigen3-dev emscripten chromium clang libclang-rt-14-dev
+packages=(cmake g++ make libgtest-dev libeigen3-dev emscripten chromium clang clang-format libclang-rt-14-dev
           python3-torch python3-numpy python3-regex)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 

@@ -14,6 +14,7 @@ run_suite() {
   if "$@"; then passed+=("$name"); else failed+=("$name"); fi
 }
 
+run_suite "lint" ./scripts/lint.sh
 run_suite "c++" ctest --test-dir build/native --output-on-failure -j 2
 # The same tests under AddressSanitizer and UBSan, with wasm's 4 GB buffer limit (the perplexity figure is an accuracy
 # check that takes half a minute there and exercises nothing the other tests do not).

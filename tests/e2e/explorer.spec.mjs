@@ -5,7 +5,7 @@ import { encode } from 'gpt-3-encoder';
 import { ARTICLE_TEXT, DEFAULT_MODEL, watchConsole, openPage, waitForRender, renders, drawnArcs, engineAttention,
   tokenTexts } from './helpers.mjs';
 
-const at = (a, [L, H, T], l, h, i, j) => a[((l * H + h) * T + i) * T + j];
+const at = (a, [, H, T], l, h, i, j) => a[((l * H + h) * T + i) * T + j];
 
 async function setText(page, text) {
   const before = await renders(page);

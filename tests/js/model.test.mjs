@@ -3,7 +3,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, createReadStream, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, createReadStream, statSync } from 'node:fs';
 import { engine, maxAbsDiff, python, repoRoot } from './support.mjs';
 
 const cli = `${repoRoot}build/native/arcscope`;

@@ -143,12 +143,12 @@ export async function withEngine(what, work) {
   const doing = () => (typeof what === 'function' ? what() : what);
   const pause = async (promise) => {
     end();
-    try {
-      return await promise;
-    } finally {
-      end = await turn();
-      if (live !== engine) throw new Error(`the engine was restarted after a crash while ${doing()}: try again`);
-    }
+    const settled = await Promise.resolve(promise).then((value) => ({ value }), (error) => ({ error }));
+    end = await turn();
+    // A restart while we waited outranks the download's own outcome: this engine's state is gone.
+    if (live !== engine) throw new Error(`the engine was restarted after a crash while ${doing()}: try again`);
+    if ('error' in settled) throw settled.error;
+    return settled.value;
   };
   try {
     return await work(await live, pause);
