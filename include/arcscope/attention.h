@@ -107,7 +107,7 @@ public:
     PositionalEncoding(int d_model, int max_seq_len = 2048);
     // pe[pos, 2i] = sin(pos / 10000^(2i/d_model)), pe[pos, 2i+1] = cos(same angle).
     const Matrix& table() const { return pe_; }  // (max_seq_len, d_model)
-    Tensor forward(const Tensor& x) const;        // x (B, T, d_model) -> x + pe[:T]
+    Tensor forward(const Tensor& x) const;       // x (B, T, d_model) -> x + pe[:T]
 
 private:
     Matrix pe_;

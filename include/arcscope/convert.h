@@ -31,7 +31,7 @@ public:
     // Call after the last byte: checks that every tensor arrived, seals the file (checksum) and returns it.
     std::vector<uint8_t>& finish();
 
-    const char* stage() const;                 // "header", "tensors", "done"
+    const char* stage() const;  // "header", "tensors", "done"
     uint64_t bytes_done() const { return fed_; }
     uint64_t bytes_total() const { return total_; }  // 0 until the header has been read
     uint64_t output_bytes() const { return out_.size(); }
@@ -39,8 +39,8 @@ public:
 private:
     struct Job {  // one safetensors tensor that becomes one model tensor
         SafeTensor src;
-        size_t spec;      // index into specs_
-        bool transpose;   // Conv1D (in, out) -> (out, in)
+        size_t spec;     // index into specs_
+        bool transpose;  // Conv1D (in, out) -> (out, in)
     };
 
     GPT2Config config_;
@@ -53,12 +53,12 @@ private:
     uint64_t fed_ = 0, total_ = 0, header_len_ = 0;
     std::string header_;  // prefix + JSON while it is being read
     std::vector<Job> jobs_;
-    size_t job_ = 0;          // current job
-    uint64_t data_pos_ = 0;   // position in the data section
-    std::vector<uint8_t> staged_;  // the current group's source bytes
-    uint64_t group_bytes_ = 0;     // bytes per group of the current job
-    uint64_t group_first_row_ = 0; // first row of the staged group
-    std::vector<float> f32_;       // the group converted (and transposed)
+    size_t job_ = 0;                // current job
+    uint64_t data_pos_ = 0;         // position in the data section
+    std::vector<uint8_t> staged_;   // the current group's source bytes
+    uint64_t group_bytes_ = 0;      // bytes per group of the current job
+    uint64_t group_first_row_ = 0;  // first row of the staged group
+    std::vector<float> f32_;        // the group converted (and transposed)
     bool finished_ = false;
 
     void start(const std::vector<SafeTensor>& tensors);

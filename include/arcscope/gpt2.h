@@ -2,8 +2,9 @@
 // so each appended token costs one position's work.
 //
 // Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention is written
-// out in loops whose sums run in one fixed order, so native and wasm builds give the same bits. Inputs pass through the blocks 128 positions
-// at a time; buffers grow to the largest chunk seen and are then reused: appending a token allocates nothing.
+// out in loops whose sums run in one fixed order, so native and wasm builds give the same bits. Inputs pass through the
+// blocks 128 positions at a time; buffers grow to the largest chunk seen and are then reused: appending a token
+// allocates nothing.
 #pragma once
 #include <memory>
 #include <string>
@@ -29,11 +30,13 @@ struct Linear {
 };
 
 struct LayerWeights {
-    const float* ln_1_w; const float* ln_1_b;
-    Linear c_attn;  // (3C, C)
+    const float* ln_1_w;
+    const float* ln_1_b;
+    Linear c_attn;     // (3C, C)
     Linear attn_proj;  // (C, C)
-    const float* ln_2_w; const float* ln_2_b;
-    Linear c_fc;  // (4C, C)
+    const float* ln_2_w;
+    const float* ln_2_b;
+    Linear c_fc;      // (4C, C)
     Linear mlp_proj;  // (C, 4C)
 };
 
@@ -61,7 +64,7 @@ public:
     const float* attention() const { return has_attention_ ? attn_capture_.data() : nullptr; }
     int attention_queries() const { return attn_queries_; }  // T for forward, 1 for append
     int attention_keys() const { return attn_keys_; }        // keys each query row spans
-    size_t attention_values() const {                          // n_layer * n_head * queries * keys
+    size_t attention_values() const {                        // n_layer * n_head * queries * keys
         return size_t(config_.n_layer) * config_.n_head * attn_queries_ * attn_keys_;  // checked when allocated
     }
 
@@ -77,7 +80,7 @@ private:
 
     int length_ = 0;
     int cache_capacity_ = 0;
-    int k_stride_ = 0;  // row length of the transposed K cache
+    int k_stride_ = 0;                                   // row length of the transposed K cache
     std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer: K (C, k_stride_), V (capacity, C)
     std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;

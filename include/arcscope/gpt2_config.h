@@ -8,12 +8,12 @@
 namespace arcscope {
 
 struct GPT2Config {
-    int n_layer = 12;     // transformer blocks
-    int n_head = 12;      // attention heads per block
-    int n_embd = 768;     // channels of the residual stream
-    int n_ctx = 1024;     // longest sequence (learned positions)
-    int n_vocab = 50257;  // tokens
-    float ln_eps = 1e-5f; // LayerNorm epsilon
+    int n_layer = 12;      // transformer blocks
+    int n_head = 12;       // attention heads per block
+    int n_embd = 768;      // channels of the residual stream
+    int n_ctx = 1024;      // longest sequence (learned positions)
+    int n_vocab = 50257;   // tokens
+    float ln_eps = 1e-5f;  // LayerNorm epsilon
 
     int head_dim() const { return n_embd / n_head; }  // e.g. 64
     // Throws Error naming the field if a value is absurd or inconsistent (e.g. n_embd not divisible by n_head).
@@ -32,9 +32,9 @@ const char* dtype_name(DType t);  // "f32" | "q8"
 struct TensorSpec {
     std::string name;  // Hugging Face name without "transformer.", e.g. "h.3.attn.c_attn.weight"
     DType type;
-    int rows;          // e.g. 2304
-    int cols;          // e.g. 768, or 0 for vectors
-    uint64_t bytes;    // storage size in the file
+    int rows;        // e.g. 2304
+    int cols;        // e.g. 768, or 0 for vectors
+    uint64_t bytes;  // storage size in the file
 
     std::string shape_text() const;  // "[2304, 768]" or "[768]"
 };

@@ -34,7 +34,7 @@ struct TensorEntry {
     std::string name;
     DType type;
     int rows;
-    int cols;  // 0 for vectors
+    int cols;         // 0 for vectors
     uint64_t offset;  // from the start of the data section
     uint64_t size;
     const uint8_t* data;
@@ -81,6 +81,5 @@ private:
     size_t size_ = 0;
     std::vector<TensorEntry> tensors_;
 };
-
 
 }  // namespace arcscope

@@ -2,8 +2,8 @@
 //
 // Quantization: symmetric int8 in blocks of 32 along in_features, one f32 scale per block,
 //   scale = max|w| / 127, q = round(w / scale) in [-127, 127] (round to nearest, ties away from zero).
-// Activations are quantized the same way at run time (ties to even), per token and per block of 32 (int16 lanes holding int8
-// values), so a block's dot product is exact in int32 and costs one f32 multiply-add by the two scales.
+// Activations are quantized the same way at run time (ties to even), per token and per block of 32 (int16 lanes holding
+// int8 values), so a block's dot product is exact in int32 and costs one f32 multiply-add by the two scales.
 //
 // Packed layout (what q8_pack writes; the kernels read it in place, straight from the model file):
 //   rows are taken in groups of 8 (kQ8RowGroup), cols in blocks of 32; rows and cols are zero-padded up to that.
@@ -27,9 +27,9 @@
 
 namespace arcscope {
 
-constexpr int kQ8Block = 32;                                       // weights per scale, along in_features
-constexpr int kQ8RowGroup = 8;                                     // rows interleaved per packed record
-constexpr size_t kQ8RecordBytes = kQ8RowGroup * (4 + kQ8Block);    // 288: 8 scales + 8x32 int8
+constexpr int kQ8Block = 32;                                     // weights per scale, along in_features
+constexpr int kQ8RowGroup = 8;                                   // rows interleaved per packed record
+constexpr size_t kQ8RecordBytes = kQ8RowGroup * (4 + kQ8Block);  // 288: 8 scales + 8x32 int8
 static_assert(kQ8RecordBytes == 288, "the q8 record is documented (models/README.md) as 288 bytes");
 constexpr size_t kQ8Align = 64;
 
@@ -59,7 +59,8 @@ void q8_dequantize_row(const Q8View& w, int row, float* out);
 // out (T, rows) = x (T, cols) . W^T + bias (bias may be null). The fast kernel: GEMV for T = 1, tiled GEMM above.
 void linear_q8(float* out, const float* x, int T, const Q8View& w, const float* bias);
 
-// The same product, computed plainly in scalar code (activation quantization included): what kernels are tested against.
+// The same product, computed plainly in scalar code (activation quantization included): what kernels are tested
+// against.
 void linear_q8_reference(float* out, const float* x, int T, const Q8View& w, const float* bias);
 
 // out (T, rows) = x (T, cols) . W^T + bias for plain f32 weights w (rows, cols) row-major. One 4-lane vector

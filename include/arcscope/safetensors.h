@@ -39,5 +39,4 @@ size_t safe_dtype_bytes(SafeDType t);  // 4, 2, 2 (0 for Other)
 // n elements of type t at src (little-endian) -> dst as f32.
 void safe_to_f32(SafeDType t, const uint8_t* src, size_t n, float* dst);
 
-
 }  // namespace arcscope

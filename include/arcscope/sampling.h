@@ -12,13 +12,12 @@ namespace arcscope {
 
 class GPT2;
 
-
 struct SamplingParams {
     float temperature = 1.0f;  // 0 = greedy (argmax)
     int top_k = 0;             // keep the k most likely tokens; 0 = all
     float top_p = 1.0f;        // keep the smallest set whose probability reaches top_p; 1 = all
     uint64_t seed = 0;
-    void validate() const;     // throws Error naming a bad value
+    void validate() const;  // throws Error naming a bad value
 };
 
 struct TokenProb {

@@ -40,6 +40,8 @@ std::string human_bytes(uint64_t n);  // "1.1 TB", "4.3 GB", "131 MB", "4.2 KB",
 
 // The one way a shape is written in messages: "[2304, 768]", "[768]".
 std::string shape_text(const uint64_t* dims, size_t n_dims);
-inline std::string shape_text(const std::vector<uint64_t>& dims) { return shape_text(dims.data(), dims.size()); }
+inline std::string shape_text(const std::vector<uint64_t>& dims) {
+    return shape_text(dims.data(), dims.size());
+}
 
 }  // namespace arcscope

@@ -46,7 +46,7 @@ public:
     std::vector<TokenSpan> token_spans(const std::vector<int>& ids) const;
 
     int vocab_size() const { return int(offsets_.size()) - 1; }  // 50257 for GPT-2
-    int eot_id() const { return eot_id_; }                         // 50256 for GPT-2
+    int eot_id() const { return eot_id_; }                       // 50256 for GPT-2
 
 private:
     void check_id(int id) const;

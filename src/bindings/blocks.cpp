@@ -2,10 +2,10 @@
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "bindings/js_values.h"
 
+#include <memory>
 #include "arcscope/attention.h"
 #include "arcscope/attention_cost.h"
 #include "arcscope/sizes.h"
-#include <memory>
 
 using emscripten::val;
 using namespace arcscope::bindings;
@@ -20,9 +20,13 @@ val data_and_shape(const float* data, size_t n, const std::vector<int>& shape) {
     return o;
 }
 
-val tensor_value(const Tensor& t) { return data_and_shape(t.data.data(), t.data.size(), t.shape); }
+val tensor_value(const Tensor& t) {
+    return data_and_shape(t.data.data(), t.data.size(), t.shape);
+}
 
-val matrix_value(const Matrix& m) { return data_and_shape(m.data(), size_t(m.size()), {int(m.rows()), int(m.cols())}); }
+val matrix_value(const Matrix& m) {
+    return data_and_shape(m.data(), size_t(m.size()), {int(m.rows()), int(m.cols())});
+}
 
 Tensor tensor_from(const val& data, const val& shape) {
     // The shape's element count is checked, and compared with the data's length, before anything is allocated.
@@ -51,7 +55,9 @@ std::unique_ptr<Matrix> optional_mask(const val& mask, int seq) {
     return std::make_unique<Matrix>(matrix_from(mask, seq, seq));
 }
 
-int seq_len(const Tensor& x) { return x.shape.size() == 3 ? x.shape[1] : 0; }
+int seq_len(const Tensor& x) {
+    return x.shape.size() == 3 ? x.shape[1] : 0;
+}
 
 SingleHeadAttention make_single(double d_model, double d_head, unsigned seed) {
     return guarded("creating a SingleHeadAttention", [&] {
@@ -119,7 +125,9 @@ PositionalEncoding make_positional(double d_model, double max_seq_len) {
     });
 }
 
-val positional_table(const PositionalEncoding& self) { return matrix_value(self.table()); }
+val positional_table(const PositionalEncoding& self) {
+    return matrix_value(self.table());
+}
 
 val positional_forward(const PositionalEncoding& self, val data, val shape) {
     return guarded("running PositionalEncoding.forward",
@@ -127,7 +135,8 @@ val positional_forward(const PositionalEncoding& self, val data, val shape) {
 }
 
 val causal_mask_value(double n) {
-    return guarded("making a causal mask", [&] { return matrix_value(causal_mask(int_arg(n, "n", INT32_MIN, INT32_MAX))); });
+    return guarded("making a causal mask",
+                   [&] { return matrix_value(causal_mask(int_arg(n, "n", INT32_MIN, INT32_MAX))); });
 }
 
 val random_normal_value(val shape, unsigned seed) {
@@ -146,9 +155,9 @@ val fit_value(const QuadraticFit& fit) {
 
 val attention_cost_value(val lengths, double d_model, double n_heads, double repeats) {
     return guarded("measuring attention cost", [&] {
-        const auto points = measure_attention_cost(int_vector(lengths, "lengths"), int_arg(d_model, "dModel", 1, 1 << 16),
-                                                   int_arg(n_heads, "nHeads", 1, 1 << 16),
-                                                   int_arg(repeats, "repeats", 1, 1000));
+        const auto points =
+            measure_attention_cost(int_vector(lengths, "lengths"), int_arg(d_model, "dModel", 1, 1 << 16),
+                                   int_arg(n_heads, "nHeads", 1, 1 << 16), int_arg(repeats, "repeats", 1, 1000));
         val list = val::array();
         for (const auto& p : points) {
             val o = val::object();

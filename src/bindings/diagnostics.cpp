@@ -33,9 +33,9 @@ val check(double seed) {
 // {bestMs, medianMs, gops, gbs, weightBytes} of linear_q8/linear_f32 on random (rows, cols) weights and T tokens.
 val bench_linear(std::string dtype, double rows, double cols, double T, double reps) {
     return guarded("timing a kernel", [&] {
-        arcscope::KernelTiming k = arcscope::bench_linear(dtype.c_str(), int_arg(rows, "rows", 0, 1 << 20),
-                                                          int_arg(cols, "cols", 0, 1 << 20), int_arg(T, "T", 1, 4096),
-                                                          int_arg(reps, "reps", 1, 1000));
+        arcscope::KernelTiming k =
+            arcscope::bench_linear(dtype.c_str(), int_arg(rows, "rows", 0, 1 << 20), int_arg(cols, "cols", 0, 1 << 20),
+                                   int_arg(T, "T", 1, 4096), int_arg(reps, "reps", 1, 1000));
         val o = val::object();
         o.set("bestMs", k.best_ms);
         o.set("medianMs", k.median_ms);
@@ -53,7 +53,9 @@ double bench_stream_read(double bytes, double reps) {
     });
 }
 
-std::string isa() { return arcscope::kernel_isa(); }
+std::string isa() {
+    return arcscope::kernel_isa();
+}
 
 }  // namespace kernels
 

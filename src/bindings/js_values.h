@@ -19,7 +19,9 @@ namespace arcscope::bindings {
 
 using emscripten::val;
 
-[[noreturn]] inline void throw_js_error(const std::string& message) { val::global("Error").new_(message).throw_(); }
+[[noreturn]] inline void throw_js_error(const std::string& message) {
+    val::global("Error").new_(message).throw_();
+}
 
 // Runs f; a C++ exception becomes a JavaScript Error. `doing` names the work for the messages a person reads when
 // memory runs out (std::bad_alloc and std::length_error say only "std::bad_alloc" and "vector").
@@ -69,7 +71,8 @@ inline int int_arg(const val& v, const char* what, int lo, int hi) {
 // ('7' -> 7, true -> 1, null -> 0), so a plain array's elements are checked to be numbers first; a typed array holds
 // nothing else.
 inline std::vector<double> js_numbers(const val& array, const char* what) {
-    const bool typed = val::global("ArrayBuffer").call<bool>("isView", array) && !array.instanceof(val::global("DataView"));
+    const bool typed = val::global("ArrayBuffer").call<bool>("isView", array) && !array.instanceof
+        (val::global("DataView"));
     if (!typed && !array.isArray())
         throw arcscope::Error(std::string(what) + " must be an array of numbers, got " + js_description(array));
     if (!typed) {
@@ -123,6 +126,8 @@ inline val int32_array(const int* data, size_t n) {
     return val(emscripten::typed_memory_view(n, data)).call<val>("slice");
 }
 
-inline std::vector<float> floats_from(const val& array) { return emscripten::convertJSArrayToNumberVector<float>(array); }
+inline std::vector<float> floats_from(const val& array) {
+    return emscripten::convertJSArrayToNumberVector<float>(array);
+}
 
 }  // namespace arcscope::bindings

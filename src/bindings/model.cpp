@@ -3,13 +3,13 @@
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "bindings/js_values.h"
 
+#include <memory>
 #include "arcscope/convert.h"
 #include "arcscope/gpt2.h"
 #include "arcscope/heads.h"
 #include "arcscope/model_file.h"
 #include "arcscope/perplexity.h"
 #include "arcscope/sampling.h"
-#include <memory>
 
 using emscripten::val;
 using namespace arcscope::bindings;
@@ -220,8 +220,9 @@ val head_scores(model_bindings::Model& m, val candidates, double length_arg, dou
     return guarded("scoring the heads", [&] {
         GPT2& g = m.gpt2();
         const GPT2Config& c = g.config();
-        std::vector<int> pool = candidates.isNull() || candidates.isUndefined() ? default_candidates(c)
-                                                                                 : token_ids(candidates, c.n_vocab, "candidates");
+        std::vector<int> pool = candidates.isNull() || candidates.isUndefined()
+                                    ? default_candidates(c)
+                                    : token_ids(candidates, c.n_vocab, "candidates");
         int length = length_arg <= 0 ? std::min(50, c.n_ctx / 2) : int_arg(length_arg, "length", 2, c.n_ctx / 2);
         HeadScores s = analyze_heads(g, pool, length, uint64_t(seed));
         val o = val::object();

@@ -35,9 +35,8 @@ val decode(const Tokenizer& tok, const val& ids) {
 }
 
 std::string token_text(const Tokenizer& tok, const val& id) {
-    return guarded("reading a token's text", [&] {
-        return tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1));
-    });
+    return guarded("reading a token's text",
+                   [&] { return tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1)); });
 }
 
 // ids -> [{first, count, text}]: runs of tokens that together make whole characters

@@ -32,8 +32,8 @@ Matrix linear_init(int in, int out, Random& rng) {
 
 void check_input(const Tensor& x, int d_model) {
     require(x.shape.size() == 3, "input must be (batch, seq, d_model)");
-    require(x.shape[2] == d_model, "input has d_model " + std::to_string(x.shape[2]) + ", the layer expects " +
-                                       std::to_string(d_model));
+    require(x.shape[2] == d_model,
+            "input has d_model " + std::to_string(x.shape[2]) + ", the layer expects " + std::to_string(d_model));
 }
 
 void check_mask(const Matrix* mask, int seq) {
@@ -120,7 +120,8 @@ Matrix scaled_dot_product_scores(const Matrix& q, const Matrix& k, const Matrix*
 Matrix softmax_rows(Matrix scores) {
     for (int i = 0; i < scores.rows(); ++i) {
         const float top = scores.row(i).maxCoeff();
-        require(top != -std::numeric_limits<float>::infinity(), "mask blocks every position of row " + std::to_string(i));
+        require(top != -std::numeric_limits<float>::infinity(),
+                "mask blocks every position of row " + std::to_string(i));
         scores.row(i) = (scores.row(i).array() - top).exp();
         scores.row(i) /= scores.row(i).sum();
     }
@@ -152,27 +153,27 @@ SingleHeadAttention::Output SingleHeadAttention::forward(const Tensor& x, const 
     check_input(x, d_model_);
     const int B = x.shape[0], T = x.shape[1];
     check_mask(mask, T);
-    Output o{Tensor({B, T, d_head_}), Tensor({B, T, T}), Tensor({B, T, d_head_}), Tensor({B, T, d_head_}),
-             Tensor({B, T, d_head_}), Tensor({B, T, T})};
+    Output o{Tensor({B, T, d_head_}), Tensor({B, T, T}),       Tensor({B, T, d_head_}),
+             Tensor({B, T, d_head_}), Tensor({B, T, d_head_}), Tensor({B, T, T})};
     for (int b = 0; b < B; ++b) {
-        const Matrix X = x.matrix(b);                           // (T, d_model)
-        const Matrix Q = X * W_q_, K = X * W_k_, V = X * W_v_;  // (T, d_head)
+        const Matrix X = x.matrix(b);                            // (T, d_model)
+        const Matrix Q = X * W_q_, K = X * W_k_, V = X * W_v_;   // (T, d_head)
         const Matrix S = scaled_dot_product_scores(Q, K, mask);  // (T, T)
         const Matrix W = softmax_rows(S);
         o.q.matrix(b) = Q;
         o.k.matrix(b) = K;
         o.v.matrix(b) = V;
         o.scores.matrix(b) = S;
-        o.weights.matrix(b) = W;      // (T, T)
-        o.out.matrix(b) = W * V;      // (T, d_head)
+        o.weights.matrix(b) = W;  // (T, T)
+        o.out.matrix(b) = W * V;  // (T, d_head)
     }
     return o;
 }
 
 MultiHeadAttention::MultiHeadAttention(int d_model, int n_heads, uint64_t seed) : d_model_(d_model), n_heads_(n_heads) {
     require(d_model > 0 && n_heads > 0, "d_model and n_heads must be positive");
-    require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" +
-                                        std::to_string(n_heads) + ")");
+    require(d_model % n_heads == 0,
+            "d_model (" + std::to_string(d_model) + ") is not divisible by n_heads (" + std::to_string(n_heads) + ")");
     Random rng(seed);
     W_q_ = linear_init(d_model, d_model, rng);
     W_k_ = linear_init(d_model, d_model, rng);
@@ -246,8 +247,8 @@ PositionalEncoding::PositionalEncoding(int d_model, int max_seq_len)
 
 Tensor PositionalEncoding::forward(const Tensor& x) const {
     require(x.shape.size() == 3 && x.shape[2] == pe_.cols(), "input must be (batch, seq, d_model)");
-    require(x.shape[1] <= pe_.rows(), "sequence length " + std::to_string(x.shape[1]) + " exceeds max_seq_len " +
-                                          std::to_string(pe_.rows()));
+    require(x.shape[1] <= pe_.rows(),
+            "sequence length " + std::to_string(x.shape[1]) + " exceeds max_seq_len " + std::to_string(pe_.rows()));
     Tensor out = x;
     for (int b = 0; b < x.shape[0]; ++b) out.matrix(b) += pe_.topRows(x.shape[1]);
     return out;

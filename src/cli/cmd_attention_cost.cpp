@@ -20,9 +20,9 @@ std::vector<int> parse_lengths(const std::string& text) {
 int run(const Args& args) {
     args.reject_unknown({"lengths", "d-model", "heads", "repeats"});
     const auto lengths = parse_lengths(args.get_or("lengths", "128,256,512,1024"));
-    const auto points = measure_attention_cost(lengths, int(args.get_int("d-model", 768, 1, 1 << 16)),
-                                               int(args.get_int("heads", 12, 1, 1 << 12)),
-                                               int(args.get_int("repeats", 3, 1, 1000)));
+    const auto points =
+        measure_attention_cost(lengths, int(args.get_int("d-model", 768, 1, 1 << 16)),
+                               int(args.get_int("heads", 12, 1, 1 << 12)), int(args.get_int("repeats", 3, 1, 1000)));
     for (const auto& p : points) std::printf("seq_len=%4d: %8.2f ms\n", p.seq_len, p.ms);
     if (points.size() >= 3) {
         const auto fit = fit_quadratic(points);

@@ -16,7 +16,8 @@ int run(const Args& args) {
     // (in_features x out_features) as GPT-2 names them; the kernels see rows = out, cols = in.
     const int shapes[][2] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}, {768, 50257}};
     std::printf("kernels: %s (native)\n", kernel_isa());
-    std::printf("| dtype | shape (in x out) | T | best ms | median ms | GOP/s | GB/s |\n|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "| dtype | shape (in x out) | T | best ms | median ms | GOP/s | GB/s |\n|---|---|---|---|---|---|---|\n");
     for (const char* dtype : {"q8", "f32"})
         for (const auto& s : shapes)
             for (int T : tokens) {
@@ -30,8 +31,7 @@ int run(const Args& args) {
     return 0;
 }
 
-const bool registered = register_command(
-    "bench-kernels", {"bench-kernels [--reps N] [--t1 1] [--t2 64]", {}, run});
+const bool registered = register_command("bench-kernels", {"bench-kernels [--reps N] [--t1 1] [--t2 64]", {}, run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -14,8 +14,8 @@ int run(const Args& args) {
     args.reject_unknown({"in", "out", "dtype"});
     std::string dtype = args.get_or("dtype", "q8");
     require(dtype == "q8" || dtype == "f32", "--dtype must be q8 or f32, got '" + dtype + "'");
-    uint64_t bytes = convert_checkpoint_dir(args.require("in"), args.require("out"),
-                                            dtype == "q8" ? DType::Q8 : DType::F32);
+    uint64_t bytes =
+        convert_checkpoint_dir(args.require("in"), args.require("out"), dtype == "q8" ? DType::Q8 : DType::F32);
     std::printf("wrote %s (%s, %llu bytes, %s)\n", args.require("out").c_str(), human_bytes(bytes).c_str(),
                 (unsigned long long)bytes, dtype.c_str());
     return 0;

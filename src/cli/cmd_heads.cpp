@@ -82,7 +82,8 @@ int run(const Args& args) {
 const bool registered = register_command(
     "heads", {"heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F] [--by-frequency]]"
               " [--tokenizer PATH]",
-              {"by-frequency"}, run});
+              {"by-frequency"},
+              run});
 
 }  // namespace
 }  // namespace arcscope::cli

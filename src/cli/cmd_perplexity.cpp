@@ -37,7 +37,8 @@ int run(const Args& args) {
 const bool registered = register_command(
     "perplexity",
     {"perplexity --model FILE --text-file PATH [--held-out] [--skip K] [--tokens N] [--window W] [--tokenizer PATH]",
-     {"held-out"}, run});
+     {"held-out"},
+     run});
 
 }  // namespace
 }  // namespace arcscope::cli

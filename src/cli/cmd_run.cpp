@@ -51,8 +51,8 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "run", {"run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE] [--tokenizer PATH]",
-            {}, run});
+    "run",
+    {"run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE] [--tokenizer PATH]", {}, run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -15,8 +15,8 @@
 #include "arcscope/files.h"
 #include "arcscope/tokenizer.h"
 #include "command.h"
-#include "json_writer.h"
 #include "json_strings.h"
+#include "json_writer.h"
 #include "model_args.h"
 
 namespace arcscope::cli {

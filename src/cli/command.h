@@ -14,7 +14,7 @@ class Args {
 public:
     Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags);
     std::optional<std::string> get(const std::string& key) const;
-    std::string require(const std::string& key) const;        // throws Error("missing --key")
+    std::string require(const std::string& key) const;  // throws Error("missing --key")
     std::string get_or(const std::string& key, const std::string& fallback) const;
     // --key as a decimal integer in [lo, hi] (no sign but '-', no spaces, no wrapping), else Error naming the range.
     long long get_int(const std::string& key, long long fallback, long long lo, long long hi) const;
@@ -27,7 +27,7 @@ private:
 };
 
 struct Command {
-    std::string usage;  // e.g. "tokenize (--text TEXT | --jsonl)"
+    std::string usage;               // e.g. "tokenize (--text TEXT | --jsonl)"
     std::vector<std::string> flags;  // options that take no value
     std::function<int(const Args&)> run;
 };

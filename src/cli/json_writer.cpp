@@ -82,7 +82,9 @@ JsonWriter& JsonWriter::numbers(const float* values, size_t n) {
     return close_array();
 }
 
-JsonWriter& JsonWriter::field(std::string_view name, double x, int decimals) { return key(name).number(x, decimals); }
+JsonWriter& JsonWriter::field(std::string_view name, double x, int decimals) {
+    return key(name).number(x, decimals);
+}
 
 void JsonWriter::print() const {
     std::fwrite(out_.data(), 1, out_.size(), stdout);

@@ -65,13 +65,19 @@ double Args::get_double(const std::string& key, double fallback) const {
     size_t used = 0;
     double x = 0;
     const bool plain = !v->empty() && v->find_first_not_of("0123456789.eE+-") == std::string::npos;
-    try { x = plain ? std::stod(*v, &used) : 0; } catch (const std::exception&) { used = 0; }
+    try {
+        x = plain ? std::stod(*v, &used) : 0;
+    } catch (const std::exception&) {
+        used = 0;
+    }
     arcscope::require(plain && used == v->size() && std::isfinite(x),
                       "--" + key + " expects a finite number, got '" + *v + "'");
     return x;
 }
 
-bool Args::has(const std::string& flag) const { return values_.count(flag) > 0; }
+bool Args::has(const std::string& flag) const {
+    return values_.count(flag) > 0;
+}
 
 void Args::reject_unknown(const std::vector<std::string>& known) const {
     for (const auto& [key, value] : values_) {

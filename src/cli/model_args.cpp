@@ -9,7 +9,9 @@
 
 namespace arcscope::cli {
 
-std::unique_ptr<GPT2> load_model(const Args& args) { return GPT2::load(args.require("model")); }
+std::unique_ptr<GPT2> load_model(const Args& args) {
+    return GPT2::load(args.require("model"));
+}
 
 namespace {
 

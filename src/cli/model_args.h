@@ -20,5 +20,4 @@ Tokenizer load_tokenizer(const Args& args);
 // "1,2,3" -> {1, 2, 3}; throws Error on anything else.
 std::vector<int> parse_ids(const std::string& text);
 
-
 }  // namespace arcscope::cli

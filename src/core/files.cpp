@@ -1,11 +1,11 @@
 // files.cpp: reading and writing whole files (see files.h).
 #include "arcscope/files.h"
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
 
 #include "arcscope/error.h"
 #include "arcscope/sizes.h"
@@ -14,7 +14,9 @@ namespace arcscope {
 
 namespace {
 constexpr size_t kAlign = 64;
-uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
+uint64_t align_up(uint64_t n, uint64_t a) {
+    return (n + a - 1) / a * a;
+}
 }  // namespace
 
 AlignedBytes::AlignedBytes(size_t n) : size(n) {
@@ -22,7 +24,9 @@ AlignedBytes::AlignedBytes(size_t n) : size(n) {
     data = static_cast<uint8_t*>(std::aligned_alloc(kAlign, padded));
     require(data != nullptr, "out of memory: cannot allocate " + human_bytes(n) + " to read a file into");
 }
-AlignedBytes::~AlignedBytes() { std::free(data); }
+AlignedBytes::~AlignedBytes() {
+    std::free(data);
+}
 
 std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path) {
     struct stat info;

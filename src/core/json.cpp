@@ -20,9 +20,10 @@ constexpr size_t kMemorySlack = 64 << 10;
 class Reader {
 public:
     explicit Reader(std::string_view text)
-        : s_(text), budget_(text.size() > (SIZE_MAX - kMemorySlack) / kMemoryPerTextByte
-                                ? SIZE_MAX
-                                : text.size() * kMemoryPerTextByte + kMemorySlack) {}
+        : s_(text),
+          budget_(text.size() > (SIZE_MAX - kMemorySlack) / kMemoryPerTextByte
+                      ? SIZE_MAX
+                      : text.size() * kMemoryPerTextByte + kMemorySlack) {}
 
     Json document() {
         Json v = value(0);
@@ -47,7 +48,8 @@ private:
         throw Error("JSON: " + what + " at byte " + std::to_string(pos_));
     }
     void skip_space() {
-        while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t')) ++pos_;
+        while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t'))
+            ++pos_;
     }
     char peek() {
         skip_space();
@@ -72,14 +74,20 @@ private:
         if (c == '{') {
             v.kind = Json::Kind::Object;
             ++pos_;
-            if (peek() == '}') { ++pos_; return v; }
+            if (peek() == '}') {
+                ++pos_;
+                return v;
+            }
             for (;;) {
                 if (peek() != '"') fail("expected a key");
                 std::string key = string();
                 expect(':');
                 charge(sizeof(std::string));
                 v.object.emplace_back(std::move(key), value(depth + 1));
-                if (peek() == ',') { ++pos_; continue; }
+                if (peek() == ',') {
+                    ++pos_;
+                    continue;
+                }
                 expect('}');
                 reject_duplicate_keys(v);
                 return v;
@@ -88,10 +96,16 @@ private:
         if (c == '[') {
             v.kind = Json::Kind::Array;
             ++pos_;
-            if (peek() == ']') { ++pos_; return v; }
+            if (peek() == ']') {
+                ++pos_;
+                return v;
+            }
             for (;;) {
                 v.array.push_back(value(depth + 1));
-                if (peek() == ',') { ++pos_; continue; }
+                if (peek() == ',') {
+                    ++pos_;
+                    continue;
+                }
                 expect(']');
                 return v;
             }
@@ -101,8 +115,15 @@ private:
             v.string = string();
             return v;
         }
-        if (literal("true")) { v.kind = Json::Kind::Bool; v.boolean = true; return v; }
-        if (literal("false")) { v.kind = Json::Kind::Bool; return v; }
+        if (literal("true")) {
+            v.kind = Json::Kind::Bool;
+            v.boolean = true;
+            return v;
+        }
+        if (literal("false")) {
+            v.kind = Json::Kind::Bool;
+            return v;
+        }
         if (literal("null")) return v;
         v.kind = Json::Kind::Number;
         v.number = number();
@@ -174,18 +195,37 @@ private:
                 return out;
             }
             if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in a string");
-            if (c != '\\') { out += c; continue; }
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
             if (pos_ >= s_.size()) fail("unterminated string");
             char e = s_[pos_++];
             switch (e) {
-                case '"': out += '"'; break;
-                case '\\': out += '\\'; break;
-                case '/': out += '/'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
+                case '"':
+                    out += '"';
+                    break;
+                case '\\':
+                    out += '\\';
+                    break;
+                case '/':
+                    out += '/';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
                 case 'u': {
                     unsigned cp = hex4();
                     if (cp >= 0xD800 && cp < 0xDC00 && s_.substr(pos_, 2) == "\\u") {
@@ -200,7 +240,8 @@ private:
                     append_utf8(out, cp);
                     break;
                 }
-                default: fail("bad escape");
+                default:
+                    fail("bad escape");
             }
         }
     }
@@ -208,7 +249,9 @@ private:
 
 }  // namespace
 
-Json Json::parse(std::string_view text) { return Reader(text).document(); }
+Json Json::parse(std::string_view text) {
+    return Reader(text).document();
+}
 
 Json Json::parse_object(std::string_view text, const char* what) {
     Json j;

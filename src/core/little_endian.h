@@ -7,11 +7,15 @@
 
 namespace arcscope {
 
-inline uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+inline uint16_t load_u16(const uint8_t* p) {
+    return uint16_t(p[0] | p[1] << 8);
+}
 inline uint32_t load_u32(const uint8_t* p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
-inline uint64_t load_u64(const uint8_t* p) { return uint64_t(load_u32(p)) | uint64_t(load_u32(p + 4)) << 32; }
+inline uint64_t load_u64(const uint8_t* p) {
+    return uint64_t(load_u32(p)) | uint64_t(load_u32(p + 4)) << 32;
+}
 inline float load_f32(const uint8_t* p) {
     const uint32_t u = load_u32(p);
     float f;

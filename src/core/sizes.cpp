@@ -9,9 +9,9 @@ namespace arcscope {
 
 namespace {
 [[noreturn]] void too_large(const char* what, const std::string& dims, long double bytes) {
-    const std::string need = bytes >= 1.8e19L ? "more than 2^64 bytes"
-                                              : human_bytes(uint64_t(bytes)) + " (" +
-                                                    std::to_string(uint64_t(bytes)) + " bytes)";
+    const std::string need = bytes >= 1.8e19L
+                                 ? "more than 2^64 bytes"
+                                 : human_bytes(uint64_t(bytes)) + " (" + std::to_string(uint64_t(bytes)) + " bytes)";
     throw Error(std::string(what) + dims + " needs " + need + "; this build can address " +
                 human_bytes(kMaxBufferBytes + 1) + " (2^" + std::to_string(kAddressBits) + " bytes)");
 }

@@ -54,7 +54,10 @@ bool is_valid_utf8(std::string_view s) {
     size_t i = 0, subpart = 0;
     bool truncated = false;
     while (i < s.size()) {
-        if (static_cast<unsigned char>(s[i]) < 0x80) { ++i; continue; }
+        if (static_cast<unsigned char>(s[i]) < 0x80) {
+            ++i;
+            continue;
+        }
         size_t n = scan_char(s, i, subpart, truncated);
         if (n == 0) return false;
         i += n;

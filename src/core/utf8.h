@@ -11,15 +11,22 @@ namespace arcscope {
 // Decodes one code point of VALID UTF-8 at p (p < end); stores its byte length in len.
 inline uint32_t decode_utf8(const unsigned char* p, const unsigned char* end, size_t& len) {
     unsigned char b = p[0];
-    if (b < 0x80) { len = 1; return b; }
-    if (b < 0xE0 && p + 1 < end) { len = 2; return (uint32_t(b & 0x1F) << 6) | (p[1] & 0x3F); }
+    if (b < 0x80) {
+        len = 1;
+        return b;
+    }
+    if (b < 0xE0 && p + 1 < end) {
+        len = 2;
+        return (uint32_t(b & 0x1F) << 6) | (p[1] & 0x3F);
+    }
     if (b < 0xF0 && p + 2 < end) {
         len = 3;
         return (uint32_t(b & 0x0F) << 12) | (uint32_t(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
     }
     if (p + 3 < end) {
         len = 4;
-        return (uint32_t(b & 0x07) << 18) | (uint32_t(p[1] & 0x3F) << 12) | (uint32_t(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
+        return (uint32_t(b & 0x07) << 18) | (uint32_t(p[1] & 0x3F) << 12) | (uint32_t(p[2] & 0x3F) << 6) |
+               (p[3] & 0x3F);
     }
     len = 1;  // truncated: cannot happen in valid UTF-8; never read past end
     return 0xFFFD;

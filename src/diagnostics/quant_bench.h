@@ -6,10 +6,10 @@
 namespace arcscope {
 
 struct KernelTiming {
-    double best_ms = 0;    // best of the repetitions
+    double best_ms = 0;  // best of the repetitions
     double median_ms = 0;
-    double gops = 0;       // 2 * rows * cols * T / best time (multiply and add each count)
-    double gbs = 0;        // weight bytes read / best time
+    double gops = 0;  // 2 * rows * cols * T / best time (multiply and add each count)
+    double gbs = 0;   // weight bytes read / best time
     size_t weight_bytes = 0;
 };
 

@@ -27,9 +27,8 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
 
 KernelCheck check_kernels(uint64_t seed) {
     // Odd rows/cols exercise the padding; T spans the GEMV path, every tile width and the token chunking.
-    const Shape shapes[] = {{1, 1, 1},    {8, 32, 1},   {13, 45, 3},  {37, 100, 7},   {9, 33, 5},
-                            {64, 96, 33}, {200, 768, 1}, {72, 768, 64}, {40, 3072, 2}, {31, 63, 70},
-                            {17, 1000, 5}};
+    const Shape shapes[] = {{1, 1, 1},     {8, 32, 1},    {13, 45, 3},   {37, 100, 7}, {9, 33, 5},   {64, 96, 33},
+                            {200, 768, 1}, {72, 768, 64}, {40, 3072, 2}, {31, 63, 70}, {17, 1000, 5}};
     std::mt19937_64 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     KernelCheck check;
@@ -58,7 +57,8 @@ KernelCheck check_kernels(uint64_t seed) {
                 const int n = std::min(kQ8Block, s.cols - blk * kQ8Block);
                 const float scale = detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQ8Block, n, q);
                 check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
-                for (int k = 0; k < n; ++k) check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQ8Block + k];
+                for (int k = 0; k < n; ++k)
+                    check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQ8Block + k];
             }
 
         linear_f32(fast.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);

@@ -66,12 +66,16 @@ void linear_f32(float* out, const float* x, int T, const float* w, int rows, int
             for (; t + 2 <= t1; t += 2) {
                 float* o = out + size_t(t) * rows + r0;
                 if (nr == 4) tile<4, 2>(wr, x + size_t(t) * cols, cols, o, rows);
-                else for (int r = 0; r < nr; ++r) tile<1, 2>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
+                else
+                    for (int r = 0; r < nr; ++r)
+                        tile<1, 2>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
             }
             if (t < t1) {
                 float* o = out + size_t(t) * rows + r0;
                 if (nr == 4) tile<4, 1>(wr, x + size_t(t) * cols, cols, o, rows);
-                else for (int r = 0; r < nr; ++r) tile<1, 1>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
+                else
+                    for (int r = 0; r < nr; ++r)
+                        tile<1, 1>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
             }
         }
     }

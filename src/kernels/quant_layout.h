@@ -9,7 +9,9 @@
 namespace arcscope::detail {
 
 // Offset of weight (r, k) inside its record: r in [0, 8) row of the group, k in [0, 32) column of the block.
-inline size_t q_offset(int r, int k) { return 4 * kQ8RowGroup + (size_t(k / 2) * kQ8RowGroup + r) * 2 + (k % 2); }
+inline size_t q_offset(int r, int k) {
+    return 4 * kQ8RowGroup + (size_t(k / 2) * kQ8RowGroup + r) * 2 + (k % 2);
+}
 
 // The record holding (row, col).
 inline const uint8_t* record(const Q8View& w, int row, int col) {
@@ -22,10 +24,12 @@ inline float record_scale(const uint8_t* rec, int r) {
     return s;
 }
 
-inline int record_q(const uint8_t* rec, int r, int k) { return static_cast<int8_t>(rec[q_offset(r, k)]); }
+inline int record_q(const uint8_t* rec, int r, int k) {
+    return static_cast<int8_t>(rec[q_offset(r, k)]);
+}
 
-// One activation block quantized: scale = max|x| / 127, q = round(x * 127 / max|x|), ties to even (weights round ties away
-// from zero at pack time; the difference only matters at exact halves).
+// One activation block quantized: scale = max|x| / 127, q = round(x * 127 / max|x|), ties to even (weights round ties
+// away from zero at pack time; the difference only matters at exact halves).
 inline float quantize_block(const float* x, int n, int16_t* q);
 
 // x (T, cols) quantized per token and block into thread-local scratch that only grows:
@@ -64,11 +68,12 @@ inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q)
     }
     const float scale = amax / 127.0f;
     if (!(amax > 0.0f) || nan || amax == INFINITY) {  // all zero: q 0, scale 0. Not finite: q 0, scale NaN, so
-        for (int k = 0; k < n; ++k) q[k] = 0;        // the product is NaN and the forward pass reports it
+        for (int k = 0; k < n; ++k) q[k] = 0;         // the product is NaN and the forward pass reports it
         return amax == 0.0f && !nan ? 0.0f : NAN;
     }
     // nearbyint (ties to even) is one instruction in wasm and x86; lround is a library call in wasm.
     const float inv = 127.0f / amax;
-    for (int k = 0; k < n; ++k) q[k] = static_cast<int16_t>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[k] * inv))));
+    for (int k = 0; k < n; ++k)
+        q[k] = static_cast<int16_t>(std::fmin(127.0f, std::fmax(-127.0f, std::nearbyint(x[k] * inv))));
     return scale;
 }

@@ -34,7 +34,8 @@ void q8_pack(const float* w, int rows, int cols, uint8_t* out) {
             for (int k = 0; k < n; ++k) {
                 // The message is built only on failure: this loop runs once per weight.
                 if (!std::isfinite(src[c0 + k]))
-                    throw Error("weight at [" + std::to_string(row) + ", " + std::to_string(c0 + k) + "] is not finite");
+                    throw Error("weight at [" + std::to_string(row) + ", " + std::to_string(c0 + k) +
+                                "] is not finite");
                 amax = std::max(amax, std::fabs(src[c0 + k]));
             }
             const float scale = amax / 127.0f;
@@ -61,8 +62,8 @@ Q8View q8_view(const uint8_t* data, size_t bytes, int rows, int cols) {
 
 float q8_weight(const Q8View& w, int row, int col) {
     require(row >= 0 && row < w.rows && col >= 0 && col < w.cols,
-            "q8 index [" + std::to_string(row) + ", " + std::to_string(col) + "] outside [" +
-                std::to_string(w.rows) + ", " + std::to_string(w.cols) + "]");
+            "q8 index [" + std::to_string(row) + ", " + std::to_string(col) + "] outside [" + std::to_string(w.rows) +
+                ", " + std::to_string(w.cols) + "]");
     const uint8_t* rec = record(w, row, col);
     float scale;
     std::memcpy(&scale, rec + 4 * (row % kQ8RowGroup), 4);

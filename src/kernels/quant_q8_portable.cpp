@@ -18,7 +18,8 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
             int32_t acc[kQ8RowGroup] = {};
             for (int p = 0; p < kQ8Block / 2; ++p)
                 for (int r = 0; r < kQ8RowGroup; ++r)
-                    acc[r] += q[(p * kQ8RowGroup + r) * 2] * xb[2 * p] + q[(p * kQ8RowGroup + r) * 2 + 1] * xb[2 * p + 1];
+                    acc[r] +=
+                        q[(p * kQ8RowGroup + r) * 2] * xb[2 * p] + q[(p * kQ8RowGroup + r) * 2 + 1] * xb[2 * p + 1];
             const float s = xs[size_t(t) * lds + b];
             for (int r = 0; r < kQ8RowGroup; ++r) f[t][r] += float(acc[r]) * (detail::record_scale(rec, r) * s);
         }
@@ -40,7 +41,9 @@ void linear_q8(float* out, const float* x, int T, const Q8View& w, const float* 
     detail::linear_q8_portable(out, x, T, w, bias);
 }
 
-const char* kernel_isa() { return "portable"; }
+const char* kernel_isa() {
+    return "portable";
+}
 #endif
 
 }  // namespace arcscope

@@ -1,7 +1,7 @@
 // quant_q8_wasm.cpp: the q8 kernel in WebAssembly SIMD128 (base instruction set, no relaxed SIMD).
-// Per column pair: 16 bytes = 8 rows x 2 int8 -> two i16x8 (rows 0-3, 4-7, widened by v128.load8x8_s); each token's activation pair is
-// broadcast (v128.load32_splat) and i32x4.dot_i16x8_s yields one row per lane. Per block of 32: the int32 sums
-// become f32 and are scaled by (row scales x token scale).
+// Per column pair: 16 bytes = 8 rows x 2 int8 -> two i16x8 (rows 0-3, 4-7, widened by v128.load8x8_s); each token's
+// activation pair is broadcast (v128.load32_splat) and i32x4.dot_i16x8_s yields one row per lane. Per block of 32: the
+// int32 sums become f32 and are scaled by (row scales x token scale).
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
@@ -25,9 +25,9 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         const int16_t* xb = xq + b * kQ8Block;
         v128_t acc_lo[TT], acc_hi[TT];
         for (int t = 0; t < TT; ++t) acc_lo[t] = acc_hi[t] = wasm_i32x4_splat(0);
-        // GEMV (TT = 1) streams best unrolled; wider tiles keep their accumulators in registers only if the
-        // loop stays rolled (unrolled, LLVM hoists every load and V8 spills).
-#pragma clang loop unroll_count(kUnroll<TT>)
+            // GEMV (TT = 1) streams best unrolled; wider tiles keep their accumulators in registers only if the
+            // loop stays rolled (unrolled, LLVM hoists every load and V8 spills).
+#pragma clang loop unroll_count(kUnroll <TT>)
         for (int p = 0; p < kQ8Block / 2; ++p) {
             // v128.load8x8_s widens as it loads (one pmovsxbw from memory on x86).
             const v128_t w_lo = wasm_i16x8_load8x8(q + 16 * p);
@@ -42,8 +42,10 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         const v128_t ws_hi = wasm_v128_load(rec + 16);
         for (int t = 0; t < TT; ++t) {
             const v128_t s = wasm_f32x4_splat(xs[size_t(t) * lds + b]);
-            f_lo[t] = wasm_f32x4_add(f_lo[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_lo[t]), wasm_f32x4_mul(ws_lo, s)));
-            f_hi[t] = wasm_f32x4_add(f_hi[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_hi[t]), wasm_f32x4_mul(ws_hi, s)));
+            f_lo[t] =
+                wasm_f32x4_add(f_lo[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_lo[t]), wasm_f32x4_mul(ws_lo, s)));
+            f_hi[t] =
+                wasm_f32x4_add(f_hi[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_hi[t]), wasm_f32x4_mul(ws_hi, s)));
         }
     }
     for (int t = 0; t < TT; ++t) {
@@ -60,7 +62,9 @@ void linear_q8(float* out, const float* x, int T, const Q8View& w, const float* 
     detail::run_q8_tiles(out, x, T, w, bias, kTiles, sizeof(kTiles) / sizeof(kTiles[0]));
 }
 
-const char* kernel_isa() { return "wasm-simd128"; }
+const char* kernel_isa() {
+    return "wasm-simd128";
+}
 
 }  // namespace arcscope
 #endif

@@ -34,7 +34,8 @@ inline float quantize_full_block(const float* x, int16_t* q) {
     for (int i = 0; i < 8; i += 2) {
         const v128_t a = wasm_f32x4_min(hi, wasm_f32x4_max(lo, wasm_f32x4_nearest(wasm_f32x4_mul(v[i], inv))));
         const v128_t b = wasm_f32x4_min(hi, wasm_f32x4_max(lo, wasm_f32x4_nearest(wasm_f32x4_mul(v[i + 1], inv))));
-        wasm_v128_store(q + 4 * i, wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(a), wasm_i32x4_trunc_sat_f32x4(b)));
+        wasm_v128_store(q + 4 * i,
+                        wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(a), wasm_i32x4_trunc_sat_f32x4(b)));
     }
     return amax / 127.0f;
 #else

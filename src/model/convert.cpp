@@ -1,13 +1,13 @@
 // convert.cpp: the streaming Hugging Face -> .arcs converter. The Conv1D transpose happens here and only here.
 #include "arcscope/convert.h"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
-#include <sys/stat.h>
 
 #include "arcscope/error.h"
 #include "arcscope/files.h"
@@ -91,8 +91,7 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
         data_end = std::max(data_end, t.end);
         std::string name = t.name.rfind("transformer.", 0) == 0 ? t.name.substr(12) : t.name;
         // Causal-mask buffers and the tied LM head carry nothing we need.
-        if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias") || name == "lm_head.weight")
-            continue;
+        if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias") || name == "lm_head.weight") continue;
         auto it = want.find(name);
         require(it != want.end(), "checkpoint has an unexpected tensor '" + t.name + "' (not part of GPT-2 with " +
                                       config_.describe() + ")");
@@ -161,9 +160,8 @@ void Converter::flush_group() {
     }
     for (size_t i = 0; i < n; ++i)
         if (!std::isfinite(f32_[i]))
-            throw Error("tensor " + spec.name + " holds a non-finite value (" +
-                        (std::isnan(f32_[i]) ? "NaN" : "Inf") + ") at index " +
-                        std::to_string(group_first_row_ * (spec.cols ? spec.cols : 1) + i) +
+            throw Error("tensor " + spec.name + " holds a non-finite value (" + (std::isnan(f32_[i]) ? "NaN" : "Inf") +
+                        ") at index " + std::to_string(group_first_row_ * (spec.cols ? spec.cols : 1) + i) +
                         (j.transpose ? " (in arcscope's (out, in) orientation)" : ""));
 
     if (spec.cols == 0 || dtype_ == DType::F32) {
@@ -223,8 +221,8 @@ void Converter::feed(const uint8_t* data, size_t n) {
 }
 
 std::vector<uint8_t>& Converter::finish() {
-    require(total_ != 0, "truncated checkpoint: the safetensors header is incomplete (" + std::to_string(fed_) +
-                             " bytes received)");
+    require(total_ != 0,
+            "truncated checkpoint: the safetensors header is incomplete (" + std::to_string(fed_) + " bytes received)");
     require(fed_ == total_ && job_ == jobs_.size(),
             "truncated checkpoint: got " + std::to_string(fed_) + " of " + std::to_string(total_) + " bytes");
     if (!finished_) seal_file(out_.data(), out_.size());
@@ -232,8 +230,7 @@ std::vector<uint8_t>& Converter::finish() {
     return out_;
 }
 
-uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype,
-                                size_t chunk_bytes) {
+uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype, size_t chunk_bytes) {
     GPT2Config config = config_from_hf_json(read_file_text(dir + "/config.json"));
     const std::string st_path = dir + "/model.safetensors";
     struct stat info;

@@ -47,7 +47,9 @@ inline F4 load4(const float* p) {
     std::memcpy(&v, p, sizeof v);
     return v;
 }
-inline F4 splat4(float x) { return F4{x, x, x, x}; }
+inline F4 splat4(float x) {
+    return F4{x, x, x, x};
+}
 
 // In place over one row: softmax of the first n entries, zero after them (the causally masked keys).
 void masked_softmax_row(float* row, int n, int total) {
@@ -186,8 +188,8 @@ std::unique_ptr<GPT2> GPT2::load(const std::string& path) {
 void GPT2::check_ids(const int* ids, int n) const {
     if (n <= 0) throw Error("empty input: at least one token is needed");
     if (length_ + n > config_.n_ctx)
-        throw Error("sequence of " + std::to_string(length_ + n) + " tokens is longer than the model's context (n_ctx " +
-                    std::to_string(config_.n_ctx) + ")");
+        throw Error("sequence of " + std::to_string(length_ + n) +
+                    " tokens is longer than the model's context (n_ctx " + std::to_string(config_.n_ctx) + ")");
     for (int i = 0; i < n; ++i)
         if (ids[i] < 0 || ids[i] >= config_.n_vocab)
             throw Error("token id " + std::to_string(ids[i]) + " at position " + std::to_string(length_ + i) +
@@ -232,7 +234,9 @@ void GPT2::forward(const int* ids, int T, bool attention, bool all_logits) {
     run(ids, T, attention, all_logits);
 }
 
-void GPT2::append(int id, bool attention) { run(&id, 1, attention, false); }
+void GPT2::append(int id, bool attention) {
+    run(&id, 1, attention, false);
+}
 
 void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
     check_ids(ids, T);
@@ -330,8 +334,8 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
     for (int h = 0; h < H; ++h) {
         const float* kt = k_cache_[l].data() + size_t(h) * hd * ld;  // this head's keys, (hd, ld)
         // capture (L, H, cap.queries, cap.keys): this chunk's rows start at row cap.first
-        float* probs = cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys
-                                : scores_.data();
+        float* probs =
+            cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
         const int stride = cap.data ? cap.keys : Tk;
         for (int i = 0; i < T; ++i) {
             const int n = p0 + i + 1;  // keys this query may see

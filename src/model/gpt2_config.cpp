@@ -23,12 +23,12 @@ void GPT2Config::validate() const {
     check_range("n_embd", n_embd, 1, 16384);
     check_range("n_ctx", n_ctx, 1, 65536);
     check_range("n_vocab", n_vocab, 1, 1 << 20);
-    require(n_embd % n_head == 0, "n_embd " + std::to_string(n_embd) + " is not divisible by n_head " +
-                                      std::to_string(n_head));
+    require(n_embd % n_head == 0,
+            "n_embd " + std::to_string(n_embd) + " is not divisible by n_head " + std::to_string(n_head));
     // Each matrix must stay addressable in 32-bit wasm (sizes are computed in size_t there).
     uint64_t biggest = std::max({uint64_t(n_vocab), uint64_t(n_ctx), uint64_t(4 * n_embd)}) * uint64_t(n_embd);
-    require(biggest <= (uint64_t(1) << 31), "matrices of " + std::to_string(biggest) +
-                                                " weights are too large (the limit is 2^31)");
+    require(biggest <= (uint64_t(1) << 31),
+            "matrices of " + std::to_string(biggest) + " weights are too large (the limit is 2^31)");
     require(ln_eps > 0 && ln_eps < 1, "layer_norm_epsilon " + std::to_string(ln_eps) + " is out of range (0, 1)");
 }
 
@@ -37,7 +37,9 @@ std::string GPT2Config::describe() const {
            std::to_string(n_embd) + ", n_ctx " + std::to_string(n_ctx) + ", n_vocab " + std::to_string(n_vocab);
 }
 
-const char* dtype_name(DType t) { return t == DType::Q8 ? "q8" : "f32"; }
+const char* dtype_name(DType t) {
+    return t == DType::Q8 ? "q8" : "f32";
+}
 
 std::string TensorSpec::shape_text() const {
     return cols == 0 ? arcscope::shape_text({uint64_t(rows)}) : arcscope::shape_text({uint64_t(rows), uint64_t(cols)});

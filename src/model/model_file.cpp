@@ -17,9 +17,21 @@ namespace {
 
 // Header field offsets (see models/README.md).
 enum : size_t {
-    kOffMagic = 0, kOffVersion = 8, kOffWeightType = 12, kOffNLayer = 16, kOffNHead = 20, kOffNEmbd = 24,
-    kOffNCtx = 28, kOffNVocab = 32, kOffLnEps = 36, kOffNTensors = 40, kOffQ8Block = 44, kOffDataOffset = 48,
-    kOffDataSize = 56, kOffChecksum = 64, kOffReserved = 72,
+    kOffMagic = 0,
+    kOffVersion = 8,
+    kOffWeightType = 12,
+    kOffNLayer = 16,
+    kOffNHead = 20,
+    kOffNEmbd = 24,
+    kOffNCtx = 28,
+    kOffNVocab = 32,
+    kOffLnEps = 36,
+    kOffNTensors = 40,
+    kOffQ8Block = 44,
+    kOffDataOffset = 48,
+    kOffDataSize = 56,
+    kOffChecksum = 64,
+    kOffReserved = 72,
 };
 // Tensor entry field offsets.
 enum : size_t { kEntName = 0, kEntType = 64, kEntNdim = 68, kEntShape = 72, kEntOffset = 80, kEntSize = 88 };
@@ -28,8 +40,9 @@ static_assert(kOffReserved + 8 == kModelHeaderBytes && kModelHeaderBytes == 80, 
 static_assert(kEntSize + 8 == kTensorEntryBytes && kTensorEntryBytes == 96, "tensor entry layout");
 static_assert(kEntType == kTensorNameBytes, "the name field ends where the type begins");
 
-uint64_t align_up(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
-
+uint64_t align_up(uint64_t n, uint64_t a) {
+    return (n + a - 1) / a * a;
+}
 
 // Two table entries must never alias the same bytes (each tensor owns its range).
 void require_disjoint(const std::vector<TensorEntry>& tensors) {
@@ -47,9 +60,13 @@ void require_disjoint(const std::vector<TensorEntry>& tensors) {
     }
 }
 
-bool finite_bits(uint32_t u) { return (u & 0x7F800000u) != 0x7F800000u; }
+bool finite_bits(uint32_t u) {
+    return (u & 0x7F800000u) != 0x7F800000u;
+}
 
-const char* nonfinite_name(uint32_t u) { return (u & 0x007FFFFFu) ? "NaN" : "Inf"; }
+const char* nonfinite_name(uint32_t u) {
+    return (u & 0x007FFFFFu) ? "NaN" : "Inf";
+}
 
 // Whether any float of `groups` runs of `run` consecutive floats, the runs `stride` bytes apart, is NaN or Inf.
 // Branch-free (the compiler vectorizes it), so checking every value costs a few ms where the loader runs once.
@@ -151,9 +168,8 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     require(size >= 8 && std::memcmp(bytes, kModelMagic, 8) == 0,
             "not an arcscope model file (wrong magic; expected \"ARCSCOPE\"): convert a checkpoint with "
             "`arcscope convert`");
-    require(size >= kModelHeaderBytes, "truncated: the file has " + std::to_string(size) +
-                                           " bytes, less than the " + std::to_string(kModelHeaderBytes) +
-                                           "-byte header");
+    require(size >= kModelHeaderBytes, "truncated: the file has " + std::to_string(size) + " bytes, less than the " +
+                                           std::to_string(kModelHeaderBytes) + "-byte header");
     uint32_t version = load_u32(bytes + kOffVersion);
     require(version == kModelVersion, "unsupported model file version " + std::to_string(version) +
                                           " (this build reads version " + std::to_string(kModelVersion) + ")");
@@ -176,9 +192,9 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     f.config_.ln_eps = load_f32(bytes + kOffLnEps);
     f.config_.validate();
     uint32_t q8_block = load_u32(bytes + kOffQ8Block);
-    require(f.weight_type_ != DType::Q8 || q8_block == kQ8Block,
-            "q8 block size " + std::to_string(q8_block) + " unsupported (this build uses " +
-                std::to_string(kQ8Block) + ")");
+    require(f.weight_type_ != DType::Q8 || q8_block == kQ8Block, "q8 block size " + std::to_string(q8_block) +
+                                                                     " unsupported (this build uses " +
+                                                                     std::to_string(kQ8Block) + ")");
     require(load_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
 
     // Phase 2: sizes against the buffer, before trusting any offset.
@@ -190,9 +206,8 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
                                            std::to_string(f.config_.n_layer) + " layers)");
     uint64_t data_offset = load_u64(bytes + kOffDataOffset);
     uint64_t data_size = load_u64(bytes + kOffDataSize);
-    require(data_offset == expected.data_offset,
-            "data offset " + std::to_string(data_offset) + " is wrong (expected " +
-                std::to_string(expected.data_offset) + ")");
+    require(data_offset == expected.data_offset, "data offset " + std::to_string(data_offset) + " is wrong (expected " +
+                                                     std::to_string(expected.data_offset) + ")");
     require(data_size % kDataAlign == 0 && data_size < (uint64_t(1) << 40),
             "data size " + std::to_string(data_size) + " is invalid");
     uint64_t declared = data_offset + data_size;
@@ -222,7 +237,7 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
         uint32_t d0 = load_u32(e + kEntShape), d1 = load_u32(e + kEntShape + 4);
         uint64_t offset = load_u64(e + kEntOffset), tsize = load_u64(e + kEntSize);
         require(type == uint32_t(spec.type), "tensor " + name + ": expected type " + dtype_name(spec.type) +
-                                                  ", got type code " + std::to_string(type));
+                                                 ", got type code " + std::to_string(type));
         uint32_t want_ndim = spec.cols == 0 ? 1 : 2;
         require(ndim == want_ndim && d0 == uint32_t(spec.rows) && (ndim == 1 ? d1 == 0 : d1 == uint32_t(spec.cols)),
                 "tensor " + name + ": expected " + spec.shape_text() + ", got " +
@@ -231,8 +246,8 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
                                  : std::to_string(ndim) + " dimensions"));
         require(tsize == spec.bytes, "tensor " + name + ": expected " + std::to_string(spec.bytes) +
                                          " bytes, the table says " + std::to_string(tsize));
-        require(offset % kDataAlign == 0, "tensor " + name + ": offset " + std::to_string(offset) +
-                                              " is not 64-byte aligned");
+        require(offset % kDataAlign == 0,
+                "tensor " + name + ": offset " + std::to_string(offset) + " is not 64-byte aligned");
         require(offset <= data_size && tsize <= data_size - offset,
                 "tensor " + name + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + tsize) +
                     ") lie beyond the data section (" + std::to_string(data_size) + " bytes)");

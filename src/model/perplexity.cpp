@@ -9,7 +9,9 @@
 
 namespace arcscope {
 
-double Perplexity::value() const { return std::exp(nll); }
+double Perplexity::value() const {
+    return std::exp(nll);
+}
 
 Perplexity perplexity(GPT2& model, const std::vector<int>& ids, int window) {
     const GPT2Config& c = model.config();

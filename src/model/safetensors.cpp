@@ -24,10 +24,13 @@ uint64_t safetensors_header_length(const uint8_t p[8]) {
 
 size_t safe_dtype_bytes(SafeDType t) {
     switch (t) {
-        case SafeDType::F32: return 4;
+        case SafeDType::F32:
+            return 4;
         case SafeDType::F16:
-        case SafeDType::BF16: return 2;
-        default: return 0;
+        case SafeDType::BF16:
+            return 2;
+        default:
+            return 0;
     }
 }
 
@@ -46,8 +49,10 @@ std::vector<SafeTensor> parse_safetensors_header(std::string_view text) {
         SafeTensor t;
         t.name = name;
         t.dtype_name = dtype->string;
-        t.dtype = t.dtype_name == "F32" ? SafeDType::F32 : t.dtype_name == "F16" ? SafeDType::F16
-                  : t.dtype_name == "BF16" ? SafeDType::BF16 : SafeDType::Other;
+        t.dtype = t.dtype_name == "F32"    ? SafeDType::F32
+                  : t.dtype_name == "F16"  ? SafeDType::F16
+                  : t.dtype_name == "BF16" ? SafeDType::BF16
+                                           : SafeDType::Other;
         auto integer = [&](const Json& v, const char* what) {
             require(v.is_number() && v.number >= 0 && v.number <= 1e15 && v.number == std::floor(v.number),
                     where + what + " must be a non-negative integer");
@@ -81,7 +86,10 @@ float f16_to_f32(uint16_t h) {
             bits = sign;
         } else {  // subnormal: renormalise
             int e = -1;
-            do { ++e; man <<= 1; } while (!(man & 0x400));
+            do {
+                ++e;
+                man <<= 1;
+            } while (!(man & 0x400));
             bits = sign | uint32_t(127 - 15 - e) << 23 | (man & 0x3FF) << 13;
         }
     } else if (exp == 31) {

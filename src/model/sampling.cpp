@@ -23,7 +23,9 @@ void SamplingParams::validate() const {
     require(top_p > 0 && top_p <= 1, "top_p must be in (0, 1], got " + std::to_string(top_p));
 }
 
-Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) { params_.validate(); }
+Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) {
+    params_.validate();
+}
 
 int Sampler::sample(const float* logits, int n) {
     if (n <= 0) throw Error("no logits to sample from");  // (no message built on the per-token path)
@@ -75,10 +77,14 @@ std::vector<TokenProb> top_k_probs(const float* logits, int n, int k) {
 
 const char* stop_reason_name(StopReason r) {
     switch (r) {
-        case StopReason::MaxTokens: return "max_tokens";
-        case StopReason::EndOfText: return "end_of_text";
-        case StopReason::ContextFull: return "context_full";
-        default: return "callback";
+        case StopReason::MaxTokens:
+            return "max_tokens";
+        case StopReason::EndOfText:
+            return "end_of_text";
+        case StopReason::ContextFull:
+            return "context_full";
+        default:
+            return "callback";
     }
 }
 

@@ -65,8 +65,8 @@ Tokenizer Tokenizer::from_bytes(const uint8_t* data, size_t size) {
             "not a tokenizer file (expected magic \"ARCSBPE\"); make one with scripts/convert_vocab.mjs");
     in.bytes(8, "magic");
     uint32_t version = in.u32("header");
-    require(version == kVersion, "tokenizer file: version " + std::to_string(version) + ", this build reads " +
-                                     std::to_string(kVersion));
+    require(version == kVersion,
+            "tokenizer file: version " + std::to_string(version) + ", this build reads " + std::to_string(kVersion));
     uint32_t n_vocab = in.u32("header"), n_merges = in.u32("header"), n_special = in.u32("header");
     require(n_vocab < 0xFFFF && uint64_t(n_vocab) == 256ull + n_merges + n_special,
             "tokenizer file: n_vocab " + std::to_string(n_vocab) + " is not 256 + " + std::to_string(n_merges) +
@@ -93,8 +93,8 @@ Tokenizer Tokenizer::from_bytes(const uint8_t* data, size_t size) {
     t.merges_.reserve(n_merges);
     for (uint32_t r = 0; r < n_merges; ++r) {
         int merged = int(256 + r), left = in.u16("merges"), right = in.u16("merges");
-        require(left < merged && right < merged, "tokenizer file: merge " + std::to_string(r) +
-                                                     " uses a token that does not exist yet");
+        require(left < merged && right < merged,
+                "tokenizer file: merge " + std::to_string(r) + " uses a token that does not exist yet");
         t.merges_.add(left, right, merged);
         t.bytes_ += t.token_bytes(left);
         t.bytes_ += t.token_bytes(right);
@@ -162,7 +162,8 @@ void Tokenizer::encode_word(std::string_view word, std::vector<int>& ids) const 
             if (c.ids_count == 0) break;
             if (c.hash == h && c.key_length == word.size() &&
                 std::memcmp(cache_keys_.data() + c.key_offset, word.data(), word.size()) == 0) {
-                ids.insert(ids.end(), cache_ids_.begin() + c.ids_offset, cache_ids_.begin() + c.ids_offset + c.ids_count);
+                ids.insert(ids.end(), cache_ids_.begin() + c.ids_offset,
+                           cache_ids_.begin() + c.ids_offset + c.ids_count);
                 return;
             }
         }
@@ -204,7 +205,9 @@ std::string Tokenizer::decode(const std::vector<int>& ids) const {
     return out;
 }
 
-std::string Tokenizer::token_text(int id) const { return repair_utf8(token_bytes(id)); }
+std::string Tokenizer::token_text(int id) const {
+    return repair_utf8(token_bytes(id));
+}
 
 std::vector<TokenSpan> Tokenizer::token_spans(const std::vector<int>& ids) const {
     for (int id : ids) check_id(id);

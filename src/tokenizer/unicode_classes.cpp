@@ -33,6 +33,8 @@ CharClass char_class_non_ascii(uint32_t cp) {
     return cp <= it->last ? it->cls : CharClass::Other;
 }
 
-const char* unicode_version() { return kUnicodeVersion; }
+const char* unicode_version() {
+    return kUnicodeVersion;
+}
 
 }  // namespace arcscope

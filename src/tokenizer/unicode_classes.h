@@ -16,7 +16,9 @@ enum class CharClass : uint8_t { Other, Letter, Number, Space };
 
 extern const std::array<CharClass, 128> kAsciiClasses;
 CharClass char_class_non_ascii(uint32_t cp);  // binary search in the generated ranges
-inline CharClass char_class(uint32_t cp) { return cp < 128 ? kAsciiClasses[cp] : char_class_non_ascii(cp); }
+inline CharClass char_class(uint32_t cp) {
+    return cp < 128 ? kAsciiClasses[cp] : char_class_non_ascii(cp);
+}
 const char* unicode_version();  // of the generated tables, e.g. "17.0"
 
 }  // namespace arcscope

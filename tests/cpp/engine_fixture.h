@@ -136,7 +136,9 @@ inline GPT2Config gpt2_config(int n_layer, int n_head, int n_embd, int n_ctx, in
     return c;
 }
 
-inline GPT2Config tiny_config() { return gpt2_config(2, 4, 64, 48, 300); }
+inline GPT2Config tiny_config() {
+    return gpt2_config(2, 4, 64, 48, 300);
+}
 
 // Streams the safetensors bytes through the converter in chunks of `chunk` bytes.
 inline std::vector<uint8_t> convert_bytes(const GPT2Config& c, const std::vector<uint8_t>& st, DType dtype,

@@ -78,7 +78,8 @@ TEST(Convert, Q8MatchesPackingTheWholeMatrix) {
     };
     EXPECT_EQ(stored("wte.weight"), packed(f32_values(ck["wte.weight"]), 203, 64));
     EXPECT_EQ(stored("wpe.weight"), packed(f32_values(ck["wpe.weight"]), 48, 64));
-    EXPECT_EQ(stored("h.0.mlp.c_fc.weight"), packed(transposed(f32_values(ck["h.0.mlp.c_fc.weight"]), 64, 256), 256, 64));
+    EXPECT_EQ(stored("h.0.mlp.c_fc.weight"),
+              packed(transposed(f32_values(ck["h.0.mlp.c_fc.weight"]), 64, 256), 256, 64));
 }
 
 TEST(Convert, ReadsF16AndBF16AndPrefixedNames) {
@@ -182,17 +183,19 @@ TEST(Convert, ReadsHuggingFaceConfig) {
     EXPECT_EQ(c.n_ctx, 1024);
     EXPECT_EQ(c.n_vocab, 50257);
     EXPECT_FLOAT_EQ(c.ln_eps, 1e-5f);
-    EXPECT_NE(error_of([] { config_from_hf_json(R"({"n_layer": 2, "n_head": 2, "n_embd": 64, "vocab_size": 9})"); })
-                  .find("missing n_positions"),
+    EXPECT_NE(error_of([] {
+                  config_from_hf_json(R"({"n_layer": 2, "n_head": 2, "n_embd": 64, "vocab_size": 9})");
+              }).find("missing n_positions"),
               std::string::npos);
     EXPECT_NE(error_of([] {
                   config_from_hf_json(R"({"n_layer": 2, "n_head": 2, "n_embd": 64, "n_positions": 8,
                       "vocab_size": 9, "activation_function": "relu"})");
               }).find("activation_function 'relu' is not supported"),
               std::string::npos);
-    EXPECT_NE(error_of([] {
-                  config_from_hf_json(R"({"n_layer": 2, "n_head": 3, "n_embd": 64, "n_positions": 8, "vocab_size": 9})");
-              }).find("not divisible"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([] {
+            config_from_hf_json(R"({"n_layer": 2, "n_head": 3, "n_embd": 64, "n_positions": 8, "vocab_size": 9})");
+        }).find("not divisible"),
+        std::string::npos);
     EXPECT_NE(error_of([] { config_from_hf_json("{\"n_layer\": 2,"); }).find("config.json: JSON"), std::string::npos);
 }

@@ -110,8 +110,9 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
                         att_err = std::max(att_err, double(std::fabs(full - row)));
                     }
         }
-        std::printf("  %s: KV-cache decode vs full forward, %d positions: logits max diff %.3g, attention max diff %.3g\n",
-                    dtype_name(t), T - P, logit_err, att_err);
+        std::printf(
+            "  %s: KV-cache decode vs full forward, %d positions: logits max diff %.3g, attention max diff %.3g\n",
+            dtype_name(t), T - P, logit_err, att_err);
         EXPECT_LT(logit_err, 1e-4);
         EXPECT_LT(att_err, 1e-5);
     }
@@ -156,10 +157,14 @@ TEST(GPT2, RejectsBadInputClearly) {
     std::vector<int> ids = some_ids(48, 300);
     EXPECT_NE(error_of([&] { g.forward(ids.data(), 0); }).find("empty input"), std::string::npos);
     std::vector<int> long_ids = some_ids(49, 300);
-    EXPECT_NE(error_of([&] { g.forward(long_ids.data(), 49); }).find("49 tokens is longer than the model's context (n_ctx 48)"),
+    EXPECT_NE(error_of([&] {
+                  g.forward(long_ids.data(), 49);
+              }).find("49 tokens is longer than the model's context (n_ctx 48)"),
               std::string::npos);
     std::vector<int> bad = {1, 2, 300};
-    EXPECT_NE(error_of([&] { g.forward(bad.data(), 3); }).find("token id 300 at position 2 is outside the vocabulary [0, 300)"),
+    EXPECT_NE(error_of([&] {
+                  g.forward(bad.data(), 3);
+              }).find("token id 300 at position 2 is outside the vocabulary [0, 300)"),
               std::string::npos);
     bad = {-1};
     EXPECT_NE(error_of([&] { g.forward(bad.data(), 1); }).find("token id -1"), std::string::npos);

@@ -24,11 +24,14 @@ using namespace arcscope::testing;
 namespace {
 
 #define EXPECT_HAS(text, fragment) EXPECT_NE(std::string(text).find(fragment), std::string::npos) << (text)
-#define SKIP_UNLESS_32_BIT() \
-    if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build (scripts/test.sh's sanitizer build) and in wasm"
+#define SKIP_UNLESS_32_BIT()                                                                                         \
+    if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build (scripts/test.sh's sanitizer build) and in " \
+                                           "wasm"
 
 // The one config from the review: valid, but its .arcs would be 2^32 + ~117 KB.
-GPT2Config file_over_4gb() { return gpt2_config(73, 16, 2048, 1, 66712); }
+GPT2Config file_over_4gb() {
+    return gpt2_config(73, 16, 2048, 1, 66712);
+}
 
 struct Loaded {
     std::vector<uint8_t> bytes;
@@ -44,7 +47,9 @@ size_t data_at(const std::vector<uint8_t>& file, const std::string& name) {
     return size_t(f.tensor(name).data - file.data());
 }
 
-void put_f32(std::vector<uint8_t>& b, size_t at, float v) { std::memcpy(b.data() + at, &v, 4); }
+void put_f32(std::vector<uint8_t>& b, size_t at, float v) {
+    std::memcpy(b.data() + at, &v, 4);
+}
 
 std::string parse_error(std::vector<uint8_t> b) {
     seal_file(b.data(), b.size());  // a valid checksum, so the value check is what fires
@@ -61,7 +66,9 @@ std::vector<float> logits_of(GPT2& g, const std::vector<int>& ids) {
 TEST(Sizes, ProductsAreCheckedBeforeAnythingIsAllocated) {
     EXPECT_EQ(buffer_elements("x", {3, 5, 7}, 4), size_t(105));
     // 2^64 overflows: said so, not wrapped to a small number.
-    EXPECT_HAS(error_of([] { buffer_elements("attention capture", {1ull << 32, 1ull << 32, 2}, 4); }),
+    EXPECT_HAS(error_of([] {
+                   buffer_elements("attention capture", {1ull << 32, 1ull << 32, 2}, 4);
+               }),
                "attention capture [4294967296, 4294967296, 2] of 4-byte values needs more than 2^64 bytes");
     EXPECT_HAS(error_of([] { buffer_elements("tensor", {65536, 65536, 65536}, 4); }), "needs 1125.9 TB");
     EXPECT_HAS(error_of([] { checked_mul(1ull << 40, 1ull << 30, "layout"); }), "layout: size overflows 64 bits");
@@ -71,7 +78,9 @@ TEST(Sizes, ProductsAreCheckedBeforeAnythingIsAllocated) {
 
 TEST(Sizes, The32BitLimitIsWasms) {
     SKIP_UNLESS_32_BIT();
-    EXPECT_HAS(error_of([] { buffer_elements("attention capture", {1, 1, 32769, 32769}, 4); }),
+    EXPECT_HAS(error_of([] {
+                   buffer_elements("attention capture", {1, 1, 32769, 32769}, 4);
+               }),
                "attention capture [1, 1, 32769, 32769] of 4-byte values needs 4.3 GB (4295229444 bytes); this "
                "build can address 4.3 GB (2^32 bytes)");
     EXPECT_EQ(buffer_elements("attention capture", {1, 1, 32768, 32767}, 4), size_t(32768) * 32767);
@@ -140,7 +149,9 @@ TEST(HostileInput, NoUndefinedBehaviourOnNaNOrHugeLengths) {
     EXPECT_TRUE(std::isnan(portable_exp(std::nanf(""))));
     EXPECT_EQ(portable_exp(-1000.0f), 0.0f);
     Loaded m(tiny_model_bytes(DType::Q8));
-    EXPECT_HAS(error_of([&] { analyze_heads(*m.model, {1, 2, 3}, 1 << 30, 0); }),
+    EXPECT_HAS(error_of([&] {
+                   analyze_heads(*m.model, {1, 2, 3}, 1 << 30, 0);
+               }),
                "heads: 2 x length = 2147483648 tokens do not fit the model's context of 48");
     EXPECT_HAS(error_of([&] { analyze_heads(*m.model, {1, 2, 3}, INT32_MAX, 0); }), "2 x length = 4294967294");
     std::vector<float> att(16);
@@ -240,9 +251,9 @@ TEST(HostileInput, MemoryStaysBoundedByTheInput) {
     // A real header fits the bound with room: GPT-2 xl's layout (48 layers).
     const GPT2Config xl = gpt2_config(48, 25, 1600, 1024, 50257);
     const std::vector<uint8_t> st = header_only_safetensors(xl);
-    EXPECT_EQ(parse_safetensors_header(std::string_view(reinterpret_cast<const char*>(st.data()) + 8,
-                                                        st.size() - 8)).size(),
-              gpt2_tensor_specs(xl, DType::F32).size());
+    EXPECT_EQ(
+        parse_safetensors_header(std::string_view(reinterpret_cast<const char*>(st.data()) + 8, st.size() - 8)).size(),
+        gpt2_tensor_specs(xl, DType::F32).size());
 }
 
 // 10. Messages a person understands.

@@ -36,8 +36,8 @@ TEST(Json, LoneSurrogatesBecomeReplacementCharacters) {
 }
 
 TEST(Json, RejectsMalformedText) {
-    for (const char* bad : {"", "{", R"({"a" 1})", "[1,]x", R"("abc)", R"("\x")", R"("\u12")", "\"a\tb\"", "1 2",
-                            "tru"}) {
+    for (const char* bad :
+         {"", "{", R"({"a" 1})", "[1,]x", R"("abc)", R"("\x")", R"("\u12")", "\"a\tb\"", "1 2", "tru"}) {
         EXPECT_THROW(Json::parse(bad), Error) << bad;
     }
     EXPECT_THROW(Json::parse(std::string(1000, '[')), Error);  // depth limit, not a stack overflow

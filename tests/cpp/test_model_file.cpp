@@ -28,7 +28,9 @@ uint64_t get_u64(const std::vector<uint8_t>& b, size_t at) {
     for (int i = 7; i >= 0; --i) v = (v << 8) | b[at + i];
     return v;
 }
-size_t entry(size_t i) { return kModelHeaderBytes + i * kTensorEntryBytes; }
+size_t entry(size_t i) {
+    return kModelHeaderBytes + i * kTensorEntryBytes;
+}
 // Table index of a tensor (file order = gpt2_tensor_specs order).
 size_t index_of(const std::string& name) {
     auto specs = gpt2_tensor_specs(tiny_config(), DType::F32);
@@ -37,11 +39,13 @@ size_t index_of(const std::string& name) {
     return 0;
 }
 // After editing the table, re-seal so the structural check (not the checksum) is what fires.
-void reseal(std::vector<uint8_t>& b) { seal_file(b.data(), b.size()); }
+void reseal(std::vector<uint8_t>& b) {
+    seal_file(b.data(), b.size());
+}
 
-#define EXPECT_ERROR_HAS(bytes, text)                                    \
-    do {                                                                 \
-        std::string msg_ = parse_error(bytes);                           \
+#define EXPECT_ERROR_HAS(bytes, text)                                         \
+    do {                                                                      \
+        std::string msg_ = parse_error(bytes);                                \
         EXPECT_NE(msg_.find(text), std::string::npos) << "message: " << msg_; \
     } while (0)
 
@@ -133,16 +137,19 @@ TEST(ModelFile, RejectsOffsetsAndSizesBeyondTheFile) {
 }
 
 TEST(ModelFile, RejectsAbsurdDimensions) {
-    struct Case { size_t at; uint32_t value; const char* text; };
+    struct Case {
+        size_t at;
+        uint32_t value;
+        const char* text;
+    };
     for (Case c : {Case{16, 1000000000u, "n_layer"}, Case{20, 0, "n_head = 0"}, Case{24, 65, "not divisible"},
-                   Case{28, 0xFFFFFFFFu, "n_ctx"}, Case{32, 0, "n_vocab = 0"},
-                   Case{12, 7, "unknown weight type 7"}}) {
+                   Case{28, 0xFFFFFFFFu, "n_ctx"}, Case{32, 0, "n_vocab = 0"}, Case{12, 7, "unknown weight type 7"}}) {
         std::vector<uint8_t> b = tiny_model_bytes(DType::F32);
         put_u32(b, c.at, c.value);
         EXPECT_ERROR_HAS(b, c.text);
     }
     std::vector<uint8_t> b = tiny_model_bytes(DType::F32);
-    put_u32(b, 24, 4096);  // n_embd
+    put_u32(b, 24, 4096);     // n_embd
     put_u32(b, 32, 1 << 20);  // n_vocab: wte would hold 2^32 weights
     EXPECT_ERROR_HAS(b, "too large");
     b = tiny_model_bytes(DType::F32);

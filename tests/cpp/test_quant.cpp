@@ -32,8 +32,8 @@ std::vector<uint8_t> pack(const std::vector<float>& w, int rows, int cols) {
 }  // namespace
 
 TEST(Quant, PackedSizeIsRecordsRoundedTo64) {
-    EXPECT_EQ(q8_packed_bytes(8, 32), 320u);                          // one 288-byte record -> 320
-    EXPECT_EQ(q8_packed_bytes(768, 2304), 96u * 72 * 288);            // GPT-2 c_attn, transposed (out, in)
+    EXPECT_EQ(q8_packed_bytes(8, 32), 320u);                // one 288-byte record -> 320
+    EXPECT_EQ(q8_packed_bytes(768, 2304), 96u * 72 * 288);  // GPT-2 c_attn, transposed (out, in)
     EXPECT_EQ(q8_packed_bytes(2304, 768), 288u * 24 * 288);
     EXPECT_EQ(q8_packed_bytes(9, 33), ((2u * 2 * 288 + 63) / 64) * 64);  // padded rows and cols
     EXPECT_THROW(q8_packed_bytes(0, 5), Error);
@@ -53,7 +53,8 @@ TEST(Quant, DequantizedWeightsAreWithinHalfAStep) {
         q8_dequantize_row(view, r, row.data());
         for (int c0 = 0; c0 < cols; c0 += 32) {
             float amax = 0;
-            for (int k = c0; k < std::min(cols, c0 + 32); ++k) amax = std::max(amax, std::fabs(w[size_t(r) * cols + k]));
+            for (int k = c0; k < std::min(cols, c0 + 32); ++k)
+                amax = std::max(amax, std::fabs(w[size_t(r) * cols + k]));
             for (int k = c0; k < std::min(cols, c0 + 32); ++k) {
                 const double err = std::fabs(row[k] - w[size_t(r) * cols + k]);
                 worst = std::max(worst, err / (amax / 127.0));
@@ -87,11 +88,12 @@ TEST(Quant, BadInputIsRejected) {
 TEST(Quant, EveryKernelMatchesItsReference) {
     for (uint64_t seed : {1u, 2u, 3u}) {
         KernelCheck c = check_kernels(seed);
-        std::printf("[%s] seed %d: %d shapes, largest diff q8 %.3g, q8 portable %.3g, f32 %.3g; %d activation mismatches\n",
-                    kernel_isa(), int(seed), c.cases, c.q8_max_diff, c.q8_portable_max_diff, c.f32_max_diff,
-                    c.activation_mismatches);
+        std::printf(
+            "[%s] seed %d: %d shapes, largest diff q8 %.3g, q8 portable %.3g, f32 %.3g; %d activation mismatches\n",
+            kernel_isa(), int(seed), c.cases, c.q8_max_diff, c.q8_portable_max_diff, c.f32_max_diff,
+            c.activation_mismatches);
         EXPECT_GT(c.cases, 0);
-        EXPECT_LT(c.q8_max_diff, 1e-4);   // same int32 sums; only the f32 order of scale products differs
+        EXPECT_LT(c.q8_max_diff, 1e-4);  // same int32 sums; only the f32 order of scale products differs
         EXPECT_LT(c.q8_portable_max_diff, 1e-4);
         EXPECT_EQ(c.activation_mismatches, 0);
         EXPECT_LT(c.f32_max_diff, 1e-4);  // f32 accumulation against a double reference

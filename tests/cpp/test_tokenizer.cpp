@@ -53,11 +53,34 @@ std::string utf8(uint32_t cp) {
 
 // Deterministic mixed text: ASCII words, accents, CJK, emoji with joiners, whitespace runs, digits.
 std::string mixed_text(size_t bytes, uint32_t seed) {
-    const std::vector<std::string> pieces = {
-        "the", " quick", " brown", "fox", "'s", "'LL", " 12345", "3.14", "\n", "\r\n", "\t", "   ", " \n ",
-        "caf\xC3\xA9", "e\xCC\x81", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB",
-        "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD", "\xD8\xB3\xD9\x84\xD8\xA7\xD9\x85", "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D",
-        "!!", "{}", "==", " //", "\xEF\xBB\xBF", "\xC2\x85", "\x1C", "\x00"};
+    const std::vector<std::string> pieces = {"the",
+                                             " quick",
+                                             " brown",
+                                             "fox",
+                                             "'s",
+                                             "'LL",
+                                             " 12345",
+                                             "3.14",
+                                             "\n",
+                                             "\r\n",
+                                             "\t",
+                                             "   ",
+                                             " \n ",
+                                             "caf\xC3\xA9",
+                                             "e\xCC\x81",
+                                             "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+                                             "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB",
+                                             "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD",
+                                             "\xD8\xB3\xD9\x84\xD8\xA7\xD9\x85",
+                                             "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D",
+                                             "!!",
+                                             "{}",
+                                             "==",
+                                             " //",
+                                             "\xEF\xBB\xBF",
+                                             "\xC2\x85",
+                                             "\x1C",
+                                             "\x00"};
     std::mt19937 rng(seed);
     std::string s;
     while (s.size() < bytes) s += pieces[rng() % pieces.size()];
@@ -84,9 +107,17 @@ TEST(Tokenizer, EncodesKnownText) {
 
 TEST(Tokenizer, RoundTripsValidText) {
     const Tokenizer& tok = gpt2();
-    std::vector<std::string> cases = {"", " ", "a", "\n", "\xC3\xA9", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
-                                      "\xF0\x9F\x98\x80", "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7",
-                                      std::string("a\0b", 3), "   \t\r\n\r\n  x  ", "I'M it's THEY'RE we've"};
+    std::vector<std::string> cases = {"",
+                                      " ",
+                                      "a",
+                                      "\n",
+                                      "\xC3\xA9",
+                                      "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+                                      "\xF0\x9F\x98\x80",
+                                      "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7",
+                                      std::string("a\0b", 3),
+                                      "   \t\r\n\r\n  x  ",
+                                      "I'M it's THEY'RE we've"};
     for (uint32_t cp = 0; cp < 0x110000; cp += (cp < 0x800 ? 1 : 97)) {
         if (cp >= 0xD800 && cp < 0xE000) continue;
         cases.push_back(utf8(cp));  // every single character below U+0800, a sample above
@@ -112,12 +143,12 @@ TEST(Tokenizer, InvalidUtf8BecomesReplacementCharacters) {
     std::vector<std::pair<std::string, std::string>> cases = {
         {"\xFF", fffd},
         {"a\x80z", "a" + fffd + "z"},
-        {"\xE2\x82", fffd},                        // truncated 3-byte sequence: one U+FFFD
+        {"\xE2\x82", fffd},  // truncated 3-byte sequence: one U+FFFD
         {"\xE2\x82x", fffd + "x"},
-        {"\xED\xA0\x80", fffd + fffd + fffd},      // UTF-16 surrogate encoded in UTF-8
-        {"\xC0\xAF", fffd + fffd},                 // overlong
+        {"\xED\xA0\x80", fffd + fffd + fffd},             // UTF-16 surrogate encoded in UTF-8
+        {"\xC0\xAF", fffd + fffd},                        // overlong
         {"\xF4\x90\x80\x80", fffd + fffd + fffd + fffd},  // above U+10FFFF
-        {"\xF0\x9F\x98", fffd},                    // emoji cut short
+        {"\xF0\x9F\x98", fffd},                           // emoji cut short
     };
     for (const auto& [bytes, text] : cases) {
         EXPECT_EQ(repair_utf8(bytes), text);
@@ -150,7 +181,8 @@ TEST(Tokenizer, DecodeRejectsOutOfRangeIds) {
 
 TEST(Tokenizer, TokenTextAndSpans) {
     const Tokenizer& tok = gpt2();
-    const std::string text = "Hi \xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok \xE6\x97\xA5\xE6\x9C\xAC";  // thumbs up + skin tone
+    const std::string text =
+        "Hi \xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok \xE6\x97\xA5\xE6\x9C\xAC";  // thumbs up + skin tone
     std::vector<int> ids = tok.encode(text);
     std::vector<TokenSpan> spans = tok.token_spans(ids);
     std::string joined;
@@ -164,7 +196,7 @@ TEST(Tokenizer, TokenTextAndSpans) {
             partial_seen |= tok.token_text(ids[i]).find("\xEF\xBF\xBD") != std::string::npos;
     }
     EXPECT_EQ(next, int(ids.size()));
-    EXPECT_EQ(joined, text);  // spans of whole characters cover the text exactly
+    EXPECT_EQ(joined, text);    // spans of whole characters cover the text exactly
     EXPECT_TRUE(partial_seen);  // the emoji are split over tokens, shown as U+FFFD alone
     EXPECT_LT(spans.size(), ids.size());
 }
@@ -172,9 +204,9 @@ TEST(Tokenizer, TokenTextAndSpans) {
 TEST(Pretokenizer, FollowsGpt2Pattern) {
     using V = std::vector<std::string_view>;
     EXPECT_EQ(pretokenize("Hello world"), (V{"Hello", " world"}));
-    EXPECT_EQ(pretokenize("a   b"), (V{"a", "  ", " b"}));   // \s+(?!\S) leaves the last space to " b"
+    EXPECT_EQ(pretokenize("a   b"), (V{"a", "  ", " b"}));  // \s+(?!\S) leaves the last space to " b"
     EXPECT_EQ(pretokenize("a \n b"), (V{"a", " \n", " b"}));
-    EXPECT_EQ(pretokenize("x \n"), (V{"x", " \n"}));          // trailing whitespace stays whole
+    EXPECT_EQ(pretokenize("x \n"), (V{"x", " \n"}));                      // trailing whitespace stays whole
     EXPECT_EQ(pretokenize("it's I'M"), (V{"it", "'s", " I", "'", "M"}));  // contractions are lower case only
     EXPECT_EQ(pretokenize("we'll've''s"), (V{"we", "'ll", "'ve", "''", "s"}));
     EXPECT_EQ(pretokenize("abc123 456!?"), (V{"abc", "123", " 456", "!?"}));
@@ -183,16 +215,16 @@ TEST(Pretokenizer, FollowsGpt2Pattern) {
 
 TEST(UnicodeClasses, MatchJavaScriptRegexClasses) {
     EXPECT_EQ(char_class('a'), CharClass::Letter);
-    EXPECT_EQ(char_class(0xE9), CharClass::Letter);      // é
-    EXPECT_EQ(char_class(0x65E5), CharClass::Letter);    // 日
-    EXPECT_EQ(char_class(0x0663), CharClass::Number);    // Arabic-Indic three
-    EXPECT_EQ(char_class(0xBD), CharClass::Number);      // ½ (No)
+    EXPECT_EQ(char_class(0xE9), CharClass::Letter);    // é
+    EXPECT_EQ(char_class(0x65E5), CharClass::Letter);  // 日
+    EXPECT_EQ(char_class(0x0663), CharClass::Number);  // Arabic-Indic three
+    EXPECT_EQ(char_class(0xBD), CharClass::Number);    // ½ (No)
     EXPECT_EQ(char_class(0x3000), CharClass::Space);
-    EXPECT_EQ(char_class(0xFEFF), CharClass::Space);     // JavaScript \s, not Python's
-    EXPECT_EQ(char_class(0x85), CharClass::Other);       // Python \s, not JavaScript's
+    EXPECT_EQ(char_class(0xFEFF), CharClass::Space);  // JavaScript \s, not Python's
+    EXPECT_EQ(char_class(0x85), CharClass::Other);    // Python \s, not JavaScript's
     EXPECT_EQ(char_class(0x1C), CharClass::Other);
-    EXPECT_EQ(char_class(0x0301), CharClass::Other);     // combining acute (Mn)
-    EXPECT_EQ(char_class(0x1F600), CharClass::Other);    // emoji
+    EXPECT_EQ(char_class(0x0301), CharClass::Other);   // combining acute (Mn)
+    EXPECT_EQ(char_class(0x1F600), CharClass::Other);  // emoji
     std::printf("Unicode tables: version %s\n", unicode_version());
 }
 
@@ -204,7 +236,8 @@ TEST(Bpe, HeapLoopEqualsScanLoop) {
     merges.reserve(50000);
     for (int r = 0; r < 50000; ++r) {
         size_t at = 24 + 512 + size_t(r) * 4;
-        int left = uint8_t(bytes[at]) | uint8_t(bytes[at + 1]) << 8, right = uint8_t(bytes[at + 2]) | uint8_t(bytes[at + 3]) << 8;
+        int left = uint8_t(bytes[at]) | uint8_t(bytes[at + 1]) << 8,
+            right = uint8_t(bytes[at + 2]) | uint8_t(bytes[at + 3]) << 8;
         merges.add(left, right, 256 + r);
     }
     int byte_token[256];
