@@ -97,9 +97,10 @@ TEST(DefaultModel, LoadsWithTheDocumentedShape) {
 }
 
 // Regression snapshots: the engine against figures it produced earlier (models/README.md's checked block). They catch
-// a change in the engine or the shipped file; they do not show the figures are right. What does: the engine's
-// attention against PyTorch (tests/reference/test_engine.py), the head scores on hand-made patterns
-// (tests/cpp/test_heads.cpp), and the bar each test also asserts. (PyTorch on the shipped model itself: to come.)
+// a change in the engine or the shipped file; they do not show the figures are right. What does: PyTorch on the
+// shipped model itself, recomputing these head scores and this perplexity (tests/reference/test_default_model.py),
+// the engine's attention against PyTorch on random checkpoints (tests/reference/test_engine.py), the head scores on
+// hand-made patterns (tests/cpp/test_heads.cpp), and the bar each test also asserts.
 TEST(DefaultModel, RegressionSnapshotHeadScores) {
     auto model = GPT2::load(kModel);
     Json doc = documented();

@@ -39,8 +39,9 @@ test('the shipped model loads in wasm with the documented shape', async () => {
   model.free();
 });
 
-// Regression snapshots (the engine against its own earlier figures); see tests/cpp/test_default_model.cpp for the
-// independent checks they are paired with.
+// Regression snapshots (the engine against its own earlier figures). Their independent check is
+// tests/reference/test_default_model.py (PyTorch recomputes the same figures on the shipped model); the others are
+// listed in tests/cpp/test_default_model.cpp.
 test('regression snapshot: head scores in wasm match models/README.md', async () => {
   const model = await shippedModel();
   const doc = documented().heads;
