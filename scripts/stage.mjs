@@ -1,8 +1,9 @@
 // stage.mjs: assembles build/lib/, the library as it is served and packed: web/lib's modules and CSS, the wasm
-// module, GPT-2's tokenizer file and the default model, each where web/lib/arcscope.js looks for it (beside itself).
+// module, GPT-2's tokenizer file and the default model, each where web/lib/assets.js looks for it (beside itself), and
+// version.js, the package's version from package.json (arcscope.js exports it).
 // build.sh runs it after the wasm build; the page's server overlays web/lib/ on it, so edits show without restaging.
 // Usage: node scripts/stage.mjs [OUT]   (default build/lib)
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,3 +31,5 @@ for (const [from, to] of assets) {
   mkdirSync(join(out, to, '..'), { recursive: true });
   cpSync(from, join(out, to));
 }
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+writeFileSync(join(out, 'version.js'), `// Written by scripts/stage.mjs from package.json.\nexport const version = '${version}';\n`);

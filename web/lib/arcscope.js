@@ -17,6 +17,8 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node && typ
 
 // The wasm, the tokenizer file and the default model, beside this file.
 export { assets as defaultAssets };
+// The package's version, e.g. '0.2.0' (version.js is written when the library is staged).
+export { version } from './version.js';
 
 // Bytes of a URL (http(s) via fetch, file: via fs in Node).
 export async function readBytes(url) {

@@ -3,21 +3,52 @@
 //   const engine = sharedEngine();
 //   const model = await engine.loadModel(url);                 // {key, name, size, config}
 //   const r = await engine.call('analyze', {model: model.key, text});
+const WORKER = './worker.js'; // a variable, so bundlers treat only the literal below as the worker
+
+// A module worker running the script at url (default: the library's worker.js). A page may not start a worker from
+// another origin's script (the library on an asset host, with CORS), so then a same-origin blob: script imports it
+// by its absolute URL; the worker's own import.meta.url stays that URL, so its assets resolve beside it as usual.
+function startWorker(url) {
+  const sameOrigin = (u) => new URL(u, document.baseURI).origin === location.origin;
+  if (!url && sameOrigin(import.meta.url)) {
+    // Written out in full so that bundlers (Vite, webpack 5) see the worker and bundle it with its imports.
+    return new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  }
+  url = new URL(url ?? WORKER, url ? document.baseURI : import.meta.url);
+  if (sameOrigin(url)) return new Worker(url, { type: 'module' });
+  const shim = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};\n`], { type: 'text/javascript' }));
+  try {
+    return new Worker(shim, { type: 'module' });
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(shim), 60_000); // the worker has fetched it by then
+  }
+}
+
 export class EngineClient {
   constructor(workerUrl) {
-    this.worker = new Worker(workerUrl, { type: 'module' });
     this.nextId = 1;
     this.pending = new Map();
     this.models = new Map(); // url -> Promise<model info>
     this.broken = null;      // why the worker cannot answer any more: later calls fail at once instead of waiting
     this.started = false;
-    this.worker.onmessage = ({ data }) => { this.started = true; this.receive(data); };
-    this.worker.onerror = (e) => {
-      this.broken = this.started ? `the engine worker stopped: ${e.message || 'an unknown error'}`
-        : `the engine worker failed to start: ${e.message || 'its script could not be loaded'}`;
-      this.failAll(this.broken);
-    };
+    this.workerUrl = (workerUrl ? new URL(workerUrl, document.baseURI) : new URL(WORKER, import.meta.url)).href;
+    try {
+      this.worker = startWorker(workerUrl);
+    } catch (e) { // a Content-Security-Policy without worker-src for it, or a browser without module workers
+      this.worker = null;
+      this.broken = `the engine worker could not start from ${this.workerUrl}: ${e.message}`;
+    }
+    if (this.worker) {
+      this.worker.onmessage = ({ data }) => { this.started = true; this.receive(data); };
+      this.worker.onerror = (e) => {
+        this.broken = this.started ? `the engine worker stopped: ${e.message || 'an unknown error'}`
+          : `the engine worker failed to start from ${this.workerUrl}: ${e.message ||
+            'its script could not be loaded (a 404, a blocked origin, or a Content-Security-Policy without worker-src for it)'}`;
+        this.failAll(this.broken);
+      };
+    }
     this.ready = this.call('init');
+    this.ready.catch(() => {}); // reported by whoever awaits it; never an unhandled rejection
   }
 
   receive({ id, progress, result, error }) {
@@ -44,12 +75,12 @@ export class EngineClient {
   }
 
   cancel(promise) {
-    if (promise?.id) this.worker.postMessage({ id: 0, op: 'cancel', args: { target: promise.id } });
+    if (promise?.id && !this.broken) this.worker.postMessage({ id: 0, op: 'cancel', args: { target: promise.id } });
   }
 
   // Starts loading a model in the worker while the engine starts (a loadModel for the same URL joins it).
   prefetch(url) {
-    this.worker.postMessage({ id: 0, op: 'prefetch', args: { url: new URL(url, document.baseURI).href } });
+    if (!this.broken) this.worker.postMessage({ id: 0, op: 'prefetch', args: { url: new URL(url, document.baseURI).href } });
   }
 
   // Absolute URL -> the loaded model's info; concurrent and repeated requests share one load.
@@ -84,7 +115,7 @@ export class EngineClient {
 // The page's one worker. The first call decides which worker script runs: the library's own, or a page's worker
 // that adds operations to it (the tutorial passes web/js/tutorial-worker.js); later calls share that one.
 let shared = null;
-export function sharedEngine(workerUrl = new URL('./worker.js', import.meta.url)) {
+export function sharedEngine(workerUrl) {
   shared ??= new EngineClient(workerUrl);
   return shared;
 }
