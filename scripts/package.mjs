@@ -25,7 +25,9 @@ mkdirSync(folder, { recursive: true });
 cpSync(staged, join(folder, 'lib'), { recursive: true });
 cpSync(join(root, 'docs', 'embedding.md'), join(folder, 'README.md'));
 for (const file of ['LICENSE', 'CHANGELOG.md']) cpSync(join(root, file), join(folder, file));
-const { private: _private, devDependencies: _dev, ...published } = manifest;
+const published = { ...manifest };
+delete published.private;
+delete published.devDependencies;
 writeFileSync(join(folder, 'package.json'), `${JSON.stringify(published, null, 2)}\n`);
 
 // Every path the manifest names must be in the folder, or a user's import fails.

@@ -2,7 +2,7 @@
 //
 // The sequence is cut into windows of n_ctx + 1 tokens that start every n_ctx tokens; each window's first n_ctx
 // tokens are the input and every one of its next tokens is scored, so each token after the first is predicted
-// exactly once, from at most n_ctx tokens of context. (tests/reference/gpt2_reference.py perplexity() is the same.)
+// exactly once, from at most n_ctx tokens of context. (python/gpt2_reference.py perplexity() is the same.)
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -68,7 +68,9 @@ void expect_heads(const Json& doc, const HeadScores& s, int n_head) {
     EXPECT_LT(d_ind, 2e-3);
 }
 
-float best(const std::vector<float>& grid) { return *std::max_element(grid.begin(), grid.end()); }
+float best(const std::vector<float>& grid) {
+    return *std::max_element(grid.begin(), grid.end());
+}
 
 // The bar: some head above 0.5 on previous-token and some head above 0.3 on induction.
 void expect_clears_the_bar(const HeadScores& s) {

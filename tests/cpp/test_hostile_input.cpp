@@ -24,9 +24,9 @@ using namespace arcscope::testing;
 namespace {
 
 #define EXPECT_HAS(text, fragment) EXPECT_NE(std::string(text).find(fragment), std::string::npos) << (text)
-#define SKIP_UNLESS_32_BIT()                                                                                         \
-    if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build (scripts/test.sh's sanitizer build) and in " \
-                                           "wasm"
+// Checked in the 32-bit build (scripts/test.sh's sanitizer build) and in wasm.
+#define SKIP_UNLESS_32_BIT() \
+    if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build and in wasm"
 
 // The one config from the review: valid, but its .arcs would be 2^32 + ~117 KB.
 GPT2Config file_over_4gb() {
