@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source tree
 ./scripts/setup.sh || { echo "SUMMARY: setup failed"; exit 1; }
 ./scripts/build.sh || { echo "SUMMARY: build failed"; exit 1; }
+node scripts/package.mjs || { echo "SUMMARY: packaging failed"; exit 1; }  # dist/: what the package tests install
 
 passed=(); failed=()
 run_suite() {
@@ -24,6 +25,7 @@ sanitized_tests() {
 run_suite "c++ sanitizers" sanitized_tests
 run_suite "reference" /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
 run_suite "wasm-node" node --test tests/js/
+run_suite "package" node --test tests/package/
 run_suite "browser" npx playwright test
 
 echo

@@ -58,20 +58,38 @@ function maskData(mask) {
   return mask.data ? mask.data : flat(mask);
 }
 
-// Emscripten module options. Browsers fetch the module themselves and compile it while it downloads
-// (instantiateStreaming); Node gets the bytes.
-async function coreOptions({ wasmBinary, wasmUrl = assets.wasm }) {
+// Emscripten module options. Browsers compile the module while it downloads (instantiateStreaming); Node gets the
+// bytes. We fetch it ourselves so that a missing or wrong file is an error naming its URL and status, not a compile
+// error about the bytes of a 404 page. failed(error) reports a compile error (Emscripten would wait forever).
+async function coreOptions({ wasmBinary, wasmUrl = assets.wasm }, failed) {
   if (wasmBinary) return { wasmBinary };
   if (isNode) return { wasmBinary: await readBytes(wasmUrl) };
-  const href = new URL(wasmUrl, globalThis.location?.href).href;
-  return { locateFile: (path) => (path.endsWith('.wasm') ? href : path) };
+  const url = new URL(wasmUrl, globalThis.location?.href);
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw new Error(`could not load the engine's wasm ${url.href}: ${e.message} (offline, or another origin without CORS?)`);
+  }
+  if (!response.ok) throw new Error(`could not load the engine's wasm ${url.href}: HTTP ${response.status}`);
+  const streaming = /^application\/wasm\b/.test(response.headers.get('Content-Type') || '');
+  return {
+    instantiateWasm(imports, done) {
+      const compiled = streaming ? WebAssembly.instantiateStreaming(response, imports)
+        : response.arrayBuffer().then((bytes) => WebAssembly.instantiate(bytes, imports));
+      compiled.then((r) => done(r.instance, r.module), (e) => failed(e));
+      return {};
+    },
+  };
 }
 
 export async function createEngine(options = {}) {
   // The tokenizer downloads while the module compiles.
   const tokenizerBytes = options.tokenizerBytes ?? readBytes(options.tokenizerUrl ?? assets.tokenizer);
   tokenizerBytes.catch?.(() => {}); // its failure is reported where it is awaited, below
-  const core = await createArcscopeCore(await coreOptions(options));
+  const core = await new Promise((ok, fail) => {
+    coreOptions(options, fail).then((o) => createArcscopeCore(o)).then(ok, fail);
+  });
   const engine = { core };
 
   // ---- attention blocks (the article's SingleHeadAttention, MultiHeadAttention, PositionalEncoding) ----

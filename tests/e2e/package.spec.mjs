@@ -1,0 +1,105 @@
+// The package as people use it (tests/package/consumer.mjs installs the packed tarball into a fresh project):
+// - the self-host folder on another origin (CORS on), loaded by a plain page, draws arcs;
+// - the same folder copied under a sub-path of the page's own site draws arcs;
+// - a Vite build of a page that imports 'arcscope/element' from the installed package draws arcs;
+// - a folder whose wasm is missing shows the error inside the element and fires arcscope-error.
+import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installedConsumer, repoRoot, selfHostFolder, serveFolder } from '../package/consumer.mjs';
+import { ARTICLE_TEXT, watchConsole } from './helpers.mjs';
+
+const servers = [];
+let assets, site, bundled;
+
+const page = (scriptSrc, attrs = '') => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>a blog post</title><link rel="icon" href="data:,"></head>
+<body><h1>A post</h1><arc-scope text="${ARTICLE_TEXT.replace(/'/g, '&#39;')}" ${attrs}></arc-scope>
+<script type="module" src="${scriptSrc}"></script></body></html>
+`;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  const consumer = installedConsumer();
+  // The site of the post: its pages, and copies of the folder at a sub-path and (broken) without its wasm.
+  const siteDir = join(consumer, 'site');
+  rmSync(siteDir, { recursive: true, force: true });
+  cpSync(selfHostFolder, join(siteDir, 'blog', 'assets', 'arcscope'), { recursive: true });
+  cpSync(selfHostFolder, join(siteDir, 'broken'), { recursive: true });
+  rmSync(join(siteDir, 'broken', 'lib', 'wasm', 'arcscope_core.wasm'));
+  // The asset host: the folder as it is, on another port (another origin), with CORS.
+  assets = await serveFolder(selfHostFolder, { cors: true });
+  site = await serveFolder(siteDir);
+  servers.push(assets.server, site.server);
+  writeFileSync(join(siteDir, 'cross-origin.html'), page(`${assets.url}lib/arc-scope.js`));
+  writeFileSync(join(siteDir, 'sub-path.html'), page('/blog/assets/arcscope/lib/arc-scope.js'));
+  writeFileSync(join(siteDir, 'broken.html'), page('/broken/lib/arc-scope.js'));
+
+  // A bundled app: index.html + main.js importing the element from the installed package, built by Vite.
+  const app = join(consumer, 'vite-app');
+  rmSync(app, { recursive: true, force: true });
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, 'index.html'), page('./main.js'));
+  writeFileSync(join(app, 'main.js'), "import 'arcscope/element';\n");
+  execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'],
+    { cwd: app, stdio: 'pipe' });
+  bundled = await serveFolder(join(app, 'dist'));
+  servers.push(bundled.server);
+});
+
+test.afterAll(() => { for (const s of servers) s.close(); });
+
+// Waits for the element's first drawing; -> {arcs, ms from navigation to the rendered event}
+async function firstArcs(browserPage, url) {
+  await browserPage.goto(url);
+  await browserPage.evaluate(() => new Promise((ok, fail) => {
+    const el = document.querySelector('arc-scope');
+    if (el.result) ok();
+    el.addEventListener('arcscope-rendered', () => ok(), { once: true });
+    el.addEventListener('arcscope-error', (e) => fail(new Error(e.detail.message)), { once: true });
+  }));
+  return browserPage.evaluate(() => ({
+    arcs: document.querySelector('arc-scope').shadowRoot.querySelectorAll('path[data-from]').length,
+    ms: Math.round(performance.now()),
+  }));
+}
+
+test('the self-host folder on another origin (CORS) draws arcs in a plain page', async ({ page: p }) => {
+  const errors = watchConsole(p);
+  const { arcs, ms } = await firstArcs(p, `${site.url}cross-origin.html`);
+  expect(arcs).toBeGreaterThan(0);
+  expect(new URL(assets.url).origin).not.toBe(new URL(site.url).origin);
+  console.log(`cross-origin page, cold: first arcs ${ms} ms after navigation (${arcs} arcs)`);
+  expect(errors).toEqual([]);
+});
+
+test('the folder under a sub-path of the site draws arcs', async ({ page: p }) => {
+  const errors = watchConsole(p);
+  const { arcs } = await firstArcs(p, `${site.url}sub-path.html`);
+  expect(arcs).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+});
+
+test("a Vite build of a page importing 'arcscope/element' draws arcs", async ({ page: p }) => {
+  const errors = watchConsole(p);
+  const { arcs } = await firstArcs(p, bundled.url);
+  expect(arcs).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+});
+
+test('a folder whose wasm is missing: the element says so inside itself and fires arcscope-error', async ({ page: p }) => {
+  // Listening from before the page's scripts run (capture: the event does not bubble).
+  await p.addInitScript(() => {
+    window.arcscopeErrors = [];
+    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
+  });
+  await p.goto(`${site.url}broken.html`);
+  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
+  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  console.log(`missing wasm: ${message}`);
+  expect(message).toMatch(/could not load the engine's wasm http:.*arcscope_core\.wasm: HTTP 404/);
+  const shown = p.locator('arc-scope').locator('[role=alert]');
+  await expect(shown).toBeVisible();
+  await expect(shown).toContainText('arcscope_core.wasm');
+});

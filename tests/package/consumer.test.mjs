@@ -1,0 +1,43 @@
+// consumer.test.mjs: the packed tarball installed into a fresh project (consumer.mjs), used as a user would: Node
+// imports `arcscope`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { installedConsumer, repoRoot, version } from './consumer.mjs';
+
+const consumer = installedConsumer();
+
+test('the tarball holds the wasm, the tokenizer, the default model, the modules, the CSS, the types and the docs', () => {
+  const listing = execFileSync('tar', ['-tzf', join(repoRoot, 'dist', `arcscope-${version}.tgz`)], { encoding: 'utf8' })
+    .split('\n').filter(Boolean).map((p) => p.replace(/^package\//, ''));
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'lib/arcscope.js', 'lib/arc-scope.js',
+    'lib/worker.js', 'lib/wasm/arcscope_core.js', 'lib/wasm/arcscope_core.wasm', 'lib/models/gpt2-tokenizer.bin',
+    'lib/models/shakespeare-4l.q8.arcs', 'lib/css/views.css', 'lib/css/arc-scope.css', 'lib/arcscope.d.ts',
+    'lib/arc-scope.d.ts', 'lib/version.js']) {
+    assert.ok(listing.includes(file), `the tarball lacks ${file}`);
+  }
+  const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'arcscope', 'package.json'), 'utf8'));
+  assert.equal(manifest.version, version);
+  assert.equal(manifest.private, undefined);
+  assert.deepEqual(manifest.dependencies ?? {}, {});
+  console.log(`tarball: ${listing.length} files`);
+});
+
+test("Node: import { createEngine } from 'arcscope' tokenizes and runs the default model", () => {
+  writeFileSync(join(consumer, 'node-check.mjs'), `
+    import { createEngine, defaultAssets, readBytes, version } from 'arcscope';
+    const engine = await createEngine();
+    const { ids } = engine.tokenize("The trophy didn't fit");
+    const model = engine.loadModel(await readBytes(defaultAssets.model));
+    const { attentionShape } = model.forward(ids);
+    const [next] = model.topk(model.forward(ids, { attention: false }).logits, 1);
+    console.log(JSON.stringify({ version, ids, attentionShape, next: next.token }));
+  `);
+  const out = JSON.parse(execFileSync(process.execPath, ['node-check.mjs'], { cwd: consumer, encoding: 'utf8' }));
+  assert.equal(out.version, version);
+  assert.deepEqual(out.ids, [464, 16832, 1422, 470, 4197]);
+  assert.deepEqual(out.attentionShape, [4, 4, 5, 5]);
+  assert.equal(typeof out.next, 'string');
+});
