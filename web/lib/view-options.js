@@ -29,13 +29,16 @@ export function fraction(name, value) {
   throw invalid(name, value, 'a number from 0 to 1');
 }
 
-export function url(name, value, base) {
+// A URL resolved against base; expected says what it should point at.
+export function url(name, value, base, expected) {
   try {
     if (value !== '') return new URL(value, base).href;
   } catch { /* reported below */ }
-  throw invalid(name, value, 'the URL of an .arcs model file, or leave it out for the default model');
+  throw invalid(name, value, expected);
 }
 
 export const LAYER_WORDS = ['mean', 'max'];
 export const HEAD_WORDS = ['all', 'mean', 'max'];
 export const MODES = ['arcs', 'matrix'];
+export const THEMES = ['auto', 'light', 'dark'];
+export const LOADINGS = ['eager', 'lazy'];
