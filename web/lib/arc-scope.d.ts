@@ -1,0 +1,148 @@
+// arc-scope.d.ts: the types of arc-scope.js, the <arc-scope> element. Importing the module defines the element.
+// tests/js/declarations.test.mjs checks that the names here match the JavaScript.
+import type { ModelConfig, NumberArray } from './arcscope.js';
+
+/** An integer layer from 0 to n_layer - 1, or every layer combined. */
+export type ArcScopeLayer = number | 'mean' | 'max';
+/** An integer head from 0 to n_head - 1, every head in its own colour ('all'), or every head combined. */
+export type ArcScopeHead = number | 'all' | 'mean' | 'max';
+export type ArcScopeMode = 'arcs' | 'matrix';
+export type ArcScopeTheme = 'light' | 'dark' | 'auto';
+export type ArcScopeLoading = 'eager' | 'lazy';
+
+/**
+ * Attention computed elsewhere (arcscope run --out, TransformerLens, Hugging Face), for the `data` property and the
+ * JSON file at `src`. Weights are finite numbers from 0 to 1.
+ */
+export interface ArcScopeData {
+  /** each token's text, as the tokenizer split it (T tokens, at least one) */
+  tokens: readonly string[];
+  /**
+   * [layer][head][query][key] nested arrays ([L][H][T][T]), or the same numbers flat and row-major (a plain array
+   * or a typed array, e.g. a Float32Array) with `shape`. Rows need not sum to 1 nor be causal.
+   */
+  attention: readonly (readonly (readonly (readonly number[])[])[])[] | NumberArray;
+  /** [n_layer, n_head, T, T]: needed with flat attention, checked against nested attention */
+  shape?: readonly [n_layer: number, n_head: number, queries: number, keys: number] | null;
+  /** one non-negative integer id per token */
+  ids?: readonly number[] | null;
+  /** a name for the caption */
+  model?: string | null;
+}
+
+/** What the element drew last (the layer, head and mode as read from the attributes). */
+export interface ArcScopeResult {
+  /** each token's plain label (leading spaces as '·', '(cont.)' for the rest of a character split over tokens) */
+  tokens: string[];
+  /** the token ids; null for data or src without "ids" */
+  ids: number[] | null;
+  /** [n_layer, n_head, T, T] flat: layer l, head h, query i, key j at ((l * n_head + h) * T + i) * T + j */
+  attention: Float32Array;
+  shape: [n_layer: number, n_head: number, queries: number, keys: number];
+  layer: ArcScopeLayer;
+  head: ArcScopeHead;
+  mode: ArcScopeMode;
+}
+
+/** arcscope-ready's detail: a model or attention data has loaded (fired again each time the source changes). */
+export interface ArcScopeReadyDetail {
+  /** the model's name (its file name), or data's / src's "model" field, null when it has none */
+  model: string | null;
+  /** the model's config; null for data and src */
+  config: ModelConfig | null;
+  /** n_layer */
+  layers: number;
+  /** n_head */
+  heads: number;
+}
+
+/** arcscope-rendered's detail: a view was drawn (element.result holds it). */
+export interface ArcScopeRenderedDetail {
+  /** how many tokens */
+  tokens: number;
+  layer: ArcScopeLayer;
+  head: ArcScopeHead;
+  mode: ArcScopeMode;
+}
+
+/** arcscope-error's detail: what is wrong, as the element shows it (fired once per failed render). */
+export interface ArcScopeErrorDetail {
+  message: string;
+}
+
+/** A number, or the same written as a string ('0.5'). */
+export type ArcScopeNumber = number | `${number}`;
+
+/**
+ * <arc-scope>: a text's attention as arcs or a matrix.
+ *
+ * Each attribute has a property of its name that reads the attribute's string, or null when it is absent, and sets
+ * it: null or undefined removes it, anything else is set as its string (`el.layer = 3` sets layer="3", and
+ * `el.layer` then reads '3'). A value that is not valid shows an error inside the element and fires arcscope-error.
+ * The attention comes from one of `data`, `src` or `model` (giving two is an error), and text goes with a model only.
+ */
+export declare class ArcScopeElement extends HTMLElement {
+  static observedAttributes: string[];
+
+  /** the text to run through the model (default: the element's text content) */
+  get text(): string | null;
+  set text(value: string | null | undefined);
+  /** URL of an .arcs file (default: the model shipped with arcscope) */
+  get model(): string | null;
+  set model(value: string | URL | null | undefined);
+  /** URL of a JSON file of attention computed elsewhere (ArcScopeData), drawn without the engine or a model */
+  get src(): string | null;
+  set src(value: string | URL | null | undefined);
+  /** an integer from 0 to n_layer - 1, 'mean' or 'max' (default: the last layer) */
+  get layer(): string | null;
+  set layer(value: ArcScopeLayer | `${number}` | null | undefined);
+  /** an integer from 0 to n_head - 1, 'all', 'mean' or 'max' (default 'all') */
+  get head(): string | null;
+  set head(value: ArcScopeHead | `${number}` | null | undefined);
+  /** default 'arcs' */
+  get mode(): string | null;
+  set mode(value: ArcScopeMode | null | undefined);
+  /** arcs per token, an integer >= 0; 0 draws them all (default 0) */
+  get topk(): string | null;
+  set topk(value: ArcScopeNumber | null | undefined);
+  /** minimum weight drawn, a number from 0 to 1 (default 0.02) */
+  get threshold(): string | null;
+  set threshold(value: ArcScopeNumber | null | undefined);
+  /** 'auto' follows the reader's prefers-color-scheme (default 'auto') */
+  get theme(): string | null;
+  set theme(value: ArcScopeTheme | null | undefined);
+  /** 'lazy': nothing is fetched until the element comes within 200px of the viewport (default 'eager') */
+  get loading(): string | null;
+  set loading(value: ArcScopeLoading | null | undefined);
+
+  /** attention computed elsewhere, drawn instead of running a model (no attribute); null or undefined clears it */
+  get data(): ArcScopeData | null;
+  set data(value: ArcScopeData | null | undefined);
+  /** what was drawn last, or null before the first drawing */
+  result: ArcScopeResult | null;
+}
+
+/** What the analysis cache shared by every element holds. */
+export interface AnalysisCacheInfo {
+  /** analyses held */
+  entries: number;
+  /** bytes of their attention arrays */
+  bytes: number;
+  /** the most bytes kept (64 MB) */
+  budget: number;
+  /** the most analyses kept (256) */
+  maxEntries: number;
+}
+
+export declare function analysisCache(): AnalysisCacheInfo;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'arc-scope': ArcScopeElement;
+  }
+  interface HTMLElementEventMap {
+    'arcscope-ready': CustomEvent<ArcScopeReadyDetail>;
+    'arcscope-rendered': CustomEvent<ArcScopeRenderedDetail>;
+    'arcscope-error': CustomEvent<ArcScopeErrorDetail>;
+  }
+}

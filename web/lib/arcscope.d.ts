@@ -1,0 +1,454 @@
+// arcscope.d.ts: the types of arcscope.js, the engine API (with model.js's Model and tokenizer.js's tokenizer).
+// tests/js/declarations.test.mjs checks that the names here match the JavaScript.
+//
+// Layouts: every array is flat and row-major. Attention is [n_layer, n_head, T, T]: layer l, head h, query i,
+// key j is attention[((l * n_head + h) * T + i) * T + j], and each row (fixed l, h, i) sums to 1.
+
+// ---- inputs ----
+
+/** Numbers as a plain array or any typed array (not BigInt64Array / BigUint64Array). */
+export type NumberArray =
+  | readonly number[]
+  | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array
+  | Float32Array | Float64Array;
+
+/**
+ * Token ids: integers in [0, n_vocab), as a plain array or a typed array (encode()'s Int32Array included).
+ * Each is checked by the engine: a non-number, a fraction or an id outside the vocabulary is an Error.
+ */
+export type TokenIds = NumberArray;
+
+/** Nested arrays of numbers, read in row-major order (e.g. [[1, 2], [3, 4]]). */
+export type NestedNumbers = readonly (number | NestedNumbers)[];
+
+/** Values of a tensor: a Float32Array (used as is), another typed array, or (nested) plain arrays, flattened. */
+export type TensorValues = NumberArray | NestedNumbers;
+
+/** Bytes of a file. */
+export type Bytes = Uint8Array | ArrayBuffer;
+
+// ---- results ----
+
+/** A tensor: `data` in row-major order, `shape` its dimensions (the product of shape is data.length). */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+
+/** A model's hyperparameters. */
+export interface ModelConfig {
+  /** layers */
+  n_layer: number;
+  /** attention heads per layer */
+  n_head: number;
+  /** embedding width */
+  n_embd: number;
+  /** context length: the most tokens one sequence may hold */
+  n_ctx: number;
+  /** vocabulary size (50257 for GPT-2) */
+  n_vocab: number;
+  /** how the weight matrices are stored: int8 with one float32 scale per 32 weights, or float32 */
+  dtype: 'q8' | 'f32';
+}
+
+/** The assets beside the library: the wasm module, GPT-2's tokenizer file and the default model. */
+export interface Assets {
+  /** wasm/arcscope_core.wasm */
+  wasm: URL;
+  /** models/gpt2-tokenizer.bin */
+  tokenizer: URL;
+  /** models/shakespeare-4l.q8.arcs, the shipped 4-layer model */
+  model: URL;
+}
+
+// ---- tokenizer ----
+
+/** Text split into tokens. */
+export interface Tokenization {
+  ids: number[];
+  /** each token's display text (its bytes decoded alone; part of a multi-byte character shows U+FFFD) */
+  tokens: string[];
+}
+
+/** A run of tokens whose bytes make whole characters together. */
+export interface TokenSpan {
+  /** index of the run's first token */
+  first: number;
+  /** tokens in the run */
+  count: number;
+  /** the run's text */
+  text: string;
+}
+
+/** GPT-2's byte-level BPE tokenizer (engine.tokenizer). */
+export interface Tokenizer {
+  /** ids are 0 to vocabSize - 1 */
+  readonly vocabSize: number;
+  /** <|endoftext|> (50256) */
+  readonly eotId: number;
+  /** text -> ids (the fast path: no per-token strings) */
+  encode(text: string): Int32Array;
+  /** text -> ids and each token's display text */
+  tokenize(text: string): Tokenization;
+  /** ids -> text (UTF-8 decoded; bytes that make no character become U+FFFD) */
+  decode(ids: TokenIds): string;
+  /** one token's display text */
+  tokenText(id: number): string;
+  /** ids -> runs of tokens that make whole characters */
+  tokenSpans(ids: TokenIds): TokenSpan[];
+  /** Frees the tokenizer's wasm memory; idempotent. The engine's methods stop working after it. */
+  free(): void;
+}
+
+// ---- the article's attention blocks ----
+
+/** A causal or other mask for a block's forward: causalMask(T)'s result, or T * T values (1 keep, 0 block). */
+export type Mask = { data: NumberArray } | TensorValues;
+
+/** SingleHeadAttention's forward: x [B, T, d_model] -> these, each a Tensor. */
+export interface SingleHeadOutput {
+  /** [B, T, d_head] */
+  out: Tensor;
+  /** [B, T, T], each row sums to 1 */
+  weights: Tensor;
+  /** [B, T, d_head]: the projections */
+  q: Tensor;
+  k: Tensor;
+  v: Tensor;
+  /** [B, T, T]: q kᵀ / sqrt(d_head) before the softmax, -Infinity where masked */
+  scores: Tensor;
+}
+
+/** MultiHeadAttention's forward: x [B, T, d_model] -> these, each a Tensor. */
+export interface MultiHeadOutput {
+  /** [B, T, d_model] */
+  out: Tensor;
+  /** [B, H, T, T] */
+  weights: Tensor;
+  /** [B, H, T, d_head]: the projections after the split into heads */
+  q: Tensor;
+  k: Tensor;
+  v: Tensor;
+  /** [B, T, d_model]: the heads concatenated, before W_o */
+  merged: Tensor;
+}
+
+/** An attention block backed by wasm memory. */
+export interface AttentionBlock<Output, WeightName extends string, Config> {
+  readonly config: Config;
+  /** x: [batch, seq, d_model] values; shape: its dimensions; mask: [seq, seq] or null for none. */
+  forward(x: TensorValues, shape: NumberArray, options?: { mask?: Mask | null }): Output;
+  /** A weight matrix as {data, shape: [rows, cols]}, applied as X · W. */
+  weight(name: WeightName): Tensor;
+  /** Replaces a weight matrix; values must have the same rows * cols. */
+  setWeight(name: WeightName, values: TensorValues): void;
+  /** Frees the block's wasm memory; idempotent (a forgotten block is freed by a FinalizationRegistry). */
+  free(): void;
+}
+
+/** W_q, W_k, W_v each [d_model, d_head]. */
+export type SingleHeadAttention = AttentionBlock<SingleHeadOutput, 'W_q' | 'W_k' | 'W_v',
+  { d_model: number; d_head: number }>;
+
+/** W_q, W_k, W_v, W_o each [d_model, d_model]; d_head = d_model / n_heads. */
+export type MultiHeadAttention = AttentionBlock<MultiHeadOutput, 'W_q' | 'W_k' | 'W_v' | 'W_o',
+  { d_model: number; d_head: number; n_heads: number }>;
+
+/** The sinusoidal positional encoding. */
+export interface PositionalEncoding {
+  /** [maxSeqLen, d_model]: pe[pos, 2i] = sin(pos / 10000^(2i / d_model)), pe[pos, 2i + 1] = cos(same) */
+  table(): Tensor;
+  /** x [B, T, d_model] -> x + pe[:T] */
+  forward(x: TensorValues, shape: NumberArray): Tensor;
+  /** Frees its wasm memory; idempotent. */
+  free(): void;
+}
+
+/** One measured sequence length of the cost experiment. */
+export interface CostPoint {
+  seqLen: number;
+  /** milliseconds per forward pass */
+  ms: number;
+}
+
+/** ms ≈ a n² + b n + c, n the sequence length. */
+export interface QuadraticFit {
+  a: number;
+  b: number;
+  c: number;
+}
+
+export interface AttentionCostOptions {
+  /** sequence lengths to time (default [128, 256, 512, 1024]) */
+  lengths?: NumberArray;
+  /** default 768 */
+  dModel?: number;
+  /** default 12 */
+  nHeads?: number;
+  /** timings per length, 1 to 100; the fastest is kept (default 3) */
+  repeats?: number;
+}
+
+export interface AttentionCost {
+  points: CostPoint[];
+  /** null when fewer than 3 lengths were timed */
+  fit: QuadraticFit | null;
+}
+
+// ---- models ----
+
+export interface ForwardOptions {
+  /** capture every head's attention (default true) */
+  attention?: boolean;
+  /** logits for every position instead of the last only (default false) */
+  allLogits?: boolean;
+}
+
+/** model.forward's result. */
+export interface ForwardResult {
+  /** [rows, n_vocab] flat: rows is 1 (the last position) unless allLogits, then T */
+  logits: Float32Array;
+  logitsShape: [rows: number, n_vocab: number];
+  /** [n_layer, n_head, T, T] flat (see the layout at the top), or null without `attention` */
+  attention: Float32Array | null;
+  attentionShape: [n_layer: number, n_head: number, queries: number, keys: number] | null;
+}
+
+/** model.forward's result when attention was captured (the default). */
+export interface ForwardResultWithAttention extends ForwardResult {
+  attention: Float32Array;
+  attentionShape: [n_layer: number, n_head: number, queries: number, keys: number];
+}
+
+/** model.append's result: one position through the KV cache. */
+export interface AppendResult {
+  /** n_vocab values */
+  logits: Float32Array;
+  logitsShape: [rows: 1, n_vocab: number];
+  /** the new position's attention row for every layer and head: [n_layer, n_head, length] flat, or null */
+  attention: Float32Array | null;
+  attentionShape: [n_layer: number, n_head: number, length: number] | null;
+}
+
+export interface AppendResultWithAttention extends AppendResult {
+  attention: Float32Array;
+  attentionShape: [n_layer: number, n_head: number, length: number];
+}
+
+/** A likely next token. */
+export interface TopToken {
+  id: number;
+  /** its display text */
+  token: string;
+  /** softmax probability, 0 to 1 */
+  prob: number;
+}
+
+/** What onToken sees for each generated token. */
+export interface GeneratedToken {
+  id: number;
+  /** its display text */
+  token: string;
+  /** 0 for the first generated token */
+  index: number;
+  /** with `attention`: its row for every layer and head, [n_layer, n_head, length] flat; else null */
+  attention: Float32Array | null;
+  attentionShape: [n_layer: number, n_head: number, length: number] | null;
+}
+
+export interface GenerateOptions {
+  /** the prompt: at least one id */
+  ids: TokenIds;
+  /** the most tokens to add, an integer >= 0 (default 20) */
+  maxTokens?: number;
+  /** >= 0; 0 always picks the most likely token (default 1) */
+  temperature?: number;
+  /** sample among the k most likely; 0 means all (default 0) */
+  topK?: number;
+  /** nucleus sampling: the smallest set with this much probability, in (0, 1] (default 1) */
+  topP?: number;
+  /** an integer from 0 to 2^53 - 1; the same seed draws the same tokens (default 0) */
+  seed?: number;
+  /** pass each token's attention rows to onToken (default false) */
+  attention?: boolean;
+  /** called after each token; returning false (or a promise of false) stops the generation */
+  onToken?: ((token: GeneratedToken) => boolean | void | Promise<boolean | void>) | null;
+}
+
+/** Why a generation stopped. */
+export type StopReason = 'max_tokens' | 'end_of_text' | 'context_full' | 'callback';
+
+export interface GenerateResult {
+  /** the new ids only, not the prompt */
+  ids: number[];
+  /** the new ids decoded */
+  text: string;
+  stop: StopReason;
+}
+
+export interface HeadScoresOptions {
+  /** an integer >= 0 (default 0) */
+  seed?: number;
+  /** random tokens, then repeated: 2 to n_ctx / 2; 0 or less (the default 0) means min(50, n_ctx / 2) */
+  length?: number;
+  /** ids to draw the random tokens from (default: every id but <|endoftext|>) */
+  candidates?: TokenIds | null;
+}
+
+/** Scores per head, each n_layer * n_head values in [0, 1], head h of layer l at [l * n_head + h]. */
+export interface HeadScores {
+  /** mean attention from position i to i - 1 */
+  previousToken: Float32Array;
+  /** mean attention from position i to position 0 (the "sink") */
+  firstToken: Float32Array;
+  /** mean attention from each token of the second copy to the token that followed its first copy */
+  induction: Float32Array;
+  shape: [n_layer: number, n_head: number];
+  /** the random sequence's length (repeated twice) */
+  length: number;
+}
+
+export interface Perplexity {
+  /** mean negative log-likelihood, nats per predicted token */
+  nll: number;
+  /** exp(nll) */
+  perplexity: number;
+  /** tokens scored: ids.length - 1 (each token after the first, once) */
+  predicted: number;
+}
+
+/** A loaded GPT-2 (.arcs file) in wasm memory, with its KV cache. From engine.loadModel(). */
+export interface Model {
+  /** the engine's Emscripten module (internal) */
+  readonly core: unknown;
+  /** the model's Embind object in wasm memory (internal: use free(), never its own delete()) */
+  readonly handle: unknown;
+  /** the engine's tokenizer (null only for a Model made without one, outside engine.loadModel) */
+  readonly tokenizer: Tokenizer | null;
+  readonly config: ModelConfig;
+  /** size of the .arcs file in bytes */
+  readonly fileBytes: number;
+  /** false once freed */
+  readonly live: boolean;
+  /** positions in the KV cache */
+  readonly length: number;
+  /** text -> ids and display texts, with GPT-2's tokenizer */
+  tokenize(text: string): Tokenization;
+  /**
+   * Runs ids (at most n_ctx) and restarts the KV cache with them, so append() continues after them.
+   * Attention is captured unless `attention: false`.
+   */
+  forward(ids: TokenIds, options?: ForwardOptions & { attention?: true }): ForwardResultWithAttention;
+  forward(ids: TokenIds, options?: ForwardOptions): ForwardResult;
+  /** One more token through the KV cache. Attention rows unless `attention: false`. */
+  append(id: number, options?: { attention?: true }): AppendResultWithAttention;
+  append(id: number, options?: { attention?: boolean }): AppendResult;
+  /** Empties the KV cache. */
+  reset(): void;
+  /**
+   * The k most likely next tokens (k >= 1, default 10), most likely first. logits: n_vocab values, or a forward
+   * result's logits (a Float32Array: its last row is used).
+   */
+  topk(logits: Float32Array | readonly number[], k?: number): TopToken[];
+  /** Samples up to maxTokens tokens after ids through the KV cache; stops early at <|endoftext|> or n_ctx. */
+  generate(options: GenerateOptions): Promise<GenerateResult>;
+  /** Scores every head on random tokens repeated twice. Restarts the KV cache. */
+  headScores(options?: HeadScoresOptions): HeadScores;
+  /** ids (2 or more) -> how well the model predicts them, in windows of n_ctx tokens (or `window`). Restarts the
+   * KV cache. */
+  perplexity(ids: TokenIds, options?: { window?: number }): Perplexity;
+  /** Frees the model's wasm memory; idempotent. Other methods then throw "this model has been freed". */
+  free(): void;
+}
+
+/** What convertCheckpoint reports, after each megabyte and at each stage. */
+export interface ConvertProgress {
+  stage: 'header' | 'tensors' | 'checksum' | 'done';
+  /** bytes of model.safetensors read */
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+/** Chunks of model.safetensors. */
+export type CheckpointChunks =
+  | Bytes
+  | readonly Bytes[]
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Bytes>
+  | Iterable<Bytes>;
+
+export interface ConvertCheckpointOptions {
+  /** config.json, as an object or its text */
+  config: object | string;
+  /** model.safetensors, streamed: wasm memory holds the output and one matrix at a time, never the whole input */
+  chunks: CheckpointChunks;
+  /** default 'q8' */
+  dtype?: 'q8' | 'f32';
+  /** the length of model.safetensors in bytes; needed for a stream or an iterable (else taken from the bytes) */
+  totalBytes?: number;
+  onProgress?: ((progress: ConvertProgress) => void) | null;
+}
+
+// ---- the engine ----
+
+export interface CreateEngineOptions {
+  /** the wasm module's bytes (else fetched from wasmUrl) */
+  wasmBinary?: Bytes;
+  /** where the wasm module is (default: defaultAssets.wasm); relative to the page, or in Node to the cwd */
+  wasmUrl?: string | URL;
+  /** the tokenizer file's bytes, or a promise of them (else read from tokenizerUrl) */
+  tokenizerBytes?: Bytes | Promise<Bytes>;
+  /** where the tokenizer file is (default: defaultAssets.tokenizer) */
+  tokenizerUrl?: string | URL;
+}
+
+/** The engine: one wasm instance with GPT-2's tokenizer. */
+export interface Engine {
+  /** the raw Emscripten module (internal: its members may change between versions) */
+  readonly core: unknown;
+
+  /** A single attention head: d_model -> d_head. seed: an unsigned 32-bit integer (default 42). */
+  singleHeadAttention(dModel: number, dHead: number, options?: { seed?: number }): SingleHeadAttention;
+  /** nHeads heads over d_model (nHeads must divide dModel). seed as above. */
+  multiHeadAttention(dModel: number, nHeads: number, options?: { seed?: number }): MultiHeadAttention;
+  /** maxSeqLen default 2048. */
+  positionalEncoding(dModel: number, maxSeqLen?: number): PositionalEncoding;
+  /** [n, n]: 1 where key j <= query i, else 0 */
+  causalMask(n: number): Tensor;
+  /** standard normal samples of this shape (1 to 4 dimensions), the same for a seed (default 42) */
+  randomNormal(shape: NumberArray, options?: { seed?: number }): Tensor;
+  /** The article's cost experiment: milliseconds per MultiHeadAttention forward at each length, and the fit. */
+  attentionCost(options?: AttentionCostOptions): AttentionCost;
+  /** 3 or more points -> the least-squares ms ≈ a n² + b n + c (the fit attentionCost uses) */
+  fitQuadratic(points: readonly CostPoint[]): QuadraticFit;
+
+  readonly tokenizer: Tokenizer;
+  /** text -> {ids, tokens} */
+  tokenize(text: string): Tokenization;
+  /** text -> ids */
+  encode(text: string): Int32Array;
+  /** ids -> text */
+  decode(ids: TokenIds): string;
+  /** one token's display text */
+  tokenText(id: number): string;
+  /** ids -> runs of tokens that make whole characters */
+  tokenSpans(ids: TokenIds): TokenSpan[];
+
+  /** An .arcs file's bytes -> Model; every field, size and the checksum are checked first. */
+  loadModel(bytes: Bytes): Model;
+  /** A Hugging Face GPT-2 checkpoint -> the .arcs file's bytes, converted in wasm as it streams in. */
+  convertCheckpoint(options: ConvertCheckpointOptions): Promise<Uint8Array>;
+}
+
+/** Starts an engine: compiles the wasm module while the tokenizer file downloads. */
+export declare function createEngine(options?: CreateEngineOptions): Promise<Engine>;
+
+/** The bytes at a URL: http(s) through fetch, file: through fs in Node. A relative URL is resolved against the page
+ * (in Node: the current directory). */
+export declare function readBytes(url: string | URL): Promise<Uint8Array>;
+
+/** The wasm, the tokenizer file and the default model, beside the library. */
+export declare const defaultAssets: Readonly<Assets>;
+
+/** The package's version, e.g. '0.2.0'. */
+export declare const version: string;

@@ -1,0 +1,153 @@
+// worker-client.d.ts: the types of worker-client.js, the page side of the engine worker (protocol: web/README.md).
+// tests/js/declarations.test.mjs checks that the names here match the JavaScript.
+import type { HeadScores, ModelConfig, StopReason, TokenIds, TopToken } from './arcscope.js';
+
+/** A loaded model, as the worker describes it. */
+export interface ModelInfo {
+  /** the model's key: its absolute URL, or the key it was converted or loaded under */
+  key: string;
+  /** the file name shown for it */
+  name: string;
+  /** the .arcs file's size in bytes */
+  size: number;
+  config: ModelConfig;
+}
+
+/** Progress of a load, a download or a conversion. */
+export interface LoadProgress {
+  /** what is happening, in words, e.g. 'downloading model' */
+  stage: string;
+  /** bytes so far */
+  loaded: number;
+  /** bytes in all (may be 0 or undefined before a download knows its length) */
+  total: number;
+}
+
+/** A token's display label: `lead` is its leading spaces as faint marks, `text` the rest. */
+export interface TokenLabel {
+  lead: string;
+  text: string;
+  /** true for the second and later tokens of a character split over several tokens (text is then '…') */
+  continuation: boolean;
+  /** [start, end): the tokens that make that character together */
+  group: [start: number, end: number];
+}
+
+/** A checkpoint to convert: two URLs, or the two files (model.safetensors and config.json, in any order). */
+export type CheckpointSource =
+  | { safetensorsUrl: string; configUrl: string }
+  | { files: readonly File[] | FileList };
+
+export interface AnalyzeResult {
+  ids: number[];
+  labels: TokenLabel[];
+  /** [n_layer, n_head, T, T] flat: layer l, head h, query i, key j at ((l * n_head + h) * T + i) * T + j */
+  attention: Float32Array;
+  shape: [n_layer: number, n_head: number, queries: number, keys: number];
+  /** the likely next tokens, most likely first */
+  next: TopToken[];
+}
+
+/** One generated token, as progress. */
+export interface GenerateProgress {
+  id: number;
+  /** the prompt and the tokens so far, decoded */
+  text: string;
+  /** labels of the prompt and the tokens so far */
+  labels: TokenLabel[];
+  /** the new token's attention row for every layer and head: [n_layer, n_head, length] flat */
+  row: Float32Array;
+  rowShape: [n_layer: number, n_head: number, length: number];
+}
+
+/** The library worker's operations: args, result and progress of each. */
+export interface WorkerOps {
+  init: { args: Record<string, never>; result: { ok: true }; progress: never };
+  configure: { args: { stallSeconds: number }; result: { ok: true }; progress: never };
+  prefetch: { args: { url: string }; result: undefined; progress: never };
+  tokenize: { args: { text: string }; result: { ids: number[]; labels: TokenLabel[] }; progress: never };
+  loadModel: { args: { url: string }; result: ModelInfo; progress: LoadProgress };
+  loadModelBytes: { args: { bytes: Uint8Array; key: string; name: string }; result: ModelInfo; progress: LoadProgress };
+  convertModel: { args: { source: CheckpointSource; key: string; name: string }; result: ModelInfo;
+    progress: LoadProgress };
+  /** text or ids; topk: how many next tokens (default 10) */
+  analyze: { args: { model: string; text?: string; ids?: TokenIds; topk?: number }; result: AnalyzeResult;
+    progress: LoadProgress };
+  headScores: { args: { model: string }; result: HeadScores; progress: LoadProgress };
+  /** defaults: maxTokens 20, temperature 0, topK 40, topP 1, seed 1; result ids: the prompt and the new tokens */
+  generate: {
+    args: { model: string; ids: TokenIds; maxTokens?: number; temperature?: number; topK?: number; topP?: number;
+      seed?: number };
+    result: { ids: number[]; stop: StopReason };
+    progress: GenerateProgress | LoadProgress;
+  };
+  /** the models in wasm memory, least recently used first */
+  models: { args: Record<string, never>; result: ModelInfo[]; progress: never };
+}
+
+/** call()'s arguments after op: args (optional when the op needs none) and options. */
+export type CallArgs<Op extends keyof WorkerOps> = {} extends WorkerOps[Op]['args']
+  ? [args?: WorkerOps[Op]['args'], options?: CallOptions<WorkerOps[Op]['progress']>]
+  : [args: WorkerOps[Op]['args'], options?: CallOptions<WorkerOps[Op]['progress']>];
+
+/** A call's promise, with the id that cancel() takes. */
+export type CallPromise<T> = Promise<T> & { id: number };
+
+export interface CallOptions<Progress = unknown> {
+  /** receives each progress report before the result */
+  onProgress?: (progress: Progress) => void;
+  /** objects to transfer to the worker instead of copying (e.g. an ArrayBuffer) */
+  transfer?: Transferable[];
+}
+
+/** The page side of one engine worker. Most pages want sharedEngine(). */
+export declare class EngineClient {
+  /** workerUrl: the worker script (default: the library's worker.js), relative to the document */
+  constructor(workerUrl?: string | URL);
+  /** the worker script's absolute URL */
+  readonly workerUrl: string;
+  /** null when the worker could not be started */
+  readonly worker: Worker | null;
+  /** why the worker cannot answer any more (later calls then fail at once), or null */
+  broken: string | null;
+  /** true once the worker has sent its first message */
+  started: boolean;
+  /** resolves when the engine in the worker has started */
+  readonly ready: CallPromise<{ ok: true }>;
+  /** (internal) the id of the next call */
+  nextId: number;
+  /** (internal) calls waiting for an answer, by id */
+  readonly pending: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void;
+    onProgress?: (progress: unknown) => void }>;
+  /** (internal) model loads by key, shared by every caller */
+  readonly models: Map<string, CallPromise<ModelInfo>>;
+
+  /** Runs op in the worker; the promise has .id for cancel(). Ops a page's own worker adds take the second form. */
+  call<Op extends keyof WorkerOps>(op: Op, ...rest: CallArgs<Op>): CallPromise<WorkerOps[Op]['result']>;
+  call<T = unknown>(op: string, args?: object, options?: CallOptions): CallPromise<T>;
+  /** Aborts a running call: its download, its wait for a model, or a generation after the current token. */
+  cancel(promise: { id?: number } | null | undefined): void;
+  /** Starts loading a model early; a later loadModel of the URL joins that load. */
+  prefetch(url: string | URL): void;
+  /** A model URL (relative to the document) -> its info; repeated and concurrent calls share one load. */
+  loadModel(url: string | URL, onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
+  /** Converts a Hugging Face checkpoint in the worker; key names it in the cache and in shared links. */
+  convertModel(source: CheckpointSource, key: string, name: string,
+    onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
+  /** An .arcs file's bytes (a picked or dropped file): the buffer is transferred to the worker (detached here). */
+  loadModelBytes(bytes: Uint8Array, key: string, name: string,
+    onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
+
+  /** (internal) handles one message from the worker */
+  receive(message: { id: number; progress?: unknown; result?: unknown; error?: string }): void;
+  /** (internal) rejects every waiting call with message */
+  failAll(message: string): void;
+  /** (internal) records promise as key's model load; a failure puts back the previous one */
+  track<T extends CallPromise<ModelInfo>>(key: string, promise: T): T;
+}
+
+/**
+ * The page's one engine worker, shared by the page and every <arc-scope>. The first call decides the worker script
+ * (the library's own, or a page's worker that adds operations); later calls return the same client.
+ */
+export declare function sharedEngine(workerUrl?: string | URL): EngineClient;
