@@ -11,6 +11,14 @@ import { installedConsumer, repoRoot, selfHostFolder, serveFolder } from '../pac
 import { ARTICLE_TEXT, watchConsole } from './helpers.mjs';
 
 const servers = [];
+// docs/embedding.md's policy for a page whose arcscope folder is on another origin (A): the element's modules
+// (script-src), the worker's blob: starter and its module graph, which is fetched as a worker (worker-src), the wasm,
+// tokenizer and model downloads (connect-src) and the element's stylesheets (style-src).
+const crossOriginPolicy = () => {
+  const a = new URL(assets.url).origin;
+  return `default-src 'self'; script-src 'self' ${a} 'wasm-unsafe-eval'; worker-src blob: ${a}; ` +
+    `connect-src ${a}; style-src ${a}; img-src data:`;
+};
 let assets, site, bundled;
 
 const page = (scriptSrc, attrs = '') => `<!doctype html>
@@ -30,9 +38,11 @@ test.beforeAll(async () => {
   rmSync(join(siteDir, 'broken', 'lib', 'wasm', 'arcscope_core.wasm'));
   // The asset host: the folder as it is, on another port (another origin), with CORS.
   assets = await serveFolder(selfHostFolder, { cors: true });
-  site = await serveFolder(siteDir);
+  // Pages named csp-*.html get the policy the guide documents for the library on another origin.
+  site = await serveFolder(siteDir, { headers: (path) => (/\/csp-[^/]*\.html$/.test(path) ? { 'Content-Security-Policy': crossOriginPolicy() } : {}) });
   servers.push(assets.server, site.server);
   writeFileSync(join(siteDir, 'cross-origin.html'), page(`${assets.url}lib/arc-scope.js`));
+  writeFileSync(join(siteDir, 'csp-cross-origin.html'), page(`${assets.url}lib/arc-scope.js`));
   writeFileSync(join(siteDir, 'sub-path.html'), page('/blog/assets/arcscope/lib/arc-scope.js'));
   writeFileSync(join(siteDir, 'broken.html'), page('/broken/lib/arc-scope.js'));
 
@@ -71,6 +81,13 @@ test('the self-host folder on another origin (CORS) draws arcs in a plain page',
   expect(arcs).toBeGreaterThan(0);
   expect(new URL(assets.url).origin).not.toBe(new URL(site.url).origin);
   console.log(`cross-origin page, cold: first arcs ${ms} ms after navigation (${arcs} arcs)`);
+  expect(errors).toEqual([]);
+});
+
+test('on another origin under the Content-Security-Policy the guide gives, with no console errors', async ({ page: p }) => {
+  const errors = watchConsole(p);
+  const { arcs } = await firstArcs(p, `${site.url}csp-cross-origin.html`);
+  expect(arcs).toBeGreaterThan(0);
   expect(errors).toEqual([]);
 });
 

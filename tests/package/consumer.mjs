@@ -32,13 +32,14 @@ const types = {
   '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
 };
 
-// Serves dir at prefix (e.g. '/blog/assets/arcscope/'); cors adds Access-Control-Allow-Origin: *. -> {server, url}
-export function serveFolder(dir, { prefix = '/', cors = false, port = 0 } = {}) {
+// Serves dir at prefix (e.g. '/blog/assets/arcscope/'); cors adds Access-Control-Allow-Origin: *; headers(path) adds
+// more (a Content-Security-Policy for some pages). -> {server, url}
+export function serveFolder(dir, { prefix = '/', cors = false, headers: more = () => ({}), port = 0 } = {}) {
   dir = resolve(dir);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const file = path.startsWith(prefix) ? normalize(join(dir, path.slice(prefix.length) || 'index.html')) : null;
-    const headers = cors ? { 'Access-Control-Allow-Origin': '*' } : {};
+    const headers = { ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}), ...more(path) };
     if (!file || (file !== dir && !file.startsWith(dir + sep)) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');
       return;

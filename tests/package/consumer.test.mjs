@@ -1,9 +1,9 @@
 // consumer.test.mjs: the packed tarball installed into a fresh project (consumer.mjs), used as a user would: Node
-// imports `arcscope`.
+// imports `arcscope`, and tsc checks TypeScript files against the package's declarations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installedConsumer, repoRoot, version } from './consumer.mjs';
 
@@ -40,4 +40,18 @@ test("Node: import { createEngine } from 'arcscope' tokenizes and runs the defau
   assert.deepEqual(out.ids, [464, 16383, 1422, 470, 4197]);
   assert.deepEqual(out.attentionShape, [4, 4, 5, 5]);
   assert.equal(typeof out.next, 'string');
+});
+
+test('TypeScript: a consumer file using the API and the element type-checks; wrong property types do not', () => {
+  const types = join(repoRoot, 'tests', 'package', 'types');
+  for (const f of readdirSync(types)) cpSync(join(types, f), join(consumer, f));
+  const tsc = (config) => spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p', config], { cwd: consumer, encoding: 'utf8' });
+  const good = tsc('tsconfig.json');
+  assert.equal(good.status, 0, `uses-api.ts should type-check:\n${good.stdout}${good.stderr}`);
+  const bad = tsc('tsconfig.wrong-attribute.json');
+  assert.notEqual(bad.status, 0, 'wrong-attribute.ts should not type-check');
+  assert.match(bad.stdout, /wrong-attribute\.ts\(\d+,\d+\): error TS2322: Type '"pie"' is not assignable/);
+  assert.match(bad.stdout, /error TS2322: Type '"high"' is not assignable/);
+  assert.match(bad.stdout, /error TS2339: Property 'count' does not exist on type 'ArcScopeRenderedDetail'/);
 });

@@ -69,7 +69,8 @@ async function coreOptions({ wasmBinary, wasmUrl = assets.wasm }, failed) {
   try {
     response = await fetch(url);
   } catch (e) {
-    throw new Error(`could not load the engine's wasm ${url.href}: ${e.message} (offline, or another origin without CORS?)`);
+    throw new Error(`could not load the engine's wasm ${url.href}: ${e.message} (offline, or another origin without CORS?)`,
+      { cause: e });
   }
   if (!response.ok) throw new Error(`could not load the engine's wasm ${url.href}: HTTP ${response.status}`);
   const streaming = /^application\/wasm\b/.test(response.headers.get('Content-Type') || '');

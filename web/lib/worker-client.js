@@ -3,7 +3,9 @@
 //   const engine = sharedEngine();
 //   const model = await engine.loadModel(url);                 // {key, name, size, config}
 //   const r = await engine.call('analyze', {model: model.key, text});
-const WORKER = './worker.js'; // a variable, so bundlers treat only the literal below as the worker
+const WORKER = './worker.js';
+const START_SECONDS = 20; // the worker posts once its script and imports have loaded (not the wasm: that is init)
+ // a variable, so bundlers treat only the literal below as the worker
 
 // A module worker running the script at url (default: the library's worker.js). A page may not start a worker from
 // another origin's script (the library on an asset host, with CORS), so then a same-origin blob: script imports it
@@ -39,11 +41,18 @@ export class EngineClient {
       this.broken = `the engine worker could not start from ${this.workerUrl}: ${e.message}`;
     }
     if (this.worker) {
-      this.worker.onmessage = ({ data }) => { this.started = true; this.receive(data); };
+      // A worker whose imports a policy blocks may neither run nor fire error: give up after a while, saying why.
+      const startTimer = setTimeout(() => {
+        if (this.started || this.broken) return;
+        this.broken = `the engine worker did not start within ${START_SECONDS} s from ${this.workerUrl}: its script ` +
+          'or an import did not load (from another origin, the Content-Security-Policy needs worker-src for that origin)';
+        this.failAll(this.broken);
+      }, START_SECONDS * 1000);
+      this.worker.onmessage = ({ data }) => { this.started = true; clearTimeout(startTimer); this.receive(data); };
       this.worker.onerror = (e) => {
         this.broken = this.started ? `the engine worker stopped: ${e.message || 'an unknown error'}`
           : `the engine worker failed to start from ${this.workerUrl}: ${e.message ||
-            'its script could not be loaded (a 404, a blocked origin, or a Content-Security-Policy without worker-src for it)'}`;
+            'its script could not be loaded (a 404, another origin without CORS, or a Content-Security-Policy without worker-src for it)'}`;
         this.failAll(this.broken);
       };
     }

@@ -317,3 +317,6 @@ self.onmessage = async ({ data: { id, op, args } }) => {
     if (running.get(id) === controller) running.delete(id);
   }
 };
+
+// The script and its imports have loaded: the page stops waiting for the worker to start (worker-client.js).
+self.postMessage({ id: 0, started: true });
