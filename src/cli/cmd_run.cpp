@@ -1,7 +1,10 @@
 // cmd_run.cpp: `arcscope run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE]`
-// One forward pass. Writes {"ids":[...],"tokens":[...],"logits_last":[n_vocab],"attention":[layer][head][T][T]}
-// to OUT.json (or stdout). --logits-bin also writes every position's logits as raw little-endian f32 (T, n_vocab).
+// One forward pass. Writes {"model":NAME,"ids":[...],"tokens":[...],"logits_last":[n_vocab],
+// "attention":[layer][head][T][T]} to OUT.json (or stdout), where NAME is --model's file name: <arc-scope src=OUT.json>
+// draws that file as it is, with NAME in its caption. --logits-bin also writes every position's logits as raw
+// little-endian f32 (T, n_vocab).
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "arcscope/error.h"
@@ -29,7 +32,8 @@ int run(const Args& args) {
     if (all) write_file(args.require("logits-bin"), model->logits(), size_t(T) * c.n_vocab * sizeof(float));
 
     JsonWriter w;
-    w.open_object().field("ids", ids).key("tokens").open_array();
+    const std::string name = std::filesystem::path(args.require("model")).filename().string();
+    w.open_object().field("model", name).field("ids", ids).key("tokens").open_array();
     for (int id : ids) w.string(id < tok.vocab_size() ? tok.token_text(id) : "<" + std::to_string(id) + ">");
     w.close_array().key("logits_last").numbers(last, c.n_vocab);
     w.key("attention").open_array();  // [layer][head][T][T]
