@@ -1,46 +1,61 @@
-// arc-scope.js: the <arc-scope> custom element, for blog posts and docs.
+// arc-scope.js: the <arc-scope> custom element, for blog posts and docs (the guide: docs/embedding.md).
 //   <script type="module" src="/lib/arc-scope.js"></script>
-//   <arc-scope text="The trophy didn't fit in the bag because it was too big" model="models/shakespeare-4l.q8.arcs"
-//              layer="3" head="1" mode="arcs"></arc-scope>
+//   <arc-scope text="The trophy didn't fit in the bag because it was too big" layer="3" head="1"></arc-scope>
 // Attributes (changing one re-renders):
-//   text       the text to run through the model (default: the element's text content)
+//   text       the text to run through the model (default: the element's text content; required when the element
+//              has child elements, which are then its fallback, not its text)
 //   model      URL of an .arcs file (default: the model shipped with arcscope)
+//   src        URL of attention computed elsewhere, as JSON (attention-data.js): drawn without the engine or a model
 //   layer      an integer from 0 to n_layer - 1, "mean" or "max" (default: the last layer)
 //   head       an integer from 0 to n_head - 1, "all", "mean" or "max" (default: "all")
 //   mode       "arcs" or "matrix" (default: "arcs")
 //   topk       arcs per token, an integer >= 0; 0 draws them all (default: 0)
 //   threshold  minimum weight drawn, a number from 0 to 1 (default: 0.02)
+//   theme      "auto" (the reader's prefers-color-scheme), "light" or "dark" (default: "auto")
+//   loading    "eager" or "lazy": nothing is fetched until the element comes within 200px of the viewport
+//              (default: "eager")
 // An absent attribute means its default. Any other value that is not valid, an empty one included, is an error: the
 // element shows it inside itself (role=alert) and fires arcscope-error; fixing the attribute renders again.
-// Events: arcscope-ready (model loaded), arcscope-rendered (drawn; element.result = {tokens, attention, shape}),
-// arcscope-error ({message}).
+// Properties: each attribute has a property of its name that returns the attribute's string, or null when absent,
+// and sets it (null or undefined removes it, anything else is set as a string). `data` (no attribute) takes an object
+// in src's JSON shape; its attention may be a Float32Array. The attention comes from one of data, src or a model:
+// giving two is an error, and so is text with data or src (their tokens come with the attention).
+// Children (an <img> of the arcs for feed readers, say) show until the first drawing, then hide.
+// Events: arcscope-ready ({model, config, layers, heads}: a model or attention data loaded, each time it changes;
+// config is null for data and src), arcscope-rendered ({tokens, layer, head, mode}; element.result =
+// {tokens, ids, attention, shape, layer, head, mode}) and arcscope-error ({message}), once per failed render.
 // Every element on a page shares one worker and one copy of each model. Styles live in a shadow root, so the host
-// page's CSS and this element's cannot disturb each other.
+// page's CSS and this element's cannot disturb each other; ::part(frame | view | caption | error) and the colour
+// variables of css/views.css are the ways in.
 import { assets } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
 import { selectMatrices, filterArcs, aggregate } from './attention-math.js';
-import { plainLabel } from './token-text.js';
-import { word, index, count, fraction, url, LAYER_WORDS, HEAD_WORDS, MODES } from './view-options.js';
+import { displayPiece, plainLabel } from './token-text.js';
+import { parseAttention } from './attention-data.js';
+import { word, index, count, fraction, url, LAYER_WORDS, HEAD_WORDS, MODES, THEMES, LOADINGS } from './view-options.js';
 
 const DEFAULT_MODEL = assets.model.href;
 const STYLES = [new URL('./css/views.css', import.meta.url).href, new URL('./css/arc-scope.css', import.meta.url).href];
+const ATTRIBUTES = ['text', 'model', 'src', 'layer', 'head', 'mode', 'topk', 'threshold', 'theme', 'loading'];
+const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the default model';
+const SRC_URL = 'the URL of an attention JSON file, or leave it out to run a model on the text';
 
-// The worker's analyses, shared by elements: `${model}\n${text}` -> {promise, bytes}, least recently used first.
-// Bounded by the bytes of their attention arrays (a long text on a big model is hundreds of MB), counted on arrival,
-// and by their number (thousands of short texts would cost little attention but more than their labels).
+// The analyses (a model's on a text, or a src file), shared by elements: key -> {promise, bytes}, least recently
+// used first. Bounded by the bytes of their attention arrays (a long text on a big model is hundreds of MB), counted
+// on arrival, and by their number (thousands of short texts would cost little attention but more than their labels).
 const CACHE_BYTES = 64 << 20;
 const CACHE_ENTRIES = 256;
 const analyses = new Map();
 let cachedBytes = 0;
 
-function analysis(engine, model, text) {
-  const key = `${model}\n${text}`;
+// The analysis under key, started by start() if it is not cached; a failed one is forgotten.
+function cached(key, start) {
   let entry = analyses.get(key);
   if (entry) analyses.delete(key); // set again below: most recently used last
   else {
-    entry = { promise: engine.call('analyze', { model, text, topk: 5 }), bytes: 0 };
+    entry = { promise: start(), bytes: 0 };
     entry.promise.then((r) => {
       if (analyses.get(key) !== entry) return;
       entry.bytes = r.attention.byteLength;
@@ -66,8 +81,48 @@ export function analysisCache() {
   return { entries: analyses.size, bytes: cachedBytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
 }
 
+// A src file, fetched with plain fetch (no worker, no wasm) and read strictly.
+async function fetchAttention(href) {
+  let response, body;
+  try {
+    response = await fetch(href);
+    if (response.ok) body = await response.text();
+  } catch (e) { // offline, refused, cut short, or blocked by CORS or the CSP
+    throw new Error(`could not load ${href}: ${e.message}`, { cause: e });
+  }
+  if (!response.ok) throw new Error(`could not load ${href}: HTTP ${response.status} ${response.statusText}`.trim());
+  if (/^text\/html\b/i.test(response.headers.get('content-type') ?? '')) {
+    throw new Error(`${href} is a web page, not attention JSON`);
+  }
+  let json;
+  try {
+    json = JSON.parse(body);
+  } catch (e) {
+    throw new Error(`${href} is not JSON: ${e.message}`, { cause: e });
+  }
+  return precomputed(parseAttention(json, href));
+}
+
+// Parsed attention data as an analysis. Its tokens are token text, shown the way the engine's labels are.
+function precomputed({ tokens, ids, attention, shape, model }) {
+  const labels = tokens.map((t, i) => ({ ...displayPiece(t), continuation: false, group: [i, i + 1] }));
+  return { name: model, config: null, ids, labels, attention, shape };
+}
+
 export class ArcScopeElement extends HTMLElement {
-  static observedAttributes = ['text', 'model', 'layer', 'head', 'mode', 'topk', 'threshold'];
+  static observedAttributes = ATTRIBUTES;
+
+  result = null;
+  #data = null;
+  #parsed = null;      // {from, value}: the data property's object and its reading
+  #announced = null;   // the source the last arcscope-ready was for
+  #near = false;       // loading="lazy": the element has come near the viewport
+  #observer = null;
+  #pending = false;
+  #renders = 0;
+  #arcs = null;
+  #matrix = null;
+  #fallback; #view; #caption; #error;
 
   constructor() {
     super();
@@ -78,104 +133,204 @@ export class ArcScopeElement extends HTMLElement {
       link.href = href;
       root.append(link);
     }
-    this.frame = document.createElement('figure');
-    this.frame.className = 'frame';
-    this.frame.setAttribute('part', 'frame');
-    this.view = document.createElement('div');
-    this.view.className = 'view';
-    this.caption = document.createElement('figcaption');
-    this.caption.className = 'caption';
-    this.error = document.createElement('p');
-    this.error.className = 'error';
-    this.error.setAttribute('role', 'alert');
-    this.error.hidden = true;
-    this.frame.append(this.view, this.caption, this.error);
-    root.append(this.frame);
-    this.arcs = null;
-    this.matrix = null;
-    this.result = null;
-    this.ready = false;
-    this.pending = false;
-    this.renders = 0;
+    const part = (tag, name) => {
+      const el = document.createElement(tag);
+      el.className = name;
+      el.setAttribute('part', name);
+      return el;
+    };
+    const frame = part('figure', 'frame');
+    this.#fallback = document.createElement('slot'); // the children, until the first drawing
+    this.#view = part('div', 'view');
+    this.#caption = part('figcaption', 'caption');
+    this.#error = part('p', 'error');
+    this.#error.setAttribute('role', 'alert');
+    this.#error.hidden = true;
+    frame.append(this.#fallback, this.#view, this.#caption, this.#error);
+    root.append(frame);
   }
 
-  connectedCallback() { this.schedule(); }
-  attributeChangedCallback() { this.schedule(); }
+  connectedCallback() {
+    // A property set before this module loaded is an own property that hides the accessor: pass it on.
+    for (const name of [...ATTRIBUTES, 'data']) {
+      if (!Object.hasOwn(this, name)) continue;
+      const value = this[name];
+      delete this[name];
+      this[name] = value;
+    }
+    this.#schedule();
+  }
+
+  disconnectedCallback() { this.#stopWatching(); }
+  attributeChangedCallback() { this.#schedule(); }
+
+  get data() { return this.#data; }
+  set data(value) {
+    this.#data = value ?? null;
+    this.#schedule();
+  }
 
   // Attribute changes arrive one by one; render once after the current task.
-  schedule() {
-    if (this.pending || !this.isConnected) return;
-    this.pending = true;
-    queueMicrotask(() => { this.pending = false; this.render(); });
+  #schedule() {
+    if (this.#pending || !this.isConnected) return;
+    this.#pending = true;
+    queueMicrotask(() => { this.#pending = false; this.#render(); });
   }
 
   // The attribute's value read by parse(name, value), or fallback when it is absent.
-  read(name, parse, fallback, ...extra) {
+  #read(name, parse, fallback, ...extra) {
     const value = this.getAttribute(name);
     return value === null ? fallback : parse(name, value, ...extra);
   }
 
-  async render() {
-    const ticket = ++this.renders;
+  async #render() {
+    const ticket = ++this.#renders;
     try {
-      // Attributes that do not need the model are checked before it loads.
-      const modelUrl = this.read('model', url, DEFAULT_MODEL, document.baseURI);
+      // Everything that needs no download is checked first: a bad value shows before anything loads.
       const view = {
-        mode: this.read('mode', word, 'arcs', MODES),
-        topK: this.read('topk', count, 0),
-        threshold: this.read('threshold', fraction, 0.02),
+        mode: this.#read('mode', word, 'arcs', MODES),
+        topK: this.#read('topk', count, 0),
+        threshold: this.#read('threshold', fraction, 0.02),
       };
-      const text = this.getAttribute('text') ?? this.textContent.trim();
-      const engine = sharedEngine();
-      if (!this.result) this.caption.textContent = 'loading the model…';
-      const info = await engine.loadModel(modelUrl);
-      if (!this.ready) {
-        this.ready = true;
-        this.dispatchEvent(new CustomEvent('arcscope-ready', { detail: { model: info.name, config: info.config } }));
+      this.#read('theme', word, 'auto', THEMES); // applied by the CSS (:host([theme])); read to refuse bad values
+      const lazy = this.#read('loading', word, 'eager', LOADINGS) === 'lazy';
+      const src = this.#read('src', url, null, document.baseURI, SRC_URL);
+      const model = this.#read('model', url, null, document.baseURI, MODEL_URL);
+      const given = [this.#data !== null && 'the data property', src !== null && 'src', model !== null && 'model']
+        .filter(Boolean);
+      if (given.length > 1) throw new Error(`${given[0]} and ${given[1]} are both set: give one source of attention`);
+      const live = this.#data === null && src === null;
+      if (!live && this.hasAttribute('text')) {
+        throw new Error(`text is not used with ${given[0]}, whose tokens come with the attention: remove text`);
       }
-      const { n_layer: L, n_head: H } = info.config;
-      view.layer = this.read('layer', index, L - 1, L, LAYER_WORDS);
-      view.head = this.read('head', index, 'all', H, HEAD_WORDS);
-      const r = await analysis(engine, info.key, text);
-      if (ticket !== this.renders) return; // a newer render superseded this one
-      this.draw(info, r, view);
+      const text = live ? this.#text() : null;
+      if (lazy && !this.#near) {
+        this.#waitForViewport();
+        return;
+      }
+      this.#stopWatching();
+      if (!this.result) this.#caption.textContent = live ? 'loading the model…' : 'loading the attention…';
+      let r;
+      if (live) r = await this.#analyze(model ?? DEFAULT_MODEL, text);
+      else {
+        r = this.#data !== null ? this.#readData() : await cached(`src\n${src}`, () => fetchAttention(src));
+        this.#announce(this.#data ?? src, r.name, null, r.shape);
+      }
+      const [L, H] = r.shape;
+      view.layer = this.#read('layer', index, L - 1, L, LAYER_WORDS);
+      view.head = this.#read('head', index, 'all', H, HEAD_WORDS);
+      if (ticket !== this.#renders) return; // a newer render superseded this one
+      this.#draw(r, view);
     } catch (e) {
-      if (ticket !== this.renders) return;
-      if (!this.result) this.caption.textContent = '';
-      this.error.textContent = `arc-scope: ${e.message}`;
-      this.error.hidden = false;
-      this.dispatchEvent(new CustomEvent('arcscope-error', { detail: { message: e.message } }));
+      if (ticket !== this.#renders) return;
+      // Whatever failed (a rejection that is not an Error included), the element says so rather than stay blank.
+      const message = (e instanceof Error ? e.message : String(e)) || 'something failed without saying what';
+      if (!this.result) this.#caption.textContent = '';
+      this.#error.textContent = `arc-scope: ${message}`;
+      this.#error.hidden = false;
+      this.dispatchEvent(new CustomEvent('arcscope-error', { detail: { message } }));
     }
   }
 
-  draw(info, r, { layer, head, mode, topK, threshold }) {
+  // The text attribute, else the text content. Child elements are a fallback for readers without the element, so
+  // with them the text must be given as the attribute.
+  #text() {
+    const text = this.getAttribute('text');
+    if (text !== null) return text;
+    if (this.children.length > 0) {
+      throw new Error('give the text attribute: the child elements are the fallback shown until the drawing, ' +
+        'not the text');
+    }
+    return this.textContent.trim();
+  }
+
+  // The model's analysis of text (sharedEngine() throwing, a worker that cannot start and a failed download all
+  // reject here); arcscope-ready fires once the model is in memory.
+  async #analyze(modelUrl, text) {
+    const engine = sharedEngine();
+    await engine.ready;
+    const info = await engine.loadModel(modelUrl);
+    this.#announce(info.key, info.name, info.config, [info.config.n_layer, info.config.n_head]);
+    const r = await cached(`${info.key}\n${text}`, () => engine.call('analyze', { model: info.key, text, topk: 5 }));
+    return { ...r, name: info.name, config: info.config };
+  }
+
+  // The data property, read once per object assigned.
+  #readData() {
+    if (this.#parsed?.from !== this.#data) {
+      this.#parsed = { from: this.#data, value: precomputed(parseAttention(this.#data, 'data')) };
+    }
+    return this.#parsed.value;
+  }
+
+  #announce(source, model, config, [layers, heads]) {
+    if (source === this.#announced) return;
+    this.#announced = source;
+    this.dispatchEvent(new CustomEvent('arcscope-ready', { detail: { model, config, layers, heads } }));
+  }
+
+  // loading="lazy": the render waits until the element comes within 200px of the viewport.
+  #waitForViewport() {
+    this.#error.hidden = true;
+    if (!this.result) this.#caption.textContent = 'loads when scrolled into view';
+    if (this.#observer) return;
+    this.#observer = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      this.#near = true;
+      this.#stopWatching();
+      this.#schedule();
+    }, { rootMargin: '200px' });
+    this.#observer.observe(this);
+  }
+
+  #stopWatching() {
+    this.#observer?.disconnect();
+    this.#observer = null;
+  }
+
+  #draw(r, { layer, head, mode, topK, threshold }) {
     const T = r.labels.length;
     const picked = selectMatrices(r.attention, r.shape, { layer, head, sink: true });
-    this.error.hidden = true;
+    this.#error.hidden = true;
+    this.#fallback.hidden = true;
     if (mode === 'arcs') {
-      if (this.matrix) { this.matrix.root.remove(); this.matrix = null; }
-      if (!this.arcs) this.arcs = new ArcView(this.view, { label: `Attention arcs, layer ${layer}, head ${head}` });
-      if (this.arcs.labels !== r.labels) this.arcs.setTokens(r.labels);
-      this.arcs.setArcs(picked.map((p) => ({ head: p.head, arcs: filterArcs(p.matrix, T, { topK, threshold }) })));
+      if (this.#matrix) { this.#matrix.root.remove(); this.#matrix = null; }
+      if (!this.#arcs) this.#arcs = new ArcView(this.#view, { label: `Attention arcs, layer ${layer}, head ${head}` });
+      if (this.#arcs.labels !== r.labels) this.#arcs.setTokens(r.labels);
+      this.#arcs.setArcs(picked.map((p) => ({ head: p.head, arcs: filterArcs(p.matrix, T, { topK, threshold }) })));
     } else {
-      if (this.arcs) { this.arcs.el.remove(); this.arcs = null; }
+      if (this.#arcs) { this.#arcs.el.remove(); this.#arcs = null; }
       const m = picked.length === 1 ? picked[0].matrix : aggregate(picked.map((p) => p.matrix), 'mean');
-      if (!this.matrix || this.matrix.labels !== r.labels) {
+      if (!this.#matrix || this.#matrix.labels !== r.labels) {
         const holder = document.createElement('div');
-        this.view.replaceChildren(holder);
+        this.#view.replaceChildren(holder);
         const names = r.labels.map(plainLabel);
-        this.matrix = new Heatmap(holder, { rows: T, cols: T, cell: 18, rowLabels: names, colLabels: names, cellData: true,
-          label: 'attention matrix: rows attend to columns' });
-        this.matrix.labels = r.labels;
+        this.#matrix = new Heatmap(holder, { rows: T, cols: T, cell: 18, rowLabels: names, colLabels: names,
+          cellData: true, label: 'attention matrix: rows attend to columns' });
+        this.#matrix.labels = r.labels;
       }
-      this.matrix.update(m, 1);
+      this.#matrix.update(m, 1);
     }
     const what = `${typeof layer === 'number' ? `layer ${layer}` : `${layer} over layers`} · ${
       typeof head === 'number' ? `head ${head}` : head === 'all' ? 'all heads' : `${head} over heads`}`;
-    this.caption.textContent = `${what} · ${info.name}`;
-    this.result = { tokens: r.labels.map(plainLabel), ids: r.ids, attention: r.attention, shape: r.shape, layer, head, mode };
+    this.#caption.textContent = r.name ? `${what} · ${r.name}` : what;
+    this.result = { tokens: r.labels.map(plainLabel), ids: r.ids, attention: r.attention, shape: r.shape, layer, head,
+      mode };
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));
   }
+}
+
+// Each attribute as a property of the same name: the attribute's string or null; setting null removes it.
+for (const name of ATTRIBUTES) {
+  Object.defineProperty(ArcScopeElement.prototype, name, {
+    get() { return this.getAttribute(name); },
+    set(value) {
+      if (value == null) this.removeAttribute(name);
+      else this.setAttribute(name, value);
+    },
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 if (!customElements.get('arc-scope')) customElements.define('arc-scope', ArcScopeElement);
