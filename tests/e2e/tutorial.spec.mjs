@@ -36,6 +36,35 @@ test('causal masking: the upper triangle is zero with the mask and not without',
   await expect(upper).toHaveText(/^0\.0+$/);
 });
 
+test('causal masking: masked scores are hatched and the visible ones keep their colour scale', async ({ page }) => {
+  await page.goto('./');
+  await expect(page.locator('#mask-upper')).toHaveText(/^0\.0+$/);
+  const T = 8;
+  const cells = () => page.locator('#mask-scores rect.cell').evaluateAll((rects) => rects.map((r) => ({
+    masked: r.classList.contains('masked'), opacity: Number(r.getAttribute('fill-opacity')),
+    fill: getComputedStyle(r).fill, title: r.textContent })));
+  await expect.poll(async () => (await cells()).filter((c) => c.masked).length).toBe((T * (T - 1)) / 2);
+  const all = await cells();
+  const masked = all.filter((c) => c.masked), visible = all.filter((c) => !c.masked);
+  // Every masked cell fills with the drawing's one hatch pattern, and is the -inf the engine wrote.
+  const patterns = await page.locator('#mask-scores pattern').evaluateAll((p) => p.map((x) => x.id));
+  expect(patterns).toHaveLength(1);
+  for (const c of masked) {
+    expect(c.fill).toContain(`#${patterns[0]}`);
+    expect(c.title).toBe('masked');
+  }
+  // The visible cells are scaled over the finite scores only: many distinct opacities, the largest near 1.
+  const opacities = visible.map((c) => c.opacity);
+  const distinct = new Set(opacities.map((o) => o.toFixed(2))).size;
+  console.log(`visible cells: ${visible.length}, distinct opacities: ${distinct}, range ${Math.min(...opacities)}..${Math.max(...opacities)}`);
+  expect(visible).toHaveLength((T * (T + 1)) / 2);
+  expect(distinct).toBeGreaterThan(10);
+  expect(Math.max(...opacities)).toBeGreaterThan(0.99);
+  // With the mask off, nothing is hatched.
+  await page.uncheck('#mask-toggle');
+  await expect.poll(async () => (await cells()).filter((c) => c.masked).length).toBe(0);
+});
+
 test('multi-head: four causal heads with different patterns', async ({ page }) => {
   await page.goto('./');
   const heads = page.locator('#heads-weights figure');

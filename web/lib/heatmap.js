@@ -1,8 +1,12 @@
 // heatmap.js: a matrix drawn as coloured cells. Small matrices are SVG (one <rect> per cell, with data attributes
 // and a <title> so the values are inspectable); large ones are a canvas. Built once per shape; update() recolours.
 // Colours come from CSS (--heat, --heat-neg) so dark mode works without code; a cell's strength is its fill-opacity.
+// Masked cells (-inf, as a causal mask leaves the scores, or NaN) are hatched and left out of the colour scale.
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const MAX_SVG_CELLS = 96 * 96;
+let hatchCount = 0; // each drawing's pattern gets its own id, unique in the document and in any shadow root
+
+const isMasked = (v) => v === -Infinity || Number.isNaN(v);
 
 export class Heatmap {
   // options: {rows, cols, cell (px), signed (diverging scale), rowLabels, colLabels, label, cellData (data-from/to)}
@@ -66,6 +70,18 @@ export class Heatmap {
     // notes: one text per row on the right (e.g. row sums), set with setNotes().
     this.noteEls = notes ? Array.from({ length: rows }, (_, i) =>
       text(left + cols * cell + 6, top + (i + 0.5) * cell, '', 'note')) : [];
+    // The hatch for masked cells: one pattern per drawing, which every masked cell fills with (url() in an attribute,
+    // no inline style, so it passes a strict Content-Security-Policy).
+    this.hatchId = `arcscope-hatch-${++hatchCount}`;
+    const defs = doc.createElementNS(SVG_NS, 'defs');
+    const pattern = doc.createElementNS(SVG_NS, 'pattern');
+    const attrs = (e, a) => { for (const [k, v] of Object.entries(a)) e.setAttribute(k, String(v)); return e; };
+    attrs(pattern, { id: this.hatchId, class: 'hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse',
+      patternTransform: 'rotate(45)' });
+    pattern.append(attrs(doc.createElementNS(SVG_NS, 'rect'), { class: 'hatch-bg', width: 4, height: 4 }),
+      attrs(doc.createElementNS(SVG_NS, 'line'), { class: 'hatch-line', x1: 1, y1: 0, x2: 1, y2: 4 }));
+    defs.append(pattern);
+    svg.append(defs);
     this.cells = [];
     const gap = cell >= 10 ? 1 : 0; // small cells touch, so fine patterns don't turn into stripes
     for (let i = 0; i < rows; i++) {
@@ -86,17 +102,19 @@ export class Heatmap {
     this.root.replaceChildren(svg);
   }
 
-  // values: rows*cols numbers, row-major. scale: the value shown at full colour (default: max |v|).
+  // values: rows*cols numbers, row-major. scale: the value shown at full colour (default: the largest finite |v|;
+  // a masked -inf must not make every other cell look empty).
   update(values, scale) {
     const n = this.opt.rows * this.opt.cols;
     let max = scale || 0;
-    if (!scale) for (let i = 0; i < n; i++) max = Math.max(max, Math.abs(values[i]));
+    if (!scale) for (let i = 0; i < n; i++) if (Number.isFinite(values[i])) max = Math.max(max, Math.abs(values[i]));
     max = max || 1;
     if (this.useCanvas) return this.paint(values, max);
     for (let i = 0; i < n; i++) {
       const v = values[i], r = this.cells[i];
-      const masked = v === -Infinity || Number.isNaN(v);
+      const masked = isMasked(v);
       r.setAttribute('class', masked ? 'cell masked' : v < 0 && this.opt.signed ? 'cell neg' : 'cell');
+      if (masked) r.setAttribute('fill', `url(#${this.hatchId})`); else r.removeAttribute('fill');
       r.setAttribute('fill-opacity', masked ? '1' : (0.04 + 0.96 * Math.min(1, Math.abs(v) / max)).toFixed(3));
       if (this.opt.cellData) r.dataset.weight = masked ? '0' : v.toPrecision(6);
       r.firstChild.textContent = masked ? 'masked' : formatValue(v);
@@ -112,11 +130,13 @@ export class Heatmap {
     const ctx = this.el.getContext('2d');
     const style = getComputedStyle(this.el);
     const pos = rgb(style.getPropertyValue('--heat')), neg = rgb(style.getPropertyValue('--heat-neg'));
-    const bg = rgb(style.getPropertyValue('--heat-bg'));
+    const bg = rgb(style.getPropertyValue('--heat-bg')), line = rgb(style.getPropertyValue('--line'));
     const img = ctx.createImageData(cols, rows);
     for (let i = 0; i < rows * cols; i++) {
-      const v = values[i], a = Math.min(1, Math.abs(v) / max) || 0;
-      const c = v < 0 && this.opt.signed ? neg : pos;
+      const v = values[i], masked = isMasked(v);
+      // A pixel is too small to hatch: masked cells get the line colour, at full strength.
+      const a = masked ? 1 : Math.min(1, Math.abs(v) / max) || 0;
+      const c = masked ? line : v < 0 && this.opt.signed ? neg : pos;
       for (let ch = 0; ch < 3; ch++) img.data[4 * i + ch] = bg[ch] + (c[ch] - bg[ch]) * a;
       img.data[4 * i + 3] = 255;
     }
