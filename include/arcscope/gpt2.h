@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arcscope/gpt2_config.h"
+#include "arcscope/hooks.h"
 #include "arcscope/model_file.h"
 #include "arcscope/quant.h"
 
@@ -52,9 +53,10 @@ public:
 
     // ids (T) -> logits of the last position (1, n_vocab), or of every position (T, n_vocab) if all_logits.
     // With attention, also the probabilities (n_layer, n_head, T, T). Restarts the KV cache with these ids.
-    void forward(const int* ids, int T, bool attention = false, bool all_logits = false);
+    // hooks (hooks.h), if given, see and may change the activations they ask for during this call.
+    void forward(const int* ids, int T, bool attention = false, bool all_logits = false, Hooks* hooks = nullptr);
     // One more token at position length(): logits (1, n_vocab) and, if asked, attention (n_layer, n_head, length()).
-    void append(int id, bool attention = false);
+    void append(int id, bool attention = false, Hooks* hooks = nullptr);
     void reset() { length_ = 0; }  // empties the KV cache
     int length() const { return length_; }
 
@@ -96,8 +98,11 @@ private:
     void check_ids(const int* ids, int n) const;
     void check_finite(const float* logits, int rows, int V, int first_position) const;
     void ensure_cache(int positions);
-    void run(const int* ids, int T, bool attention, bool all_logits);  // T new tokens at positions length_..
-    void run_chunk(const int* ids, int T, const Capture& cap, float* logits);
+    Hooks* hooks_ = nullptr;  // during a forward/append that was given hooks
+
+    void run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks);  // T new tokens at length_..
+    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm);
+    void hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head = -1);
     void attention_layer(int layer, int T, const Capture& cap);
 };
 

@@ -2,13 +2,16 @@
 // One forward pass. Writes {"model":NAME,"ids":[...],"tokens":[...],"logits_last":[n_vocab],
 // "attention":[layer][head][T][T]} to OUT.json (or stdout), where NAME is --model's file name: <arc-scope src=OUT.json>
 // draws that file as it is, with NAME in its caption. --logits-bin also writes every position's logits as raw
-// little-endian f32 (T, n_vocab).
+// little-endian f32 (T, n_vocab). --hooks NAMES (comma-separated TransformerLens hook names, or "all") with
+// --cache-out DIR writes each named activation as DIR/<name>.f32 (raw little-endian f32 in its full shape) and
+// DIR/cache.json, {"T": T, "hooks": {name: shape}} (hooks.h lists the names and shapes).
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "arcscope/error.h"
 #include "arcscope/files.h"
+#include "arcscope/hooks.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"
@@ -16,18 +19,50 @@
 namespace arcscope::cli {
 namespace {
 
+std::vector<HookName> hook_names(const std::string& list, const GPT2Config& config) {
+    if (list == "all") return all_hooks(config);
+    std::vector<HookName> names;
+    size_t at = 0;
+    while (at <= list.size()) {
+        size_t comma = list.find(',', at);
+        names.push_back(
+            parse_hook_name(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at), config));
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return names;
+}
+
+void write_cache(const ActivationCache& cache, const std::string& dir, int T) {
+    std::filesystem::create_directories(dir);
+    JsonWriter w;
+    w.open_object().field("T", T).key("hooks").open_object();
+    for (const ActivationCache::Entry& e : cache.entries()) {
+        const std::string name = hook_name(e.hook);
+        write_file(dir + "/" + name + ".f32", e.data.data(), e.data.size() * sizeof(float));
+        w.field(name, e.shape);
+    }
+    w.close_object().close_object();
+    const std::string index = w.text() + "\n";
+    write_file(dir + "/cache.json", index.data(), index.size());
+}
+
 int run(const Args& args) {
-    args.reject_unknown({"model", "text", "ids", "out", "logits-bin", "tokenizer"});
+    args.reject_unknown({"model", "text", "ids", "out", "logits-bin", "tokenizer", "hooks", "cache-out"});
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
+    require(args.has("hooks") == args.has("cache-out"), "--hooks NAMES and --cache-out DIR go together");
     std::unique_ptr<GPT2> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     std::vector<int> ids = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
     require(!ids.empty(), "the text is empty: it has no tokens to run");
 
     const bool all = args.has("logits-bin");
-    model->forward(ids.data(), int(ids.size()), true, all);
     const GPT2Config& c = model->config();
     const int T = int(ids.size());
+    std::unique_ptr<ActivationCache> cache;
+    if (auto names = args.get("hooks")) cache = std::make_unique<ActivationCache>(c, hook_names(*names, c), T);
+    model->forward(ids.data(), T, true, all, cache.get());
+    if (cache) write_cache(*cache, args.require("cache-out"), T);
     const float* last = model->logits() + size_t(model->logits_rows() - 1) * c.n_vocab;
     if (all) write_file(args.require("logits-bin"), model->logits(), size_t(T) * c.n_vocab * sizeof(float));
 
@@ -55,8 +90,10 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "run",
-    {"run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE] [--tokenizer PATH]", {}, run});
+    "run", {"run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE] [--tokenizer PATH]"
+            " [--hooks NAMES|all --cache-out DIR]",
+            {},
+            run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -13,7 +13,8 @@ namespace arcscope {
 
 namespace {
 
-// x (T, C) -> out (T, C): normalise each row, then scale and shift.
+// x (T, C) -> out (T, C): normalise each row, then scale and shift (w, b); with w null, only normalise (scale_shift
+// then finishes the job with the same bits: the sums run in the same order).
 void layernorm(float* out, const float* x, int T, int C, const float* w, const float* b, float eps) {
     for (int t = 0; t < T; ++t) {
         const float* xt = x + size_t(t) * C;
@@ -25,8 +26,16 @@ void layernorm(float* out, const float* x, int T, int C, const float* w, const f
         for (int i = 0; i < C; ++i) var += (xt[i] - mean) * (xt[i] - mean);
         var /= C;
         float inv = 1.0f / std::sqrt(var + eps);
-        for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv * w[i] + b[i];
+        if (w)
+            for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv * w[i] + b[i];
+        else
+            for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv;
     }
+}
+
+void scale_shift(float* x, int T, int C, const float* w, const float* b) {
+    for (int t = 0; t < T; ++t)
+        for (int i = 0; i < C; ++i) x[size_t(t) * C + i] = x[size_t(t) * C + i] * w[i] + b[i];
 }
 
 // In place, n values: GPT-2's tanh approximation ("gelu_new").
@@ -229,17 +238,30 @@ void GPT2::ensure_cache(int positions) {
     k_stride_ = ld;
 }
 
-void GPT2::forward(const int* ids, int T, bool attention, bool all_logits) {
+void GPT2::forward(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks) {
     reset();
-    run(ids, T, attention, all_logits);
+    run(ids, T, attention, all_logits, hooks);
 }
 
-void GPT2::append(int id, bool attention) {
-    run(&id, 1, attention, false);
+void GPT2::append(int id, bool attention, Hooks* hooks) {
+    run(&id, 1, attention, false, hooks);
 }
 
-void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
+// Hands the hook the values of one chunk's rows, if it asked for them.
+void GPT2::hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head) {
+    const HookName name{point, layer};
+    if (hooks_ && hooks_->wants(name)) hooks_->visit({name, head, length_, rows, width, stride}, values);
+}
+
+void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks) {
     check_ids(ids, T);
+    // The hooks live for this call only, whatever happens in it.
+    struct Scope {
+        Hooks*& slot;
+        ~Scope() { slot = nullptr; }
+    } scope{hooks_};
+    hooks_ = hooks;
+    const bool final_hook = hooks && hooks->wants({HookPoint::LnFinalNormalized, -1});
     const int L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
     const int p0 = length_, Tk = p0 + T;
     ensure_cache(Tk);
@@ -256,14 +278,17 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
     for (int c0 = 0; c0 < T; c0 += kPrefillChunk) {
         const int n = std::min(kPrefillChunk, T - c0);
         Capture cap{attention ? attn_capture_.data() : nullptr, T, c0, Tk};
-        run_chunk(ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr);
+        run_chunk(ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr, final_hook);
         length_ = p0 + c0 + n;
     }
     if (!all_logits) {  // the last position only
         const int C = config_.n_embd;
         const int last = (T - 1) % kPrefillChunk;
-        layernorm(ln_.data(), x_.data() + size_t(last) * C, 1, C, ln_f_w_, ln_f_b_, config_.ln_eps);
-        wte_.apply(logits_.data(), ln_.data(), 1);  // (1, C) -> (1, V)
+        // With the final hook, run_chunk has already normalised every row of the last chunk (as the hook left it).
+        if (!final_hook)
+            layernorm(ln_.data() + size_t(last) * C, x_.data() + size_t(last) * C, 1, C, ln_f_w_, ln_f_b_,
+                      config_.ln_eps);
+        wte_.apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
     }
     check_finite(logits_.data(), rows, V, p0 + T - rows);
     logits_rows_ = rows;
@@ -273,8 +298,9 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits) {
 }
 
 // T new tokens at positions length_ .. length_ + T - 1 through every block, filling the KV cache. Leaves the final
-// residual stream in x_; writes logits (T, V) too if `logits` is given.
-void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
+// residual stream in x_; writes logits (T, V) too if `logits` is given, and the final LayerNorm of every row into ln_
+// if `final_norm` (for its hook) or logits. Each hook point sees its values where the pass has them.
+void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm) {
     const int C = config_.n_embd, L = config_.n_layer;
     const int p0 = length_, Tk = p0 + T;
     grow(x_, size_t(T) * C);
@@ -295,8 +321,12 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
     // 2. the blocks
     for (int l = 0; l < L; ++l) {
         const LayerWeights& w = layers_[l];
+        hook(HookPoint::ResidPre, l, x_.data(), T, C, C);
         layernorm(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);
         w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
+        hook(HookPoint::Q, l, qkv_.data(), T, C, 3 * C);
+        hook(HookPoint::K, l, qkv_.data() + C, T, C, 3 * C);
+        hook(HookPoint::V, l, qkv_.data() + 2 * C, T, C, 3 * C);
         for (int t = 0; t < T; ++t) {
             const float* row = qkv_.data() + size_t(t) * 3 * C;
             float* kt = k_cache_[l].data() + (p0 + t);
@@ -304,20 +334,30 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits) {
             std::copy(row + 2 * C, row + 3 * C, v_cache_[l].data() + size_t(p0 + t) * C);
         }
         attention_layer(l, T, cap);
+        hook(HookPoint::Z, l, att_out_.data(), T, C, C);
         w.attn_proj.apply(proj_.data(), att_out_.data(), T);
+        hook(HookPoint::AttnOut, l, proj_.data(), T, C, C);
         for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
+        hook(HookPoint::ResidMid, l, x_.data(), T, C, C);
 
         layernorm(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
         w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
         gelu(fc_.data(), size_t(T) * 4 * C);
+        hook(HookPoint::MlpPost, l, fc_.data(), T, 4 * C, 4 * C);
         w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
+        hook(HookPoint::MlpOut, l, proj_.data(), T, C, C);
         for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
+        hook(HookPoint::ResidPost, l, x_.data(), T, C, C);
     }
     // 3. final LayerNorm and the tied LM head, when every position's logits are wanted
-    if (logits) {
+    if (final_norm) {
+        layernorm(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.ln_eps);
+        hook(HookPoint::LnFinalNormalized, -1, ln_.data(), T, C, C);
+        scale_shift(ln_.data(), T, C, ln_f_w_, ln_f_b_);
+    } else if (logits) {
         layernorm(ln_.data(), x_.data(), T, C, ln_f_w_, ln_f_b_, config_.ln_eps);
-        wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
     }
+    if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
 }
 
 // Causal self-attention of layer l for the T newest positions, against every cached position.
@@ -337,15 +377,18 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         float* probs =
             cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
         const int stride = cap.data ? cap.keys : Tk;
+        // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax, for every query row of this head
         for (int i = 0; i < T; ++i) {
             const int n = p0 + i + 1;  // keys this query may see
             float* row = probs + size_t(i) * stride;
-            // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax
             scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kt, hd, ld, n, scale);
             masked_softmax_row(row, n, stride);
-            // 2. out (hd) = probs . V
-            weighted_values(att_out_.data() + size_t(i) * C + h * hd, row, V + h * hd, n, hd, C);
         }
+        hook(HookPoint::Pattern, l, probs, T, Tk, stride, h);
+        // 2. out (hd) = probs . V
+        for (int i = 0; i < T; ++i)
+            weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, V + h * hd,
+                            p0 + i + 1, hd, C);
     }
 }
 

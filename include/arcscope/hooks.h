@@ -1,0 +1,89 @@
+// hooks.h: named points inside the forward pass where activations can be read or changed, named as TransformerLens
+// names them (blocks.{l}.attn.hook_z, blocks.{l}.hook_resid_pre, ln_final.hook_normalized, ...), so code written
+// against TransformerLens reads the same here. The values are those of a model loaded without weight processing
+// (TransformerLens's from_pretrained_no_processing: no folded LayerNorms, no centred weights), the batch dimension
+// dropped:
+//   blocks.{l}.hook_resid_pre / hook_resid_mid / hook_resid_post   [T, C]  the residual stream
+//   blocks.{l}.attn.hook_q / hook_k / hook_v / hook_z               [T, H, d_head]  (z: the heads' outputs, before W_o)
+//   blocks.{l}.attn.hook_pattern                                    [H, T, T]  softmax probabilities, query x key
+//   blocks.{l}.hook_attn_out / hook_mlp_out                         [T, C]  what the sublayer adds to the stream
+//   blocks.{l}.mlp.hook_post                                        [T, 4C]  after the GELU
+//   ln_final.hook_normalized                                        [T, C]  (x - mean) / std, before ln_f's scale
+// A Hooks object sees the points it asks for while the pass runs; it may read the values or overwrite them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arcscope/gpt2_config.h"
+
+namespace arcscope {
+
+enum class HookPoint {
+    ResidPre,
+    Q,
+    K,
+    V,
+    Pattern,
+    Z,
+    AttnOut,
+    ResidMid,
+    MlpPost,
+    MlpOut,
+    ResidPost,
+    LnFinalNormalized,
+};
+
+struct HookName {
+    HookPoint point;
+    int layer;  // -1 for ln_final
+    bool operator==(const HookName& o) const { return point == o.point && layer == o.layer; }
+};
+
+// "blocks.8.attn.hook_pattern" -> {Pattern, 8}; an Error naming what is wrong for anything else (a layer the
+// config does not have included).
+HookName parse_hook_name(const std::string& name, const GPT2Config& config);
+std::string hook_name(const HookName& hook);
+// Every name of a model, in the order the pass reaches them.
+std::vector<HookName> all_hooks(const GPT2Config& config);
+// The full shape of a hook's activation for T positions (keys = T for the pattern).
+std::vector<int> hook_shape(const HookName& hook, const GPT2Config& config, int T);
+
+// Where a hook's values are, for one chunk of positions [first, first + rows) of the pass:
+//   row r, column c is values[r * stride + c], for c < width.
+// Pattern is visited once per head (head >= 0), rows = queries, width = keys seen so far (row r sees first + r + 1
+// of them; the rest are zero).
+struct HookSite {
+    HookName hook;
+    int head;  // Pattern only; -1 otherwise
+    int first, rows, width, stride;
+};
+
+class Hooks {
+public:
+    virtual ~Hooks() = default;
+    virtual bool wants(const HookName& hook) const = 0;
+    virtual void visit(const HookSite& site, float* values) = 0;
+};
+
+// Records the named activations of one pass (GPT2::forward with these hooks), each in its full shape.
+class ActivationCache : public Hooks {
+public:
+    ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T);
+    bool wants(const HookName& hook) const override;
+    void visit(const HookSite& site, float* values) override;
+
+    struct Entry {
+        HookName hook;
+        std::vector<int> shape;
+        std::vector<float> data;
+    };
+    const std::vector<Entry>& entries() const { return entries_; }
+
+private:
+    GPT2Config config_;
+    int T_;
+    std::vector<Entry> entries_;
+};
+
+}  // namespace arcscope

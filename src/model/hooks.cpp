@@ -1,0 +1,119 @@
+// hooks.cpp: TransformerLens hook names and the activation cache (hooks.h).
+#include "arcscope/hooks.h"
+
+#include <algorithm>
+
+#include "arcscope/error.h"
+#include "arcscope/sizes.h"
+
+namespace arcscope {
+namespace {
+
+// The part of a name after "blocks.{l}.", per point.
+struct Suffix {
+    HookPoint point;
+    const char* text;
+};
+constexpr Suffix kBlockSuffixes[] = {
+    {HookPoint::ResidPre, "hook_resid_pre"},
+    {HookPoint::Q, "attn.hook_q"},
+    {HookPoint::K, "attn.hook_k"},
+    {HookPoint::V, "attn.hook_v"},
+    {HookPoint::Pattern, "attn.hook_pattern"},
+    {HookPoint::Z, "attn.hook_z"},
+    {HookPoint::AttnOut, "hook_attn_out"},
+    {HookPoint::ResidMid, "hook_resid_mid"},
+    {HookPoint::MlpPost, "mlp.hook_post"},
+    {HookPoint::MlpOut, "hook_mlp_out"},
+    {HookPoint::ResidPost, "hook_resid_post"},
+};
+constexpr const char* kLnFinal = "ln_final.hook_normalized";
+
+std::string known_names() {
+    std::string list;
+    for (const Suffix& s : kBlockSuffixes) list += std::string(list.empty() ? "" : ", ") + "blocks.{l}." + s.text;
+    return list + ", " + kLnFinal;
+}
+
+}  // namespace
+
+HookName parse_hook_name(const std::string& name, const GPT2Config& config) {
+    if (name == kLnFinal) return {HookPoint::LnFinalNormalized, -1};
+    const std::string prefix = "blocks.";
+    size_t dot = name.find('.', prefix.size());
+    if (name.compare(0, prefix.size(), prefix) == 0 && dot != std::string::npos && dot > prefix.size() &&
+        dot - prefix.size() <= 4) {
+        const std::string digits = name.substr(prefix.size(), dot - prefix.size());
+        const bool numeric = std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const std::string rest = name.substr(dot + 1);
+        for (const Suffix& s : kBlockSuffixes) {
+            if (!numeric || rest != s.text) continue;
+            const int layer = std::stoi(digits);
+            require(layer < config.n_layer,
+                    "hook " + name + ": the model has layers 0 to " + std::to_string(config.n_layer - 1));
+            return {s.point, layer};
+        }
+    }
+    throw Error("unknown hook name '" + name + "': the names are " + known_names());
+}
+
+std::string hook_name(const HookName& hook) {
+    if (hook.point == HookPoint::LnFinalNormalized) return kLnFinal;
+    for (const Suffix& s : kBlockSuffixes)
+        if (s.point == hook.point) return "blocks." + std::to_string(hook.layer) + "." + s.text;
+    throw Error("hook_name: not a hook point");
+}
+
+std::vector<HookName> all_hooks(const GPT2Config& config) {
+    std::vector<HookName> names;
+    for (int l = 0; l < config.n_layer; ++l)
+        for (const Suffix& s : kBlockSuffixes) names.push_back({s.point, l});
+    names.push_back({HookPoint::LnFinalNormalized, -1});
+    return names;
+}
+
+std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T) {
+    switch (hook.point) {
+        case HookPoint::Q:
+        case HookPoint::K:
+        case HookPoint::V:
+        case HookPoint::Z:
+            return {T, c.n_head, c.head_dim()};
+        case HookPoint::Pattern:
+            return {c.n_head, T, T};
+        case HookPoint::MlpPost:
+            return {T, 4 * c.n_embd};
+        default:
+            return {T, c.n_embd};
+    }
+}
+
+ActivationCache::ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T)
+    : config_(config), T_(T) {
+    for (const HookName& h : names) {
+        if (std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.hook == h; })) continue;
+        std::vector<int> shape = hook_shape(h, config, T);
+        std::vector<uint64_t> dims(shape.begin(), shape.end());
+        const std::string what = "cache of " + hook_name(h);
+        entries_.push_back({h, shape, std::vector<float>(buffer_elements(what.c_str(), dims.data(), dims.size(), 4))});
+    }
+}
+
+bool ActivationCache::wants(const HookName& hook) const {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.hook == hook; });
+}
+
+void ActivationCache::visit(const HookSite& site, float* values) {
+    for (Entry& e : entries_) {
+        if (!(e.hook == site.hook)) continue;
+        // Rows of the full shape: positions for [T, ...] hooks, (head, query) for the pattern.
+        const size_t row_length = site.hook.point == HookPoint::Pattern ? size_t(T_) : e.data.size() / size_t(T_);
+        const size_t first_row =
+            site.hook.point == HookPoint::Pattern ? size_t(site.head) * T_ + site.first : size_t(site.first);
+        for (int r = 0; r < site.rows; ++r)
+            std::copy(values + size_t(r) * site.stride, values + size_t(r) * site.stride + site.width,
+                      e.data.data() + (first_row + r) * row_length);
+    }
+}
+
+}  // namespace arcscope

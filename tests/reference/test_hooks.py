@@ -1,0 +1,112 @@
+"""The engine's TransformerLens-named hooks (include/arcscope/hooks.h) against PyTorch computing the same names
+independently (python/hooked_reference.py), name by name, on a GPT-2-small-shaped random checkpoint (12 layers,
+12 heads, n_embd 768, the full vocabulary; n_ctx 64 keeps the file at 470 MB).
+
+f32 model: every name within 1e-4 of the reference, relative to the name's largest value (and at least 1e-4).
+q8 model: every name's cosine with the reference >= 0.99 (weights and activations are int8 there).
+Prints the largest difference for each kind of name.
+Run: /usr/bin/python3 -m unittest -v tests/reference/test_hooks.py
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))  # the reference model and its hooked pass
+import gpt2_reference as ref  # noqa: E402
+import hooked_reference  # noqa: E402
+
+CLI = os.path.join(ROOT, "build", "native", "arcscope")
+WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")
+SHAPE = dict(n_layer=12, n_head=12, n_embd=768, n_ctx=64, vocab=50257)
+T = 12
+
+
+def sh(*args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def engine_cache(model_path, ids, names="all"):
+    """{name: array in the hook's full shape} from `arcscope run --hooks ... --cache-out`."""
+    out = model_path + ".cache"
+    sh(CLI, "run", "--model", model_path, "--ids", ",".join(map(str, ids)), "--hooks", names, "--cache-out", out,
+       "--out", os.devnull)
+    with open(os.path.join(out, "cache.json")) as f:
+        index = json.load(f)
+    return {name: np.fromfile(os.path.join(out, name + ".f32"), dtype="<f4").reshape(shape)
+            for name, shape in index["hooks"].items()}
+
+
+def kind(name):
+    """blocks.3.attn.hook_z -> attn.hook_z: the per-kind summary."""
+    return name.split(".", 2)[2] if name.startswith("blocks.") else name
+
+
+@unittest.skipUnless(os.path.exists(CLI), "build/native/arcscope not built")
+class HooksVsReference(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+        ckpt = os.path.join(WORK, "ckpt")
+        if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
+            args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--seed", "5"]
+            for k, v in SHAPE.items():
+                args += ["--" + k.replace("_", "-"), str(v)]
+            sh(*args)
+        cls.paths = {}
+        for dtype in ("f32", "q8"):
+            cls.paths[dtype] = os.path.join(WORK, f"model.{dtype}.arcs")
+            sh(CLI, "convert", "--in", ckpt, "--out", cls.paths[dtype], "--dtype", dtype)
+        cls.ids = np.random.default_rng(3).integers(0, SHAPE["vocab"], T).tolist()
+        torch.set_num_threads(2)
+        cls.model = ref.load(ckpt)
+        cls.ref_logits, cls.ref_cache = hooked_reference.run(cls.model, cls.ids)
+
+    def test_the_hooked_reference_is_the_reference_model(self):
+        with torch.no_grad():
+            logits, att = self.model(torch.tensor(self.ids))
+        torch.testing.assert_close(self.ref_logits, logits, rtol=1e-5, atol=1e-4)
+        for l in range(SHAPE["n_layer"]):
+            torch.testing.assert_close(self.ref_cache[f"blocks.{l}.attn.hook_pattern"], att[l], rtol=1e-5, atol=1e-6)
+
+    def test_every_name_matches_pytorch_on_f32(self):
+        cache = engine_cache(self.paths["f32"], self.ids)
+        self.assertEqual(set(cache), set(self.ref_cache))
+        worst = {}
+        for name, mine in cache.items():
+            theirs = self.ref_cache[name].numpy()
+            self.assertEqual(mine.shape, theirs.shape, name)
+            diff = float(np.abs(mine - theirs).max())
+            scale = max(1.0, float(np.abs(theirs).max()))
+            worst[kind(name)] = max(worst.get(kind(name), (0, 0)), (diff / scale, diff))
+            self.assertLessEqual(diff, 1e-4 * scale, f"{name}: largest difference {diff:.3g} (values up to {scale:.3g})")
+        print("\nf32, largest difference per kind of hook (relative to its largest value; absolute):")
+        for k, (rel, diff) in worst.items():
+            print(f"  {k:28s} {rel:.2e}  {diff:.2e}")
+
+    def test_every_name_is_close_on_q8(self):
+        cache = engine_cache(self.paths["q8"], self.ids)
+        worst = {}
+        for name, mine in cache.items():
+            a, b = mine.ravel().astype(np.float64), self.ref_cache[name].numpy().ravel().astype(np.float64)
+            cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+            worst[kind(name)] = min(worst.get(kind(name), 1.0), cosine)
+            self.assertGreaterEqual(cosine, 0.99, name)
+        print("\nq8, lowest cosine with the reference per kind of hook:")
+        for k, cosine in worst.items():
+            print(f"  {k:28s} {cosine:.6f}")
+
+    def test_only_the_names_asked_for_are_written(self):
+        cache = engine_cache(self.paths["f32"], self.ids, "blocks.8.attn.hook_pattern,ln_final.hook_normalized")
+        self.assertEqual(sorted(cache), ["blocks.8.attn.hook_pattern", "ln_final.hook_normalized"])
+        self.assertEqual(cache["blocks.8.attn.hook_pattern"].shape, (12, T, T))
+
+
+if __name__ == "__main__":
+    unittest.main()
