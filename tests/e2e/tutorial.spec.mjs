@@ -65,6 +65,79 @@ test('causal masking: masked scores are hatched and the visible ones keep their 
   await expect.poll(async () => (await cells()).filter((c) => c.masked).length).toBe(0);
 });
 
+// The page's seeds (js/tutorial.js and js/demos.js: x from seed s, the layer from s + 1), run here on the engine module
+// itself in the page's main thread, not through the worker or the page's code.
+function engineBlocks(page) {
+  return page.evaluate(async () => {
+    const { createEngine } = await import('/lib/arcscope.js');
+    const e = await createEngine();
+    const run = (make, seed, mask) => {
+      const x = e.randomNormal([2, 8, 64], { seed });
+      const layer = make(seed + 1);
+      const r = layer.forward(x.data, x.shape, { mask: mask ? e.causalMask(8) : null });
+      layer.free();
+      return { x: x.shape, out: r.out.shape, weights: r.weights.shape, w: Array.from(r.weights.data), o: Array.from(r.out.data) };
+    };
+    const single = run((s) => e.singleHeadAttention(64, 16, { seed: s }), 42, false);
+    const masked = run((s) => e.singleHeadAttention(64, 16, { seed: s }), 7, true);
+    const multi = run((s) => e.multiHeadAttention(64, 4, { seed: s }), 42, true);
+    const pe = e.positionalEncoding(64, 64);
+    const table = pe.table();
+    pe.free();
+    const mask5 = e.causalMask(5);
+    let upper = 0;
+    for (let i = 0; i < 8; i++) for (let j = i + 1; j < 8; j++) upper += masked.w[i * 8 + j];
+    return { single, multi, upper, rowSum: single.w.slice(0, 8).reduce((a, b) => a + b, 0),
+      mask5: { data: Array.from(mask5.data), shape: mask5.shape },
+      peCorner: [0, 1, 2, 3].flatMap((p) => Array.from(table.data.slice(p * 64, p * 64 + 4))) };
+  });
+}
+
+const printedShape = (text) => JSON.parse(text.replace('(', '[').replace(')', ']'));
+const printedNumbers = (text) => text.replace(/^tensor/, '').match(/-?\d+\.\d*/g).map(Number);
+
+test('the article\'s printouts show the shapes and values the engine computes', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.goto('./');
+  const want = await engineBlocks(page);
+  // Section 1: the batch's shapes and the first row's sum, worded as the article prints them.
+  await expect(page.locator('#print-weights-sum')).not.toHaveText('…');
+  const print1 = await page.locator('#qkv-print').textContent();
+  console.log(`section 1 prints:\n${print1}`);
+  expect(print1).toMatch(/^Input shape: \(2, 8, 64\)\nOutput shape: \(2, 8, 16\)\nWeights shape: \(2, 8, 8\)\nWeights sum \(should be 1\): 1\.0000$/);
+  expect(printedShape(await page.locator('#print-x-shape').textContent())).toEqual(want.single.x);
+  expect(printedShape(await page.locator('#print-out-shape').textContent())).toEqual(want.single.out);
+  expect(printedShape(await page.locator('#print-weights-shape').textContent())).toEqual(want.single.weights);
+  expect(await page.locator('#print-weights-sum').textContent()).toBe(want.rowSum.toFixed(4));
+  // Section 2: causal_mask(5) as PyTorch prints it, and the upper-triangle sum.
+  await expect(page.locator('#print-mask')).not.toHaveText('…');
+  const mask = await page.locator('#print-mask').textContent();
+  console.log(`section 2 prints:\n${mask}\nUpper triangle weight sum: ${await page.locator('#mask-upper').textContent()}`);
+  expect(mask).toBe('tensor([[1., 0., 0., 0., 0.],\n        [1., 1., 0., 0., 0.],\n        [1., 1., 1., 0., 0.],\n' +
+    '        [1., 1., 1., 1., 0.],\n        [1., 1., 1., 1., 1.]])');
+  expect(printedNumbers(mask)).toEqual(want.mask5.data);
+  expect(want.mask5.shape).toEqual([5, 5]);
+  await expect(page.locator('#mask-upper')).toHaveText(want.upper.toFixed(6));
+  expect(want.upper).toBe(0);
+  // Section 3: the output after W_o, drawn, and its shape printed.
+  await expect(page.locator('#print-mha-shape')).toHaveText('(2, 8, 64)');
+  expect(printedShape(await page.locator('#print-mha-shape').textContent())).toEqual(want.multi.out);
+  await expect(page.locator('#heads-out rect.cell')).toHaveCount(8 * 64);
+  await expect(page.locator('#heads-out rect.cell').first()).not.toHaveText('');
+  const shown = (await page.locator('#heads-out rect.cell').allTextContents()).map(Number);
+  let worst = 0;
+  shown.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - want.multi.o[i])); });
+  console.log(`MHA output after W_o: largest difference between the drawing's titles and the engine: ${worst.toExponential(2)}`);
+  expect(worst).toBeLessThanOrEqual(0.0051); // titles show 2-3 decimals
+  // Section 4: pe.pe[0, :4, :4].
+  await expect(page.locator('#print-pe')).not.toHaveText('…');
+  const pe = await page.locator('#print-pe').textContent();
+  console.log(`section 4 prints:\n${pe}`);
+  expect(pe.split('\n')).toHaveLength(4);
+  expect(printedNumbers(pe)).toEqual(want.peCorner.map((v) => Number(v.toFixed(4))));
+  expect(errors).toEqual([]);
+});
+
 test('multi-head: four causal heads with different patterns', async ({ page }) => {
   await page.goto('./');
   const heads = page.locator('#heads-weights figure');

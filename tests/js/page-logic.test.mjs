@@ -1,10 +1,11 @@
 // The page's pure logic, in Node: arc filtering, the sink toggle, aggregation, growing attention during generation,
-// the URL-hash state, token labels, and the cost chart's quadratic fit. (Drawing is tested in Chromium.)
+// the URL-hash state, token labels, the printouts, and the cost chart's quadratic fit. (Drawing is tested in Chromium.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { filterArcs, hideSink, aggregate, selectMatrices, growAttention, topAttended } from '../../web/lib/attention-math.js';
 import { parseHash, formatHash, defaults } from '../../web/js/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
+import { shapeText, tensorText } from '../../web/js/printout.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
 function randomAttention(L, H, T, seed = 1) {
@@ -113,4 +114,13 @@ test('token labels: visible leading spaces, newline marks, multi-token character
   assert.equal(labels.length, 4);
   assert.deepEqual([labels[1].lead, labels[1].text, labels[1].continuation], ['\u00B7', '🦜', false]);
   assert.ok(labels[2].continuation && labels[3].continuation);
+});
+
+test('printouts write shapes and tensors as the article\'s print() calls show them (PyTorch\'s own output)', () => {
+  assert.equal(shapeText([2, 8, 64]), '(2, 8, 64)');
+  // torch.tril(torch.ones(3, 3)), torch.tensor([[0., 1.], [0.8415, -0.5403]]) and torch.arange(1., 9.).view(2, 2, 2)
+  assert.equal(tensorText([1, 0, 0, 1, 1, 0, 1, 1, 1], [3, 3]), 'tensor([[1., 0., 0.],\n        [1., 1., 0.],\n        [1., 1., 1.]])');
+  assert.equal(tensorText([0, 1, 0.8415, -0.5403], [2, 2]), 'tensor([[ 0.0000,  1.0000],\n        [ 0.8415, -0.5403]])');
+  assert.equal(tensorText([1, 2, 3, 4, 5, 6, 7, 8], [2, 2, 2]),
+    'tensor([[[1., 2.],\n         [3., 4.]],\n\n        [[5., 6.],\n         [7., 8.]]])');
 });

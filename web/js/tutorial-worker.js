@@ -6,6 +6,7 @@ import * as demos from './demos.js';
 Object.assign(ops, {
   singleHead: (args) => withEngine('running the single-head demo', (e) => demos.singleHead(e, args)),
   multiHead: (args) => withEngine('running the multi-head demo', (e) => demos.multiHead(e, args)),
+  causalMask: (args) => withEngine('making a causal mask', (e) => demos.causalMask(e, args)),
   positional: (args) => withEngine('computing the positional encoding', (e) => demos.positional(e, args)),
   costExperiment: (args, ctx) => withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress)),
 });

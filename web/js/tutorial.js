@@ -1,6 +1,7 @@
 // tutorial.js: sections 1-4, the article's building blocks run live in the worker.
 import { Heatmap, formatValue } from '../lib/heatmap.js';
 import { lineChart } from './charts.js';
+import { shapeText, tensorText } from './printout.js';
 
 const $ = (id) => document.getElementById(id);
 const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -39,6 +40,11 @@ function setupQkv(engine, later) {
     weights.update(r.weights);
     $('qkv-seed').textContent = String(seed);
     weights.setNotes(r.rowSums.map((x) => `Σ ${x.toFixed(4)}`));
+    // The article's printout: the engine's shapes for the whole batch, and weights[0, 0].sum().
+    $('print-x-shape').textContent = shapeText(r.shapes.x);
+    $('print-out-shape').textContent = shapeText(r.shapes.out);
+    $('print-weights-shape').textContent = shapeText(r.shapes.weights);
+    $('print-weights-sum').textContent = r.rowSums[0].toFixed(4);
   };
   $('qkv-reseed').addEventListener('click', () => { seed = (seed * 7 + 13) % 10007; run().catch((e) => fail('qkv', e)); });
   later(() => run().catch((e) => fail('qkv', e)));
@@ -56,6 +62,8 @@ function setupMasking(engine, later) {
   };
   $('mask-toggle').addEventListener('change', () => run().catch((e) => fail('masking', e)));
   later(() => run().catch((e) => fail('masking', e)));
+  later(() => engine.call('causalMask', { n: 5 })).then((m) => { $('print-mask').textContent = tensorText(m.data, m.shape); })
+    .catch((e) => fail('masking', e));
 }
 
 function setupHeads(engine, later) {
@@ -72,15 +80,19 @@ function setupHeads(engine, later) {
   });
   const merged = new Heatmap($('heads-merged'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'merged heads' });
   const split = new Heatmap($('heads-split'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'Q split into heads' });
+  const out = new Heatmap($('heads-out'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), label: 'output after W_o' });
   let seed = 42;
   const run = async () => {
     const r = await engine.call('multiHead', { seed });
-    // q is (heads, tokens, d_head) after the split; lay it back out as (tokens, heads * d_head) to show the cut.
+    // q is (batch, heads, tokens, d_head) after the split; lay the first sequence back out as (tokens, heads * d_head)
+    // to show the cut.
     const q = new Float32Array(8 * 64);
     for (let h = 0; h < 4; h++) for (let t = 0; t < 8; t++) for (let d = 0; d < 16; d++) q[t * 64 + h * 16 + d] = r.q[(h * 8 + t) * 16 + d];
     split.update(q);
     maps.forEach((m, h) => m.update(r.weights.subarray(h * 64, (h + 1) * 64), 1));
     merged.update(r.merged);
+    out.update(r.out);
+    $('print-mha-shape').textContent = shapeText(r.shapes.out);
   };
   $('heads-reseed').addEventListener('click', () => { seed = (seed * 7 + 13) % 10007; run().catch((e) => fail('heads', e)); });
   later(() => run().catch((e) => fail('heads', e)));
@@ -105,6 +117,9 @@ function setupPositions(engine, later) {
   later(() => engine.call('positional', { dModel: 64, maxLen: 64 })).then((r) => {
     pe = r;
     table.update(r.table, 1);
+    // pe.pe[0, :4, :4]: the first 4 positions' first 4 dimensions.
+    const corner = [0, 1, 2, 3].flatMap((p) => Array.from(r.table.subarray(p * 64, p * 64 + 4)));
+    $('print-pe').textContent = tensorText(corner, [4, 4]);
     draw();
   }).catch((e) => fail('positions', e));
   $('pe-pos').addEventListener('input', draw);
