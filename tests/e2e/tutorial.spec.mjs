@@ -167,6 +167,34 @@ test('positional encoding: the value shown matches the sinusoid formula', async 
   expect(worst).toBeLessThan(6e-3);
 });
 
+test('positional encoding: the line chart has a key naming each line, and each line its own x-axis', async ({ page }) => {
+  await page.goto('./');
+  await expect(page.locator('#pe-lines svg path.line')).toHaveCount(2);
+  await page.locator('#pe-pos').fill('12');
+  await page.locator('#pe-dim').fill('6');
+  // One key entry per line, naming it, in the line's own style.
+  const entries = page.locator('#pe-lines .key-entry');
+  await expect(entries).toHaveText(['dimension 6, at each position', 'position 12, in each dimension']);
+  const styles = await page.locator('#pe-lines svg').evaluate((svg) => {
+    const stroke = (e) => getComputedStyle(e).stroke;
+    return { keys: [...svg.querySelectorAll('.key-entry line')].map(stroke),
+      lines: [...svg.querySelectorAll('.panel path.line')].map(stroke) };
+  });
+  expect(styles.keys).toEqual(styles.lines);
+  expect(new Set(styles.lines).size).toBe(2);
+  // Two x-axes, one per line, at different heights, with different labels; each line lies above its own axis.
+  const axes = await page.locator('#pe-lines .panel').evaluateAll((panels) => panels.map((p) => {
+    const axis = p.querySelector('.x-axis'), line = p.querySelector('path.line').getBBox();
+    return { label: p.querySelector('.x-axis-label').textContent, y: +axis.getAttribute('y1'), lineTop: line.y,
+      lineBottom: line.y + line.height };
+  }));
+  console.log(`x-axes: ${JSON.stringify(axes.map(({ label, y }) => ({ label, y })))}`);
+  expect(axes.map((a) => a.label)).toEqual(['position', 'dimension']);
+  expect(axes[0].y).not.toBe(axes[1].y);
+  expect(axes[0].lineBottom).toBeLessThanOrEqual(axes[0].y + 0.5);
+  expect(axes[1].lineTop).toBeGreaterThan(axes[0].y);
+});
+
 test('cost experiment: four lengths timed in the worker and a quadratic fitted', async ({ page }) => {
   test.setTimeout(120_000);
   await page.goto('./');

@@ -10,24 +10,43 @@ function el(name, attrs, parent, text) {
   return e;
 }
 
-// series: [{values, label, marker (index to mark), alt}] over x = 0..len-1, y in [min, max].
-export function lineChart(root, series, { min, max, width = 420, height = 200 } = {}) {
+// series: [{values, label, xLabel, marker (index to mark), alt}], each over x = 0..len-1 with y in [min, max]. The
+// series may run over different things (section 4: one over positions, one over dimensions), so each gets its own
+// panel with its own x-axis and label, one above the other, under a key that names each line.
+export function lineChart(root, series, { min, max, width = 420, panelHeight = 96 } = {}) {
+  const pad = { l: 30, r: 8, t: 6, b: 34 }, keyHeight = 8 + 16 * series.length;
+  const panel = panelHeight + pad.t + pad.b;
+  const height = keyHeight + series.length * panel;
   const svg = el('svg', { class: 'chart', viewBox: `0 0 ${width} ${height}`, role: 'img',
-    'aria-label': series.map((s) => s.label).join('; ') });
-  const pad = { l: 30, r: 8, t: 8, b: 34 };
-  const W = width - pad.l - pad.r, H = height - pad.t - pad.b;
-  const n = Math.max(...series.map((s) => s.values.length));
-  const x = (i) => pad.l + (i / Math.max(1, n - 1)) * W;
-  const y = (v) => pad.t + (1 - (v - min) / (max - min)) * H;
-  for (const v of [min, 0, max]) {
-    el('line', { class: 'grid', x1: pad.l, x2: pad.l + W, y1: y(v), y2: y(v) }, svg);
-    el('text', { x: pad.l - 4, y: y(v) + 4, 'text-anchor': 'end' }, svg, String(v));
-  }
+    'aria-label': series.map((s) => `${s.label} (x: ${s.xLabel})`).join('; ') });
+  const W = width - pad.l - pad.r, H = panelHeight;
+  const cls = (s) => (s.alt ? 'line alt' : 'line');
+  const key = el('g', { class: 'key' }, svg);
   series.forEach((s, k) => {
+    const entry = el('g', { class: 'key-entry', transform: `translate(${pad.l} ${12 + 16 * k})` }, key);
+    el('line', { class: cls(s), x1: 0, x2: 18, y1: 0, y2: 0 }, entry);
+    el('text', { x: 24, y: 4 }, entry, s.label);
+  });
+  series.forEach((s, k) => {
+    const top = keyHeight + k * panel + pad.t, n = s.values.length;
+    const x = (i) => pad.l + (i / Math.max(1, n - 1)) * W;
+    const y = (v) => top + (1 - (v - min) / (max - min)) * H;
+    const g = el('g', { class: 'panel' }, svg);
+    for (const v of [min, 0, max]) {
+      el('line', { class: 'grid', x1: pad.l, x2: pad.l + W, y1: y(v), y2: y(v) }, g);
+      el('text', { x: pad.l - 4, y: y(v) + 4, 'text-anchor': 'end' }, g, String(v));
+    }
+    el('line', { class: 'axis x-axis', x1: pad.l, x2: pad.l + W, y1: top + H, y2: top + H }, g);
+    const step = Math.max(1, Math.round((n - 1) / 32) * 8); // about 4 ticks on round numbers, and the last index
+    const ticks = [];
+    for (let i = 0; i < n - 1 - step / 2; i += step) ticks.push(i);
+    for (const i of [...ticks, n - 1]) {
+      el('text', { x: x(i), y: top + H + 13, 'text-anchor': 'middle' }, g, String(i));
+    }
+    el('text', { class: 'x-axis-label', x: pad.l + W / 2, y: top + H + 27, 'text-anchor': 'middle' }, g, s.xLabel);
     const d = s.values.map((v, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)} ${y(v).toFixed(1)}`).join('');
-    el('path', { class: s.alt ? 'line alt' : 'line', d }, svg);
-    if (s.marker !== undefined) el('circle', { class: 'marker', cx: x(s.marker), cy: y(s.values[s.marker]), r: 3 }, svg);
-    el('text', { x: pad.l + k * (W / 2), y: height - 8 }, svg, s.label).classList.add(s.alt ? 'alt' : 'main');
+    el('path', { class: cls(s), d }, g);
+    if (s.marker !== undefined) el('circle', { class: 'marker', cx: x(s.marker), cy: y(s.values[s.marker]), r: 3 }, g);
   });
   root.replaceChildren(svg);
   return svg;

@@ -110,8 +110,8 @@ function setupPositions(engine, later) {
     const column = Array.from({ length: 64 }, (_, p) => pe.table[p * 64 + dim]);
     const row = Array.from(pe.table.subarray(pos * 64, pos * 64 + 64));
     lineChart($('pe-lines'), [
-      { values: column, label: `dimension ${dim} over positions`, marker: pos },
-      { values: row, label: `position ${pos} over dimensions`, marker: dim, alt: true },
+      { values: column, label: `dimension ${dim}, at each position`, xLabel: 'position', marker: pos },
+      { values: row, label: `position ${pos}, in each dimension`, xLabel: 'dimension', marker: dim, alt: true },
     ], { min: -1, max: 1 });
   };
   later(() => engine.call('positional', { dModel: 64, maxLen: 64 })).then((r) => {
