@@ -2,8 +2,8 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { encode } from 'gpt-3-encoder';
-import { ARTICLE_TEXT, DEFAULT_MODEL, watchConsole, openPage, waitForRender, renders, drawnArcs, engineAttention,
-  tokenTexts } from './helpers.mjs';
+import { ARTICLE_TEXT, DEFAULT_MODEL, FIXTURE_ARCS, watchConsole, openPage, waitForRender, renders, drawnArcs,
+  engineAttention, tokenTexts } from './helpers.mjs';
 
 const at = (a, [, H, T], l, h, i, j) => a[((l * H + h) * T + i) * T + j];
 
@@ -49,6 +49,39 @@ test('the default model opens on the article sentence, tokenized exactly like GP
   // The default model has a previous-token head and an induction head (models/README.md), and the grid says so.
   expect(tags.map((t) => t.trim())).toEqual(expect.arrayContaining(['prev', 'induction']));
   expect(errors).toEqual([]);
+});
+
+test('the default model\'s two taught heads are marked "taught" in the grid, with why beside it; other models are not', async ({ page }) => {
+  test.skip(DEFAULT_MODEL !== '/models/shakespeare-4l.q8.arcs', 'about the shipped default model');
+  await openPage(page);
+  const taught = page.locator('#scores .cell.taught');
+  await expect(taught).toHaveCount(2);
+  const cells = await taught.evaluateAll((cs) => cs.map((c) => ({ layer: +c.dataset.layer, head: +c.dataset.head,
+    tag: c.querySelector('.tag').textContent, mark: c.querySelector('.taught-mark').textContent, title: c.title })));
+  expect(cells.map(({ layer, head, tag, mark }) => ({ layer, head, tag, mark }))).toEqual([
+    { layer: 0, head: 0, tag: 'prev', mark: 'taught' }, { layer: 1, head: 0, tag: 'induction', mark: 'taught' }]);
+  for (const c of cells) expect(c.title).toContain('taught the');
+  await expect(page.locator('#scores .taught-mark').first()).toBeVisible();
+  // The explanation sits beside the grid: which heads, why, that the rest learned from text, and how to compare.
+  const note = page.locator('#taught-note');
+  await expect(note).toBeVisible();
+  await expect(note).toContainText('layer 0 head 0 (previous token) and layer 1 head 0 (induction)');
+  await expect(note).toContainText('a CPU hour of training on text alone grew neither');
+  await expect(note).toContainText('other 14 heads learned what they do from text alone');
+  await expect(note).toContainText('every head of GPT-2');
+  const [grid, box] = [await page.locator('#scores').boundingBox(), await note.boundingBox()];
+  console.log(`grid ${JSON.stringify(grid)}, note ${JSON.stringify(box)}`);
+  expect(box.x).toBeGreaterThan(grid.x + grid.width - 1); // to the right of the grid,
+  expect(box.y).toBeLessThan(grid.y + grid.height);       // level with it
+  await note.getByRole('button', { name: 'Load GPT-2 small…' }).click();
+  await expect(page.locator('#loader')).toBeVisible();
+  await page.click('#loader-close');
+  // A model the page knows nothing about: no head is marked, and there is no note.
+  await page.goto(`./#model=${encodeURIComponent(FIXTURE_ARCS)}`);
+  await waitForRender(page);
+  await expect(page.locator('#scores .cell')).toHaveCount(2 * 3);
+  await expect(page.locator('#scores .cell.taught, #scores .taught-mark')).toHaveCount(0);
+  await expect(page.locator('#taught-note')).toBeHidden();
 });
 
 test('typed text is re-tokenized, with byte fragments merged into characters', async ({ page }) => {

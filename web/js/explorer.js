@@ -3,7 +3,7 @@
 import { ArcView } from '../lib/arcs.js';
 import { Heatmap } from '../lib/heatmap.js';
 import { ThumbGrid } from './thumbs.js';
-import { renderHeadScores } from './head-scores.js';
+import { renderHeadScores, renderTaughtNote, taughtHeads } from './head-scores.js';
 import { selectMatrices, filterArcs, topAttended, aggregate, growAttention } from '../lib/attention-math.js';
 import { plainLabel } from '../lib/token-text.js';
 import { headColor } from '../lib/palette.js';
@@ -98,9 +98,14 @@ export class Explorer {
   async loadScores() {
     const root = $('scores');
     root.previousElementSibling?.classList.contains('legend') && root.previousElementSibling.remove();
+    const taught = taughtHeads(this.model.key), { n_layer: L, n_head: H } = this.model.config;
+    renderTaughtNote($('taught-note'), [], 0);
     try {
-      const scores = await this.engine.call('headScores', { model: this.model.key });
-      renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }));
+      const model = this.model;
+      const scores = await this.engine.call('headScores', { model: model.key });
+      if (model !== this.model) return; // another model was loaded meanwhile; its own scores are on their way
+      renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }), { taught });
+      renderTaughtNote($('taught-note'), taught, L * H, () => $('open-loader').click());
     } catch (e) {
       const p = document.createElement('p');
       p.className = 'message';

@@ -1,5 +1,8 @@
 // head-scores.js: the head-analysis grid. Each head gets three bars (previous token, first-token sink, induction)
-// and a label for what it most clearly does. Clicking a head selects it in the explorer.
+// and a label for what it most clearly does. Clicking a head selects it in the explorer. Heads that were taught their
+// pattern directly, not by training on text, are marked "taught" in the grid and explained beside it.
+import { DEFAULT_MODEL } from './state.js';
+
 const KINDS = [
   { key: 'previousToken', cls: 'prev', name: 'previous token', tag: 'prev', min: 0.5 },
   { key: 'firstToken', cls: 'sink', name: 'first token (sink)', tag: 'sink', min: 0.5 },
@@ -16,7 +19,18 @@ export function headLabel(scores, index) {
   return best ? best.tag : '';
 }
 
-export function renderHeadScores(root, scores, onPick) {
+// The default model's two heads that a second loss on their attention taught where to look, during training
+// (models/README.md, "Head drills with a head curriculum"). The .arcs file has no field that could say so
+// (`arcscope info` shows the shape, dtype and checksum only), so the page knows them by the default model's URL:
+// the same file under another URL, or picked from disk, is not marked.
+const TAUGHT = [{ layer: 0, head: 0, pattern: 'previous token' }, { layer: 1, head: 0, pattern: 'induction' }];
+export function taughtHeads(modelKey) {
+  const base = globalThis.document?.baseURI;
+  return base && modelKey === new URL(DEFAULT_MODEL, base).href ? TAUGHT : [];
+}
+
+// taught: [{layer, head, pattern}] heads marked "taught" (taughtHeads()).
+export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
   const [L, H] = scores.shape;
   root.style.setProperty('--heads', String(H));
   const legend = document.createElement('p');
@@ -48,6 +62,14 @@ export function renderHeadScores(root, scores, onPick) {
       tag.className = 'tag';
       tag.textContent = headLabel(scores, i) || '\u00A0';
       b.append(tag);
+      const lesson = taught.find((t) => t.layer === l && t.head === h);
+      if (lesson) {
+        b.classList.add('taught');
+        const mark = document.createElement('span');
+        mark.className = 'taught-mark';
+        mark.textContent = 'taught';
+        b.append(mark);
+      }
       const parts = [];
       for (const k of KINDS) {
         const v = scores[k.key][i];
@@ -59,7 +81,8 @@ export function renderHeadScores(root, scores, onPick) {
         b.append(bar);
         parts.push(`${k.name} ${v.toFixed(2)}`);
       }
-      b.title = `layer ${l}, head ${h}: ${parts.join(', ')}`;
+      b.title = `layer ${l}, head ${h}: ${parts.join(', ')}${lesson
+        ? `; taught the ${lesson.pattern} pattern directly in training, not learned from text` : ''}`;
       b.setAttribute('aria-label', b.title);
       b.addEventListener('click', () => onPick(l, h));
       cells.push(b);
@@ -68,4 +91,28 @@ export function renderHeadScores(root, scores, onPick) {
   root.replaceChildren(...cells);
   root.before(legend);
   return legend;
+}
+
+// The words beside the grid for taught heads (hidden when there are none): which heads, why, that the others learned
+// from text alone, and how to see heads that did. onCompare opens the loader for GPT-2 small.
+export function renderTaughtNote(note, taught, totalHeads, onCompare) {
+  note.hidden = taught.length === 0;
+  if (note.hidden) { note.replaceChildren(); return; }
+  const heads = taught.map((t) => `layer ${t.layer} head ${t.head} (${t.pattern})`).join(' and ');
+  const title = document.createElement('strong');
+  title.textContent = 'Taught, not learned. ';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'secondary';
+  button.textContent = 'Load GPT-2 small…';
+  button.addEventListener('click', onCompare);
+  const why = document.createElement('p');
+  why.append(title, `In this small model, ${heads} did not find their patterns by training on text: a second loss `,
+    'on their attention showed them where to look, because a CPU hour of training on text alone grew neither ',
+    `pattern. The model's other ${totalHeads - taught.length} heads learned what they do from text alone, as every `,
+    'head of GPT-2 does: the article\'s "emerges from training, not from any explicit design" is true of them, not ',
+    'of these two.');
+  const compare = document.createElement('p');
+  compare.append('To see heads that specialized on their own, load GPT-2 small and compare its grid. ', button);
+  note.replaceChildren(why, compare);
 }
