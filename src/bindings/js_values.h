@@ -58,6 +58,7 @@ inline std::string js_description(const val& v) {
     if (v.isString()) return "the string \"" + v.as<std::string>() + "\"";
     if (v.isNull() || v.isUndefined()) return v.isNull() ? "null" : "undefined";
     if (v.isTrue() || v.isFalse()) return std::string("a boolean (") + (v.isTrue() ? "true" : "false") + ")";
+    if (v.isNumber()) return "the number " + number_text(v.as<double>());
     return "a value of type " + v.typeOf().as<std::string>();
 }
 

@@ -7,6 +7,7 @@
 #include "arcscope/convert.h"
 #include "arcscope/gpt2.h"
 #include "arcscope/heads.h"
+#include "arcscope/hooks.h"
 #include "arcscope/model_file.h"
 #include "arcscope/perplexity.h"
 #include "arcscope/sampling.h"
@@ -48,13 +49,46 @@ public:
     // ids -> {logits, logitsShape: [rows, n_vocab], attention, attentionShape: [L, H, T, T]}
     val forward(val ids, bool attention, bool all_logits) {
         return guarded("running the model", [&] {
-            std::vector<int> v = token_ids(ids, gpt2_->config().n_vocab);
-            require(v.size() <= size_t(gpt2_->config().n_ctx),
-                    "sequence of " + std::to_string(v.size()) + " tokens is longer than the model's context (n_ctx " +
-                        std::to_string(gpt2_->config().n_ctx) + ")");
+            std::vector<int> v = prompt(ids);
             gpt2_->forward(v.data(), int(v.size()), attention, all_logits);
             return result(false);
         });
+    }
+
+    // ids, names (TransformerLens hook names, hooks.h) -> {logits, logitsShape, cache: {name: {data, shape}}}:
+    // one forward pass that records only the names asked for.
+    val run_with_cache(val ids, val names, bool all_logits) {
+        return guarded("running the model with a cache", [&] {
+            std::vector<int> v = prompt(ids);
+            const GPT2Config& c = gpt2_->config();
+            require(names.isArray(), "names must be an array of hook names, got " + js_description(names));
+            std::vector<HookName> hooks;
+            const int n = names["length"].as<int>();
+            for (int i = 0; i < n; ++i) {
+                require(names[i].isString(),
+                        "names[" + std::to_string(i) + "] is " + js_description(names[i]) + ", not a hook name");
+                hooks.push_back(parse_hook_name(names[i].as<std::string>(), c));
+            }
+            ActivationCache cache(c, hooks, int(v.size()));
+            gpt2_->forward(v.data(), int(v.size()), false, all_logits, &cache);
+            val o = result(false);
+            val entries = val::object();
+            for (const ActivationCache::Entry& e : cache.entries()) {
+                val entry = val::object();
+                entry.set("data", float32_array(e.data.data(), e.data.size()));
+                entry.set("shape", val::array(e.shape));
+                entries.set(hook_name(e.hook), entry);
+            }
+            o.set("cache", entries);
+            return o;
+        });
+    }
+
+    // Every hook name of this model, in the order the pass reaches them.
+    val hook_names() const {
+        val list = val::array();
+        for (const HookName& h : all_hooks(gpt2_->config())) list.call<void>("push", hook_name(h));
+        return list;
     }
 
     // id -> {logits, logitsShape: [1, n_vocab], attention, attentionShape: [L, H, length]}
@@ -107,6 +141,15 @@ public:
 
 private:
     explicit Model(std::unique_ptr<GPT2> g) : gpt2_(std::move(g)) {}
+
+    // Ids checked against the vocabulary and the context.
+    std::vector<int> prompt(const val& ids) const {
+        std::vector<int> v = token_ids(ids, gpt2_->config().n_vocab);
+        require(v.size() <= size_t(gpt2_->config().n_ctx), "sequence of " + std::to_string(v.size()) +
+                                                               " tokens is longer than the model's context (n_ctx " +
+                                                               std::to_string(gpt2_->config().n_ctx) + ")");
+        return v;
+    }
 
     val result(bool one_row) const {
         const GPT2Config& c = gpt2_->config();
@@ -195,6 +238,8 @@ EMSCRIPTEN_BINDINGS(model) {
         .class_function("fromBytes", &Model::from_bytes, allow_raw_pointers())
         .function("config", &Model::config)
         .function("forward", &Model::forward)
+        .function("runWithCache", &Model::run_with_cache)
+        .function("hookNames", &Model::hook_names)
         .function("append", &Model::append)
         .function("reset", &Model::reset)
         .function("length", &Model::length)

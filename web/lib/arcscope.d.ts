@@ -317,6 +317,28 @@ export interface Perplexity {
   predicted: number;
 }
 
+/** A TransformerLens hook name: blocks.{l}.hook_resid_pre, blocks.{l}.attn.hook_pattern, ln_final.hook_normalized, ... */
+export type HookName =
+  | `blocks.${number}.${'hook_resid_pre' | 'hook_resid_mid' | 'hook_resid_post' | 'hook_attn_out' | 'hook_mlp_out'}`
+  | `blocks.${number}.attn.${'hook_q' | 'hook_k' | 'hook_v' | 'hook_z' | 'hook_pattern'}`
+  | `blocks.${number}.mlp.hook_post`
+  | 'ln_final.hook_normalized';
+
+export interface RunWithCacheOptions {
+  /** the names to record: an array, or a filter over hookNames (default: every name) */
+  names?: readonly (HookName | string)[] | ((name: HookName) => boolean) | null;
+  /** every position's logits (default true, as TransformerLens), or only the last position's */
+  allLogits?: boolean;
+}
+
+export interface RunWithCacheResult {
+  logits: Float32Array;
+  /** [T, n_vocab], or [1, n_vocab] without allLogits */
+  logitsShape: [number, number];
+  /** each name asked for: its values, row-major in its shape */
+  cache: Record<string, Tensor>;
+}
+
 /** A loaded GPT-2 (.arcs file) in wasm memory, with its KV cache. From engine.loadModel(). */
 export interface Model {
   /** the engine's Emscripten module (internal) */
@@ -357,6 +379,19 @@ export interface Model {
   /** ids (2 or more) -> how well the model predicts them, in windows of n_ctx tokens (or `window`). Restarts the
    * KV cache. */
   perplexity(ids: TokenIds, options?: { window?: number }): Perplexity;
+  /** Every TransformerLens hook name of this model, in the order the forward pass reaches them. */
+  readonly hookNames: HookName[];
+  /**
+   * As TransformerLens's run_with_cache: one pass recording the activations named (an array, or a filter; default
+   * every one). Shapes drop the batch: hook_pattern [H, T, T]; hook_q/k/v/z [T, H, d_head]; resid, attn_out,
+   * mlp_out and ln_final.hook_normalized [T, C]; mlp.hook_post [T, 4C]. Logits are every position's unless
+   * allLogits is false. Restarts the KV cache.
+   */
+  runWithCache(ids: TokenIds, options?: RunWithCacheOptions): RunWithCacheResult;
+  /** As TransformerLens's to_tokens: the ids of text, with <|endoftext|> (50256) first unless prependBos is false. */
+  toTokens(text: string, options?: { prependBos?: boolean }): number[];
+  /** As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does). */
+  toStrToks(input: string | TokenIds, options?: { prependBos?: boolean }): string[];
   /** Frees the model's wasm memory; idempotent. Other methods then throw "this model has been freed". */
   free(): void;
 }

@@ -60,6 +60,41 @@ export class Model {
       () => this.handle.forward(ids, !!attention, !!allLogits));
   }
 
+  // -- TransformerLens names (include/arcscope/hooks.h) --
+  // Every hook name of this model, in the order the pass reaches them: blocks.{l}.hook_resid_pre, .attn.hook_q, ...
+  get hookNames() {
+    this.#check();
+    return this.handle.hookNames();
+  }
+
+  // As TransformerLens's run_with_cache: one pass that records the activations named (an array of hook names, or a
+  // filter name => boolean; default: every one). -> {logits (T x n_vocab, or the last row without allLogits),
+  // logitsShape, cache: {name: {data: Float32Array, shape}}}, shapes as TransformerLens's without the batch:
+  // hook_pattern [H, T, T], hook_q/k/v/z [T, H, d_head], resid/attn_out/mlp_out/ln_final [T, C], mlp.hook_post
+  // [T, 4C]. Only the names asked for cost anything. Restarts the KV cache.
+  runWithCache(ids, { names = null, allLogits = true } = {}) {
+    this.#check();
+    const wanted = names === null ? this.hookNames
+      : typeof names === 'function' ? this.hookNames.filter((n) => names(n)) : names;
+    const r = engineCall(`running the model on ${ids?.length} tokens`,
+      () => this.handle.runWithCache(ids, wanted, !!allLogits));
+    return { logits: r.logits, logitsShape: r.logitsShape, cache: r.cache };
+  }
+
+  // As TransformerLens's to_tokens: GPT-2's tokens of text, with <|endoftext|> first when prependBos (TransformerLens
+  // prepends it by default for GPT-2; engine.tokenize and the page do not, as Hugging Face's tokenizer does not).
+  toTokens(text, { prependBos = true } = {}) {
+    const { ids } = this.tokenize(text);
+    return prependBos ? [this.tokenizer.eotId, ...ids] : ids;
+  }
+
+  // As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does).
+  toStrToks(input, { prependBos = true } = {}) {
+    const ids = typeof input === 'string' ? this.toTokens(input, { prependBos }) : input;
+    return Array.from(ids, (id) => this.tokenizer.tokenText(id));
+  }
+  // -- end TransformerLens names --
+
   // One more token through the KV cache: {logits (n_vocab), attention: one row per layer and head
   // (n_layer * n_head * length), attentionShape: [n_layer, n_head, length]}.
   append(id, { attention = true } = {}) {

@@ -1,7 +1,7 @@
 // uses-api.ts: the package's API as a TypeScript user writes it; it must type-check against the package's
 // declarations (tsc -p tsconfig.json). wrong-attribute.ts is its counterpart that must not.
 import { createEngine, defaultAssets, readBytes, version } from 'arcscope';
-import type { Engine, GenerateResult, HeadScores, Model, StopReason, TopToken } from 'arcscope';
+import type { Engine, GenerateResult, HeadScores, HookName, Model, StopReason, TopToken } from 'arcscope';
 import { analysisCache, ArcScopeElement } from 'arcscope/element';
 import type { ArcScopeResult } from 'arcscope/element';
 import { sharedEngine } from 'arcscope/worker-client';
@@ -42,6 +42,12 @@ if (stop === 'callback' || stop === 'max_tokens') console.log(generated.text, ge
 await model.generate({ ids, onToken: async () => { await Promise.resolve(); } });
 
 const scores: HeadScores = model.headScores({ seed: 1, length: 20 });
+const withBos: number[] = model.toTokens("The trophy didn't fit", { prependBos: true });
+const strToks: string[] = model.toStrToks(withBos);
+const { cache } = model.runWithCache(withBos, { names: (n) => n.endsWith('attn.hook_pattern') });
+const pattern: Float32Array = cache['blocks.0.attn.hook_pattern'].data;
+const firstName: HookName = model.hookNames[0];
+void [strToks, pattern, firstName];
 const [scoreLayers, scoreHeads] = scores.shape;
 const induction: number = scores.induction[(scoreLayers - 1) * scoreHeads];
 const perplexity: number = model.perplexity(ids, { window: n_ctx }).perplexity;

@@ -1,0 +1,100 @@
+// hooks.test.mjs: model.runWithCache in wasm against the native engine's cache (arcscope run --hooks all) on the same
+// file and ids, across the 128-position chunks the pass runs in; the names, the shapes and the errors. The values
+// themselves are checked against PyTorch in tests/reference/test_hooks.py.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { engine, maxAbsDiff, python, repoRoot } from './support.mjs';
+
+const cli = `${repoRoot}build/native/arcscope`;
+const work = `${repoRoot}build/test-models/js-hooks`;
+const config = { 'n-layer': 2, 'n-head': 4, 'n-embd': 64, 'n-ctx': 192, vocab: 50257 };
+const T = 160; // two chunks
+const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 13) % 50257);
+const files = {};
+
+function nativeCache(model) {
+  const dir = `${model}.cache`;
+  execFileSync(cli, ['run', '--model', model, '--ids', ids.join(','), '--hooks', 'all', '--cache-out', dir, '--out', '/dev/null']);
+  const index = JSON.parse(readFileSync(`${dir}/cache.json`, 'utf8'));
+  return Object.fromEntries(Object.entries(index.hooks).map(([name, shape]) => {
+    const b = readFileSync(`${dir}/${name}.f32`);
+    return [name, { shape, data: new Float32Array(b.buffer, b.byteOffset, b.length / 4) }];
+  }));
+}
+
+before(() => {
+  mkdirSync(work, { recursive: true });
+  const args = ['--out', `${work}/ckpt`, '--seed', '4', ...Object.entries(config).flatMap(([k, v]) => [`--${k}`, String(v)])];
+  execFileSync(python, [`${repoRoot}scripts/make_checkpoint.py`, ...args]);
+  for (const dtype of ['f32', 'q8']) {
+    files[dtype] = `${work}/model.${dtype}.arcs`;
+    execFileSync(cli, ['convert', '--in', `${work}/ckpt`, '--out', files[dtype], '--dtype', dtype]);
+  }
+});
+
+for (const dtype of ['f32', 'q8']) {
+  test(`${dtype}: every hook in wasm equals the native engine's, bit for bit, across chunks`, async () => {
+    const e = await engine();
+    const model = e.loadModel(new Uint8Array(readFileSync(files[dtype])));
+    const { cache, logitsShape } = model.runWithCache(ids);
+    const native = nativeCache(files[dtype]);
+    assert.deepEqual(Object.keys(cache), model.hookNames);
+    assert.deepEqual(Object.keys(cache).sort(), Object.keys(native).sort());
+    assert.deepEqual(logitsShape, [T, 50257]);
+    let worst = 0;
+    for (const [name, { shape, data }] of Object.entries(cache)) {
+      assert.deepEqual(shape, native[name].shape, name);
+      worst = Math.max(worst, maxAbsDiff(data, native[name].data));
+    }
+    console.log(`${dtype}: ${Object.keys(cache).length} hooks, T=${T}, largest wasm - native difference ${worst}`);
+    assert.equal(worst, 0);
+    model.free();
+  });
+}
+
+test('the names asked for, and only those; the pattern is forward()\'s attention; shapes as TransformerLens\'s', async () => {
+  const e = await engine();
+  const model = e.loadModel(new Uint8Array(readFileSync(files.f32)));
+  const few = ids.slice(0, 9);
+  const { cache } = model.runWithCache(few, { names: (n) => n.startsWith('blocks.1.') });
+  assert.deepEqual(Object.keys(cache), model.hookNames.filter((n) => n.startsWith('blocks.1.')));
+  const shapes = Object.fromEntries(Object.entries(cache).map(([n, v]) => [n.slice('blocks.1.'.length), v.shape]));
+  assert.deepEqual(shapes, {
+    hook_resid_pre: [9, 64], 'attn.hook_q': [9, 4, 16], 'attn.hook_k': [9, 4, 16], 'attn.hook_v': [9, 4, 16],
+    'attn.hook_pattern': [4, 9, 9], 'attn.hook_z': [9, 4, 16], hook_attn_out: [9, 64], hook_resid_mid: [9, 64],
+    'mlp.hook_post': [9, 256], hook_mlp_out: [9, 64], hook_resid_post: [9, 64],
+  });
+  const { attention } = model.forward(few);
+  assert.equal(maxAbsDiff(cache['blocks.1.attn.hook_pattern'].data, attention.subarray(4 * 81)), 0);
+  // resid_post = resid_mid + mlp_out, as the names say
+  const { data: mid } = cache['blocks.1.hook_resid_mid'], { data: out } = cache['blocks.1.hook_mlp_out'];
+  assert.equal(maxAbsDiff(cache['blocks.1.hook_resid_post'].data, mid.map((v, i) => v + out[i])), 0);
+  const last = model.runWithCache(few, { names: ['ln_final.hook_normalized'], allLogits: false });
+  assert.deepEqual(last.logitsShape, [1, 50257]);
+  assert.equal(maxAbsDiff(last.logits, model.forward(few, { attention: false }).logits), 0);
+  model.free();
+});
+
+test('toTokens and toStrToks as TransformerLens: <|endoftext|> first unless prependBos is false', async () => {
+  const e = await engine();
+  const model = e.loadModel(new Uint8Array(readFileSync(files.q8)));
+  assert.deepEqual(model.toTokens('The trophy'), [50256, 464, 16383]);
+  assert.deepEqual(model.toTokens('The trophy', { prependBos: false }), [464, 16383]);
+  assert.deepEqual(model.toStrToks('The trophy'), ['<|endoftext|>', 'The', ' trophy']);
+  assert.deepEqual(model.toStrToks([464, 16383]), ['The', ' trophy']);
+  model.free();
+});
+
+test('bad hook names are errors that name what exists', async () => {
+  const e = await engine();
+  const model = e.loadModel(new Uint8Array(readFileSync(files.q8)));
+  assert.throws(() => model.runWithCache([1, 2], { names: ['blocks.2.attn.hook_z'] }),
+    { message: 'hook blocks.2.attn.hook_z: the model has layers 0 to 1' });
+  assert.throws(() => model.runWithCache([1, 2], { names: ['blocks.0.attn.hook_result'] }), /unknown hook name 'blocks\.0\.attn\.hook_result': the names are blocks\.\{l\}\.hook_resid_pre, /);
+  assert.throws(() => model.runWithCache([1, 2], { names: [3] }), { message: 'names[0] is the number 3, not a hook name' });
+  assert.throws(() => model.runWithCache([1, 2], { names: 'blocks.0.attn.hook_z' }), /names must be an array of hook names/);
+  assert.equal(model.forward([1, 2]).logits.length, 50257); // still fine
+  model.free();
+});
