@@ -2,27 +2,28 @@
 // - the self-host folder on another origin (CORS on), loaded by a plain page, draws arcs;
 // - the same folder copied under a sub-path of the page's own site draws arcs;
 // - a Vite build of a page that imports 'arcscope/element' from the installed package draws arcs;
-// - a folder whose wasm is missing shows the error inside the element and fires arcscope-error.
+// - a folder whose wasm is missing shows the error inside the element and fires arcscope-error;
+// - docs/embedding.md's policies, snippets and theming CSS, taken from the guide itself, work as written.
 import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { codeBlocks } from '../package/code-blocks.mjs';
 import { installedConsumer, repoRoot, selfHostFolder, serveFolder } from '../package/consumer.mjs';
+import { STRICT_CSP } from '../../scripts/serve.mjs';
 import { ARTICLE_TEXT, watchConsole } from './helpers.mjs';
 
 const servers = [];
-// docs/embedding.md's policy for a page whose arcscope folder is on another origin (A): the element's modules
-// (script-src), the worker's blob: starter and its module graph, which is fetched as a worker (worker-src), the wasm,
-// tokenizer and model downloads (connect-src) and the element's stylesheets (style-src).
-const crossOriginPolicy = () => {
-  const a = new URL(assets.url).origin;
-  return `default-src 'self'; script-src 'self' ${a} 'wasm-unsafe-eval'; worker-src blob: ${a}; ` +
-    `connect-src ${a}; style-src ${a}; img-src data:`;
-};
-let assets, site, bundled;
+let assets, site, bundled, guideServer, guideSite;
+// The guide's code blocks: its two policies (http), its snippets (html) and its theming (css) are what these pages use.
+const guide = codeBlocks(join(repoRoot, 'docs', 'embedding.md'));
+const policies = guide.filter((b) => b.lang === 'http').map((b) => b.code.replace(/^Content-Security-Policy:\s*/, '')
+  .replace(/\s*\n\s*/g, ' ').trim());
+const crossOriginPolicy = () => policies.find((p) => p.includes('assets.example'))
+  .replaceAll('https://assets.example', new URL(assets.url).origin);
 
 const page = (scriptSrc, attrs = '') => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>a blog post</title><link rel="icon" href="data:,"></head>
+<html lang="en"><head><meta charset="utf-8"><title>a blog post</title></head>
 <body><h1>A post</h1><arc-scope text="${ARTICLE_TEXT.replace(/'/g, '&#39;')}" ${attrs}></arc-scope>
 <script type="module" src="${scriptSrc}"></script></body></html>
 `;
@@ -35,6 +36,7 @@ test.beforeAll(async () => {
   rmSync(siteDir, { recursive: true, force: true });
   cpSync(selfHostFolder, join(siteDir, 'blog', 'assets', 'arcscope'), { recursive: true });
   cpSync(selfHostFolder, join(siteDir, 'broken'), { recursive: true });
+  writeFileSync(join(siteDir, 'favicon.ico'), ''); // what the browser asks every site for
   rmSync(join(siteDir, 'broken', 'lib', 'wasm', 'arcscope_core.wasm'));
   // The asset host: the folder as it is, on another port (another origin), with CORS.
   assets = await serveFolder(selfHostFolder, { cors: true });
@@ -46,6 +48,13 @@ test.beforeAll(async () => {
   writeFileSync(join(siteDir, 'sub-path.html'), page('/blog/assets/arcscope/lib/arc-scope.js'));
   writeFileSync(join(siteDir, 'broken.html'), page('/broken/lib/arc-scope.js'));
 
+  // The guide's snippets, on a site with the folder at /arcscope/ as the guide says.
+  guideSite = join(consumer, 'guide-site');
+  rmSync(guideSite, { recursive: true, force: true });
+  cpSync(selfHostFolder, join(guideSite, 'arcscope'), { recursive: true });
+  guideServer = await serveFolder(guideSite);
+  servers.push(guideServer.server);
+
   // A bundled app: index.html + main.js importing the element from the installed package, built by Vite.
   const app = join(consumer, 'vite-app');
   rmSync(app, { recursive: true, force: true });
@@ -54,6 +63,7 @@ test.beforeAll(async () => {
   writeFileSync(join(app, 'main.js'), "import 'arcscope/element';\n");
   execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'],
     { cwd: app, stdio: 'pipe' });
+  writeFileSync(join(app, 'dist', 'favicon.ico'), '');
   bundled = await serveFolder(join(app, 'dist'));
   servers.push(bundled.server);
 });
@@ -89,6 +99,37 @@ test('on another origin under the Content-Security-Policy the guide gives, with 
   const { arcs } = await firstArcs(p, `${site.url}csp-cross-origin.html`);
   expect(arcs).toBeGreaterThan(0);
   expect(errors).toEqual([]);
+});
+
+test("the guide's same-origin policy is the strict one the tutorial runs under", () => {
+  expect(policies).toHaveLength(2);
+  expect(policies[0]).toBe(STRICT_CSP);
+});
+
+test("the guide's HTML and CSS blocks work as written, with the folder at /arcscope/", async ({ page: p }) => {
+  const blocks = guide.filter((b) => b.lang === 'html' && !b.skip);
+  // A block without the module's script tag is a fragment for a page that has one: the snippet's.
+  const script = blocks.map((b) => b.code.match(/<script[^>]*><\/script>/)?.[0]).find(Boolean);
+  const css = guide.filter((b) => b.lang === 'css' && !b.skip).map((b) => b.code).join('\n');
+  expect(blocks.length).toBeGreaterThan(0);
+  for (const block of blocks) {
+    const file = `guide-${block.line}.html`;
+    writeFileSync(join(guideSite, file), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>guide</title>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="guide.css"></head><body>${block.code}${
+      block.code.includes('<script') ? '' : script}</body></html>`);
+    writeFileSync(join(guideSite, 'guide.css'), css);
+    await p.goto(`${guideServer.url}${file}`);
+    const detail = await p.locator('arc-scope').first().evaluate((el) => new Promise((ok, fail) => {
+      if (el.result) ok(el.result.tokens.length);
+      el.addEventListener('arcscope-rendered', (e) => ok(e.detail.tokens), { once: true });
+      el.addEventListener('arcscope-error', (e) => fail(new Error(e.detail.message)), { once: true });
+    }));
+    expect(detail, `docs/embedding.md:${block.line}`).toBe(13);
+    // the theming block's ::part rule reached into the shadow root
+    const border = await p.locator('arc-scope').first().evaluate((el) =>
+      getComputedStyle(el.shadowRoot.querySelector('[part="frame"]')).borderTopWidth);
+    expect(border).toBe('2px');
+  }
 });
 
 test('the folder under a sub-path of the site draws arcs', async ({ page: p }) => {

@@ -4,13 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks } from './code-blocks.mjs';
 import { installedConsumer, repoRoot } from './consumer.mjs';
 
 const consumer = installedConsumer();
-const docs = ['README.md', 'docs/embedding.md'].filter((d) => existsSync(join(repoRoot, d)) || d !== 'docs/embedding.md');
+const docs = ['README.md', 'docs/embedding.md'];
 const run = {
   js: (code, name) => {
     writeFileSync(join(consumer, name), code);
@@ -26,7 +26,7 @@ const run = {
     return execFileSync(exe, { cwd: repoRoot, encoding: 'utf8' });
   },
 };
-const browserOnly = new Set(['html', 'css']);  // run in Chromium by tests/e2e/package.spec.mjs
+const browserOnly = new Set(['html', 'css', 'http']);  // run (or served) in Chromium by tests/e2e/package.spec.mjs
 
 for (const doc of docs) {
   for (const block of codeBlocks(join(repoRoot, doc))) {
