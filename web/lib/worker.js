@@ -94,6 +94,17 @@ export const ops = {
     });
   },
 
+  // model.runWithCache in the worker: the activations named (TransformerLens hook names, an array), for ids or for a
+  // text tokenized as TransformerLens's to_tokens does (<|endoftext|> first unless prependBos is false).
+  // -> {ids, tokens (each token's text), logits (the last position's), cache: {name: {data, shape}}}
+  async runWithCache({ model: key, ids, text, prependBos = true, names }, ctx) {
+    return withModel(key, ctx, 'running the model with a cache', ({ model }) => {
+      ids ??= model.toTokens(text, { prependBos });
+      const { logits, cache } = model.runWithCache(ids, { names, allLogits: false });
+      return { ids, tokens: model.toStrToks(ids), logits, cache };
+    });
+  },
+
   // The models in wasm memory, least recently used first: [{key, name, size, config}].
   async models() {
     return [...models.keys()].map(describe);
@@ -160,8 +171,9 @@ export async function withEngine(what, work) {
 }
 
 // Runs work(entry, engine) on the model behind key in a turn, loading the model first if it is not in memory
-// (never loaded, freed to make room, or lost in a crash).
-async function withModel(key, ctx, what, work) {
+// (never loaded, freed to make room, or lost in a crash). entry.model is the Model (model.js). A page's own
+// operations use it as the library's do.
+export async function withModel(key, ctx, what, work) {
   for (;;) {
     await unlessCancelled(load(key, ctx), ctx.signal);
     const done = await withEngine(what, async (e) => models.has(key) && { value: await work(touch(key), e) });
