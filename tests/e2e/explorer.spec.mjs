@@ -270,3 +270,77 @@ test('a click pins a token\'s arcs and the top-5 table follows it; a second clic
   arcs = await drawnArcs(page);
   expect(new Set(arcs.map((a) => a.from)).size).toBeGreaterThan(1);
 });
+
+// The context length of the model the explorer runs on, read from the model file with the engine module itself.
+const contextOf = (page, url) => page.evaluate(async (url) => {
+  const { createEngine } = await import('/lib/arcscope.js');
+  const model = (await createEngine()).loadModel(new Uint8Array(await (await fetch(url)).arrayBuffer()));
+  const n = model.config.n_ctx;
+  model.free();
+  return n;
+}, url);
+
+// A text of exactly n GPT-2 tokens ("To be be be ...": " be" is one token however often it repeats).
+function textOf(n) {
+  const text = `To${' be'.repeat(n - 1)}`;
+  expect(encode(text)).toHaveLength(n);
+  return text;
+}
+
+test('a token counter against the model\'s context; a text too long clears the drawing and says what to do', async ({ page }) => {
+  await openPage(page);
+  const max = await contextOf(page, DEFAULT_MODEL);
+  const counter = page.locator('#token-count');
+  await expect(counter).toHaveText(`${encode(ARTICLE_TEXT).length} / ${max} tokens`);
+  // Near the limit the counter says so before anything fails.
+  const near = Math.floor(max * 0.95);
+  await setText(page, textOf(near));
+  await expect(counter).toHaveText(`${near} / ${max} tokens`);
+  await expect(counter).toHaveClass(/near/);
+  expect((await tokenTexts(page)).length).toBe(near);
+  // Past it: the error says by how much to shorten it (and which model reads more), and nothing of the old text's
+  // drawing stays under it.
+  const over = max + 44;
+  await page.fill('#text', textOf(over));
+  await expect(counter).toHaveText(`${over} / ${max} tokens`);
+  await expect(counter).toHaveClass(/over/);
+  const error = page.locator('#explore-error');
+  await expect(error).toBeVisible();
+  console.log(`too long: ${await error.textContent()}`);
+  await expect(error).toContainText(`The text is ${over} tokens long`);
+  await expect(error).toContainText(`reads at most ${max}: shorten it by 44 tokens (about`);
+  if (max < 1024) await expect(error).toContainText('load GPT-2 small ("Load GPT-2 small…" at the top), which reads 1,024 tokens');
+  expect(await drawnArcs(page)).toEqual([]);
+  expect(await tokenTexts(page)).toEqual([]);
+  await expect(page.locator('#top5 tbody tr')).toHaveCount(0);
+  await expect(page.locator('#next li')).toHaveCount(0);
+  // Shortened, it draws again.
+  await setText(page, ARTICLE_TEXT);
+  await expect(error).toBeHidden();
+  await expect(counter).toHaveText(`${encode(ARTICLE_TEXT).length} / ${max} tokens`);
+  await expect(counter).not.toHaveClass(/near|over/);
+  expect((await drawnArcs(page)).length).toBeGreaterThan(0);
+});
+
+test('a shared link\'s token= is pinned when the page opens, and unpinning clears it from the link', async ({ page }) => {
+  await openPage(page, '#token=4');
+  const token = page.locator('#view .tokens.from [data-token-index="4"]');
+  await expect(token).toHaveClass(/current/);
+  await expect(page.locator('#top5-token')).toHaveText('\u00B7fit');
+  await expect(page.locator('#top5-where')).toContainText('token 4');
+  const arcs = await drawnArcs(page);
+  expect(arcs.length).toBeGreaterThan(0);
+  expect(new Set(arcs.map((a) => a.from))).toEqual(new Set([4]));
+  expect(page.url()).toContain('token=4');
+  // Switching the head keeps the pin (no keyboard focus was in the tokens to lose).
+  await choose(page, '#head', 0);
+  expect(new Set((await drawnArcs(page)).map((a) => a.from))).toEqual(new Set([4]));
+  await expect(page.locator('#top5-where')).toContainText('token 4, layer');
+  // Unpinned, the card goes back to the article's " it" and the link no longer names a token.
+  await token.click();
+  await page.mouse.move(0, 0);
+  await expect(token).not.toHaveClass(/current/);
+  await expect(page.locator('#top5-token')).toHaveText('\u00B7it');
+  await expect.poll(() => page.url()).not.toContain('token=');
+  expect(new Set((await drawnArcs(page)).map((a) => a.from)).size).toBeGreaterThan(1);
+});

@@ -51,7 +51,7 @@ test('the explorer keeps working while a model download stalls, then says why an
   await page.fill('#text', 'To be, or not to be');
   await expect.poll(() => renders(page), { timeout: 2_000 }).toBeGreaterThan(before);
   await expect(page.locator('#model-status')).toHaveClass(/busy/);
-  await expect(page.locator('#explore-error')).toContainText(`Could not load the model ${stall}: the download of ${stall} stalled`);
+  await expect(page.locator('#model-error')).toContainText(`Could not load the model ${stall}: the download of ${stall} stalled`);
   await expect(page.locator('#model-status')).toHaveText(status);
   await expect(page.locator('#view .tokens.from [data-token-index]')).toHaveCount(7);
   // The link names the model on screen again, not the one that failed.

@@ -1,7 +1,7 @@
 // Loading models: a Hugging Face checkpoint converted in the browser (from a URL and from local files), an .arcs
 // file, the browser cache, and failures that must leave the current model in place.
 import { test, expect } from '@playwright/test';
-import { openPage, waitForRender, renders, drawnArcs, DEFAULT_MODEL, FIXTURE_HF, FIXTURE_ARCS } from './helpers.mjs';
+import { openPage, waitForRender, renders, drawnArcs, watchConsole, DEFAULT_MODEL, FIXTURE_HF, FIXTURE_ARCS } from './helpers.mjs';
 
 const TINY = { layers: 2, heads: 3 }; // tests/e2e/global-setup.mjs makes this checkpoint
 
@@ -96,4 +96,53 @@ test('the worker keeps two models in memory and reloads a freed one when it is a
   }, first);
   expect(tokens).toBeGreaterThan(3);
   expect(await inMemory()).toEqual([third, first]);
+});
+
+test('a link to a model that does not load keeps its hash, says why, and offers the default model', async ({ page }) => {
+  const errors = watchConsole(page);
+  const hash = '#model=/models/missing.arcs';
+  await page.goto(`./${hash}`);
+  const error = page.locator('#model-error');
+  await expect(error).toBeVisible({ timeout: 30_000 });
+  await expect(error).toContainText('Could not load the model /models/missing.arcs');
+  await expect(error).toContainText('HTTP 404');
+  console.log(`shown: ${await page.locator('#model-error-text').textContent()}`);
+  await expect(page.locator('#model-status')).toHaveText('No model loaded: missing.arcs did not open');
+  const button = page.locator('#load-default');
+  await expect(button).toBeVisible();
+  await expect(button).toHaveText('Load the default model');
+  await expect(page.locator('#model-error-pick')).toBeHidden();
+  // Nothing falls back on its own: the link still names the missing model, even after a while.
+  await page.waitForTimeout(1000);
+  expect(new URL(page.url()).hash).toBe(hash);
+  expect(await drawnArcs(page)).toEqual([]);
+  // The rest of the page works meanwhile.
+  await expect(page.locator('#qkv-weights .note').first()).toHaveText(/Σ 1\.0000/);
+  // The button loads the default model, and from then on the link names it.
+  await button.click();
+  await waitForRender(page);
+  await expect(error).toBeHidden();
+  expect((await drawnArcs(page)).length).toBeGreaterThan(0);
+  expect(decodeURIComponent(new URL(page.url()).hash)).toContain('model=models/shakespeare-4l.q8.arcs');
+  // The missing file's 404 is the browser's own console line; nothing else went wrong.
+  expect(errors.filter((e) => !/404|Not Found/.test(e))).toEqual([]);
+});
+
+test('a link to a model picked from disk elsewhere says the file must be picked again', async ({ page }) => {
+  const hash = `#model=${encodeURIComponent('local:model.safetensors:548105171')}`;
+  await page.goto(`./${hash}`);
+  const error = page.locator('#model-error');
+  await expect(error).toBeVisible({ timeout: 30_000 });
+  console.log(`shown: ${await page.locator('#model-error-text').textContent()}`);
+  await expect(error).toContainText('This link names model.safetensors (548.1 MB), a model file picked from a disk');
+  await expect(error).toContainText('pick the file again');
+  expect(new URL(page.url()).hash).toBe(hash);
+  await expect(page.locator('#load-default')).toBeVisible();
+  await page.locator('#model-error-pick').click();
+  await expect(page.locator('#loader')).toBeVisible();
+  // Picking it again (here the test's .arcs file) loads it, and the message goes.
+  await page.setInputFiles('#files', `build/test-fixtures/${FIXTURE_ARCS.split('/').pop()}`);
+  await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
+  await expectTinyModel(page);
+  await expect(error).toBeHidden();
 });

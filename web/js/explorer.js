@@ -10,6 +10,7 @@ import { headColor } from '../lib/palette.js';
 import { buildSvg, svgText, drawPng, download } from './export.js';
 
 const $ = (id) => document.getElementById(id);
+const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
 
 export class Explorer {
   constructor(engine, state, onChange) {
@@ -114,27 +115,76 @@ export class Explorer {
     }
   }
 
+  // Tokenizes first (quick), so the counter shows the length against the model's context before the model runs, and
+  // a text too long for it is refused with advice; then the forward pass on those ids. Any failure clears the old
+  // drawing: arcs of a previous text under an error would look like this text's.
   async analyze() {
     if (!this.model) return;
     const id = ++this.request;
+    const { key } = this.model, text = this.state.text;
     $('view').classList.add('busy');
     try {
-      const r = await this.engine.call('analyze', { model: this.model.key, text: this.state.text });
+      const { ids } = await this.engine.call('tokenize', { text });
       if (id !== this.request) return; // a newer text is on its way
+      this.showCount(ids.length);
+      if (ids.length > this.model.config.n_ctx) throw new Error(this.tooLong(ids.length, text));
+      const r = await this.engine.call('analyze', { model: key, ids });
+      if (id !== this.request) return;
       this.showError(null);
       this.setResult(r);
     } catch (e) {
-      if (id === this.request) this.showError(e.message);
+      if (id === this.request) { this.clearResult(); this.showError(e.message); }
     } finally {
       if (id === this.request) $('view').classList.remove('busy');
     }
+  }
+
+  // "37 / 256 tokens", marked as the text nears the model's context and when it is past it.
+  showCount(n) {
+    const max = this.model.config.n_ctx, el = $('token-count');
+    el.textContent = `${n} / ${max} tokens`;
+    el.classList.toggle('near', n > 0.9 * max && n <= max);
+    el.classList.toggle('over', n > max);
+  }
+
+  tooLong(n, text) {
+    const { n_ctx: max } = this.model.config, cut = n - max;
+    const chars = Math.ceil((text.length * cut) / n); // tokens are about equally long in one text
+    const more = max < GPT2_CONTEXT && n <= GPT2_CONTEXT
+      ? `, or load GPT-2 small ("Load GPT-2 small…" at the top), which reads ${GPT2_CONTEXT.toLocaleString('en')} tokens` : '';
+    return `The text is ${n} tokens long, and ${this.model.name} reads at most ${max}: shorten it by ${cut} ` +
+      `token${cut === 1 ? '' : 's'} (about ${chars} character${chars === 1 ? '' : 's'})${more}.`;
+  }
+
+  // Nothing drawn: no arcs, matrix, thumbnails, top 5 or next tokens (the error above says why).
+  clearResult() {
+    this.result = null;
+    this.focusIndex = null;
+    this.arcs.setTokens([]);
+    this.arcs.setArcs([]);
+    this.matrix?.root.remove();
+    this.matrix = null;
+    this.thumbs.build(this.model.config.n_layer, this.model.config.n_head);
+    $('top5-token').textContent = '…';
+    $('top5-where').textContent = '';
+    $('top5').tBodies[0].replaceChildren();
+    $('next').replaceChildren();
+    $('arc-table').replaceChildren();
+  }
+
+  // New tokens in the arcs view; a pinned token (a click, or a shared link's token=) stays pinned.
+  showTokens(labels) {
+    this.arcs.setTokens(labels);
+    this.focusIndex = null;
+    if (this.state.token !== null && this.state.token < labels.length) this.arcs.pin('from', this.state.token);
   }
 
   setResult(r) {
     this.result = r;
     const T = r.labels.length;
     if (this.state.token !== null && this.state.token >= T) this.state.token = null;
-    this.arcs.setTokens(r.labels);
+    this.showCount(T);
+    this.showTokens(r.labels);
     this.matrix = null;
     this.thumbs.draw(r.attention, r.shape);
     this.renderNext(r.next);
@@ -205,9 +255,12 @@ export class Explorer {
     }));
   }
 
+  // The link's token= is the pinned query token, and only that: unpinning (a second click, Escape, focus leaving
+  // the tokens) clears it, so the top-5 card never names a token that is not shown.
   onFocus(side, index) {
     this.focusIndex = side === 'from' ? index : null;
-    if (side === 'from' && this.arcs.pinned) this.set({ token: index });
+    const pinned = this.arcs.pinned?.side === 'from' ? this.arcs.pinned.index : null;
+    if (pinned !== this.state.token) this.set({ token: pinned });
     else this.renderTop5();
   }
 
@@ -300,7 +353,8 @@ export class Explorer {
         ({ attention, shape } = growAttention(attention, shape, p.row));
         this.result = { ...this.result, ids: [...this.result.ids, p.id], labels: p.labels, attention, shape };
         this.state.text = p.text;
-        this.arcs.setTokens(p.labels);
+        this.showCount(p.labels.length);
+        this.showTokens(p.labels);
         this.matrix = null;
         this.redraw();
         this.syncControls();

@@ -61,25 +61,54 @@ async function rememberedModel() {
   }
 }
 
+// A model the user picked from disk is named local:NAME:SIZE (loader-ui.js). Its bytes never leave the browser
+// that picked it, so a link to it opens only where the pick is still in Cache Storage.
+const LOCAL = /^local:(.*):(\d+)$/;
+async function pickedFileMessage(key) {
+  const [, name, size] = LOCAL.exec(key) ?? [];
+  if (!name || await isCached(key).catch(() => false)) return null;
+  return `This link names ${name} (${formatBytes(Number(size))}), a model file picked from a disk on another visit ` +
+    'or in another browser. Files picked from disk are never uploaded, and this browser has no copy of it, so the ' +
+    'link cannot open it: pick the file again, or load the default model.';
+}
+
 let onScreen = null; // the key of the model the explorer shows
+// A model that would not open: why, and a way on. With no model on screen the hash keeps naming the one that failed
+// (so the link can be read and fixed) until the reader picks another; a model already on screen stays there.
+function modelFailed(key, message) {
+  $('model-error-text').textContent = message;
+  $('model-error').hidden = false;
+  $('load-default').hidden = onScreen === DEFAULT_MODEL;
+  $('load-default').textContent = key === DEFAULT_MODEL ? 'Try the default model again' : 'Load the default model';
+  $('model-error-pick').hidden = !LOCAL.test(key);
+  if (explorer.model) {
+    state.model = onScreen; // later changes write a link to the model on screen, not to the one that failed
+    showModel(explorer.model);
+  } else {
+    status(`No model loaded: ${key.split('/').pop()} did not open`, '');
+  }
+}
+
 async function switchModel(key) {
   try {
+    const picked = await pickedFileMessage(key);
+    if (picked) { modelFailed(key, picked); return; }
     const info = await openModel(key);
     performance.mark('arcscope-model-loaded');
     state.model = onScreen = key;
+    $('model-error').hidden = true;
     remember(key);
     showModel(info);
     await explorer.setModel(info);
   } catch (e) {
-    explorer.showError(`Could not load the model ${key}: ${e.message}`);
-    if (!explorer.model && key !== DEFAULT_MODEL) return switchModel(DEFAULT_MODEL);
-    if (!explorer.model) { status('No model loaded', ''); return; }
-    state.model = onScreen; // the link names the model on screen, not the one that failed
-    showModel(explorer.model);
+    modelFailed(key, `Could not load the model ${key}: ${e.message}`);
   }
 }
+$('load-default').addEventListener('click', () => switchModel(DEFAULT_MODEL));
+$('model-error-pick').addEventListener('click', () => $('open-loader').click());
 
 setupLoader(engine, (info) => {
+  $('model-error').hidden = true;
   state.model = onScreen = info.key;
   remember(info.key);
   showModel(info);

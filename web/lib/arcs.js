@@ -190,6 +190,12 @@ export class ArcView {
     this.applyFocus();
   }
 
+  // Pins a token's arcs as a click does, without moving keyboard focus (e.g. the token a shared link names).
+  pin(side, index) {
+    this.pinned = { side, index };
+    this.focus(side, index);
+  }
+
   // Shows only the arcs leaving (side 'from') or reaching (side 'to') one token; side null shows all.
   focus(side, index) {
     this.focused = side ? { side, index } : null;
