@@ -4,6 +4,9 @@ import { lineChart } from './charts.js';
 import { shapeText, tensorText } from './printout.js';
 
 const $ = (id) => document.getElementById(id);
+// The seeds each section opens with (re-seeding moves on from them). tests/reference/page_blocks.mjs runs the same
+// demos with these seeds, for the article's PyTorch classes to check.
+export const PAGE_SEEDS = { qkv: 42, masking: 7, heads: 42 };
 const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 // Controls are wired at once; the first runs wait for `start` (the explorer goes first in the worker's queue).
@@ -32,7 +35,7 @@ function setupQkv(engine, later) {
   const v = heat('qkv-v', 8, 16, { signed: true });
   const scores = heat('qkv-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
   const weights = heat('qkv-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true, notes: true });
-  let seed = 42;
+  let seed = PAGE_SEEDS.qkv;
   const run = async () => {
     const r = await engine.call('singleHead', { seed, mask: false });
     q.update(r.q); k.update(r.k); v.update(r.v);
@@ -55,7 +58,7 @@ function setupMasking(engine, later) {
   const weights = heat('mask-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true });
   const run = async () => {
     const mask = $('mask-toggle').checked;
-    const r = await engine.call('singleHead', { seed: 7, mask });
+    const r = await engine.call('singleHead', { seed: PAGE_SEEDS.masking, mask });
     scores.update(r.scores);
     weights.update(r.weights, 1);
     $('mask-upper').textContent = r.upper.toFixed(6);
@@ -81,7 +84,7 @@ function setupHeads(engine, later) {
   const merged = new Heatmap($('heads-merged'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'merged heads' });
   const split = new Heatmap($('heads-split'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), bands: 16, label: 'Q split into heads' });
   const out = new Heatmap($('heads-out'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), label: 'output after W_o' });
-  let seed = 42;
+  let seed = PAGE_SEEDS.heads;
   const run = async () => {
     const r = await engine.call('multiHead', { seed });
     // q is (batch, heads, tokens, d_head) after the split; lay the first sequence back out as (tokens, heads * d_head)
