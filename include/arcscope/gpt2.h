@@ -26,8 +26,8 @@ struct Linear {
     int rows = 0;  // out_features
     int cols = 0;  // in_features
 
-    void apply(float* out, const float* x, int T) const;  // x (T, cols) -> out (T, rows)
-    void row(int r, float* out) const;                    // row r of W as f32 (embedding lookup)
+    void apply(float* out, const float* x, int T, bool with_bias = true) const;  // x (T, cols) -> out (T, rows)
+    void row(int r, float* out) const;                                           // row r of W as f32 (embedding lookup)
 };
 
 struct LayerWeights {
@@ -57,6 +57,18 @@ public:
     void forward(const int* ids, int T, bool attention = false, bool all_logits = false, Hooks* hooks = nullptr);
     // One more token at position length(): logits (1, n_vocab) and, if asked, attention (n_layer, n_head, length()).
     void append(int id, bool attention = false, Hooks* hooks = nullptr);
+    // Runs positions [first, first + rows) again from block `layer`, given their residual stream entering it
+    // (rows x n_embd), with the KV cache's first positions as they are: what an intervention at that layer changes,
+    // without recomputing what it cannot. Logits of the last position, as forward() without all_logits.
+    void resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks = nullptr);
+    // The final LayerNorm and the tied unembedding of any residual stream rows (rows x n_embd) -> (rows x n_vocab).
+    void unembed(const float* resid, int rows, float* logits);
+    // The weights, for analyses that read them (direct logit attribution).
+    const LayerWeights& layer(int l) const { return layers_[size_t(l)]; }
+    const Linear& unembedding() const { return wte_; }  // (n_vocab, n_embd), tied with the token embedding
+    const float* ln_f_weight() const { return ln_f_w_; }
+    const float* ln_f_bias() const { return ln_f_b_; }
+
     void reset() { length_ = 0; }  // empties the KV cache
     int length() const { return length_; }
 
@@ -100,8 +112,13 @@ private:
     void ensure_cache(int positions);
     Hooks* hooks_ = nullptr;  // during a forward/append that was given hooks
 
-    void run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks);  // T new tokens at length_..
-    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm);
+    // Where a pass begins: block 0 from token ids, or block `layer` from a residual stream (resume).
+    struct Start {
+        int layer = 0;
+        const float* resid = nullptr;
+    };
+    void run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks, Start start);  // at length_..
+    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, Start start);
     void hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head = -1);
     void attention_layer(int layer, int T, const Capture& cap);
 };

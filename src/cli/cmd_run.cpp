@@ -83,9 +83,7 @@ int run(const Args& args) {
         w.close_array();
     }
     w.close_array().close_object();
-    const std::string out = w.text() + "\n";
-    if (auto path = args.get("out")) write_file(*path, out.data(), out.size());
-    else std::fwrite(out.data(), 1, out.size(), stdout);
+    write_output(args, w);
     return 0;
 }
 

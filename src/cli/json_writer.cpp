@@ -91,4 +91,16 @@ void JsonWriter::print() const {
     std::fputc('\n', stdout);
 }
 
+JsonWriter& JsonWriter::null() {
+    separate();
+    out_ += "null";
+    return *this;
+}
+
+JsonWriter& JsonWriter::rows(const float* values, size_t n_rows, size_t n_cols) {
+    open_array();
+    for (size_t r = 0; r < n_rows; ++r) numbers(values + r * n_cols, n_cols);
+    return close_array();
+}
+
 }  // namespace arcscope::cli

@@ -20,9 +20,11 @@ public:
 
     JsonWriter& number(double x, int decimals = -1);  // %.9g, or `decimals` fixed digits
     JsonWriter& integer(long long n);
+    JsonWriter& null();
     JsonWriter& string(std::string_view text);
     JsonWriter& integers(const std::vector<int>& values);
     JsonWriter& numbers(const float* values, size_t n);
+    JsonWriter& rows(const float* values, size_t n_rows, size_t n_cols);  // [[...], ...]: a row-major matrix
 
     // key(name) followed by one value.
     JsonWriter& field(std::string_view name, double x, int decimals);

@@ -3,9 +3,11 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "arcscope/error.h"
+#include "arcscope/files.h"
 
 namespace arcscope::cli {
 
@@ -49,6 +51,29 @@ std::vector<int> parse_ids(const std::string& text) {
         at = comma + 1;
     }
     return ids;
+}
+
+std::vector<int> prompt_ids(const Args& args, const Tokenizer& tok, const std::string& name) {
+    const std::string ids = name == "text" ? "ids" : name + "-ids";  // --text/--ids as in run, else --clean-ids
+    require(args.has(name) != args.has(ids), "give exactly one of --" + name + " TEXT or --" + ids + " 1,2,3");
+    return args.has(name) ? tok.encode(args.require(name)) : parse_ids(args.require(ids));
+}
+
+void write_output(const Args& args, const JsonWriter& w) {
+    const std::string out = w.text() + "\n";
+    if (auto path = args.get("out")) write_file(*path, out.data(), out.size());
+    else std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+int single_token(const Args& args, const Tokenizer& tok, const std::string& name) {
+    require(args.has(name) != args.has(name + "-id"), "give exactly one of --" + name + " TEXT or --" + name + "-id N");
+    if (args.has(name + "-id"))
+        return int(parse_integer(args.require(name + "-id"), 0, INT32_MAX, "--" + name + "-id"));
+    const std::string text = args.require(name);
+    const std::vector<int> ids = tok.encode(text);
+    require(ids.size() == 1, "--" + name + " '" + text + "' is " + std::to_string(ids.size()) +
+                                 " tokens; it must be exactly one (mind the leading space: ' Mary')");
+    return ids[0];
 }
 
 }  // namespace arcscope::cli

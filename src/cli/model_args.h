@@ -7,6 +7,7 @@
 #include "arcscope/gpt2.h"
 #include "arcscope/tokenizer.h"
 #include "command.h"
+#include "json_writer.h"
 
 namespace arcscope::cli {
 
@@ -19,5 +20,14 @@ Tokenizer load_tokenizer(const Args& args);
 
 // "1,2,3" -> {1, 2, 3}; throws Error on anything else.
 std::vector<int> parse_ids(const std::string& text);
+
+// The tokens of --<name> TEXT or --<name>-ids 1,2,3 (--text or --ids for "text"), exactly one of them.
+std::vector<int> prompt_ids(const Args& args, const Tokenizer& tok, const std::string& name);
+
+// The JSON to --out FILE, else to stdout (a newline after it).
+void write_output(const Args& args, const JsonWriter& w);
+
+// The one token of --<name> TEXT (" Mary") or --<name>-id N; an Error if the text is not exactly one token.
+int single_token(const Args& args, const Tokenizer& tok, const std::string& name);
 
 }  // namespace arcscope::cli

@@ -149,9 +149,10 @@ const float* vec(const ModelFile& f, const std::string& name) {
 
 }  // namespace
 
-void Linear::apply(float* out, const float* x, int T) const {
-    if (type == DType::Q8) linear_q8(out, x, T, q8, bias);
-    else linear_f32(out, x, T, w, rows, cols, bias);
+void Linear::apply(float* out, const float* x, int T, bool with_bias) const {
+    const float* b = with_bias ? bias : nullptr;
+    if (type == DType::Q8) linear_q8(out, x, T, q8, b);
+    else linear_f32(out, x, T, w, rows, cols, b);
 }
 
 void Linear::row(int r, float* out) const {
@@ -240,11 +241,28 @@ void GPT2::ensure_cache(int positions) {
 
 void GPT2::forward(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks) {
     reset();
-    run(ids, T, attention, all_logits, hooks);
+    run(ids, T, attention, all_logits, hooks, Start{});
 }
 
 void GPT2::append(int id, bool attention, Hooks* hooks) {
-    run(&id, 1, attention, false, hooks);
+    run(&id, 1, attention, false, hooks, Start{});
+}
+
+void GPT2::resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks) {
+    require(layer >= 0 && layer < config_.n_layer,
+            "resume: layer " + std::to_string(layer) + " is not in [0, " + std::to_string(config_.n_layer) + ")");
+    require(first >= 0 && first <= length_ && rows >= 1 && first + rows <= config_.n_ctx,
+            "resume: positions [" + std::to_string(first) + ", " + std::to_string(first + rows) +
+                ") do not follow the " + std::to_string(length_) + " in the KV cache");
+    length_ = first;
+    run(nullptr, rows, false, false, hooks, {layer, resid_pre});
+}
+
+void GPT2::unembed(const float* resid, int rows, float* logits) {
+    const int C = config_.n_embd;
+    grow(ln_, size_t(rows) * C);
+    layernorm(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+    wte_.apply(logits, ln_.data(), rows);
 }
 
 // Hands the hook the values of one chunk's rows, if it asked for them.
@@ -253,8 +271,8 @@ void GPT2::hook(HookPoint point, int layer, float* values, int rows, int width, 
     if (hooks_ && hooks_->wants(name)) hooks_->visit({name, head, length_, rows, width, stride}, values);
 }
 
-void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks) {
-    check_ids(ids, T);
+void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks, Start start) {
+    if (!start.resid) check_ids(ids, T);
     // The hooks live for this call only, whatever happens in it.
     struct Scope {
         Hooks*& slot;
@@ -278,7 +296,9 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* ho
     for (int c0 = 0; c0 < T; c0 += kPrefillChunk) {
         const int n = std::min(kPrefillChunk, T - c0);
         Capture cap{attention ? attn_capture_.data() : nullptr, T, c0, Tk};
-        run_chunk(ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr, final_hook);
+        const Start chunk_start{start.layer, start.resid ? start.resid + size_t(c0) * config_.n_embd : nullptr};
+        run_chunk(start.resid ? nullptr : ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr,
+                  final_hook, chunk_start);
         length_ = p0 + c0 + n;
     }
     if (!all_logits) {  // the last position only
@@ -300,7 +320,7 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* ho
 // T new tokens at positions length_ .. length_ + T - 1 through every block, filling the KV cache. Leaves the final
 // residual stream in x_; writes logits (T, V) too if `logits` is given, and the final LayerNorm of every row into ln_
 // if `final_norm` (for its hook) or logits. Each hook point sees its values where the pass has them.
-void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm) {
+void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, Start start) {
     const int C = config_.n_embd, L = config_.n_layer;
     const int p0 = length_, Tk = p0 + T;
     grow(x_, size_t(T) * C);
@@ -311,15 +331,19 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
     grow(fc_, size_t(T) * 4 * C);
     grow(scores_, size_t(T) * Tk);
 
-    // 1. embeddings: x[t] = wte[id] + wpe[position]
-    for (int t = 0; t < T; ++t) {
-        float* xt = x_.data() + size_t(t) * C;
-        wte_.row(ids[t], xt);
-        wpe_.row(p0 + t, proj_.data());
-        for (int i = 0; i < C; ++i) xt[i] += proj_[i];
+    // 1. embeddings: x[t] = wte[id] + wpe[position]; or the residual stream given, entering block start.layer
+    if (start.resid) {
+        std::copy(start.resid, start.resid + size_t(T) * C, x_.data());
+    } else {
+        for (int t = 0; t < T; ++t) {
+            float* xt = x_.data() + size_t(t) * C;
+            wte_.row(ids[t], xt);
+            wpe_.row(p0 + t, proj_.data());
+            for (int i = 0; i < C; ++i) xt[i] += proj_[i];
+        }
     }
     // 2. the blocks
-    for (int l = 0; l < L; ++l) {
+    for (int l = start.layer; l < L; ++l) {
         const LayerWeights& w = layers_[l];
         hook(HookPoint::ResidPre, l, x_.data(), T, C, C);
         layernorm(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);

@@ -1,0 +1,86 @@
+// interventions.h: changing the forward pass at its hook points (hooks.h) and the analyses built on it, as
+// TransformerLens users run them in Python: head ablation, activation patching, the logit lens and direct logit
+// attribution. An intervention at layer l reuses the pass below l (GPT2::resume), so a sweep over every head costs
+// far less than a forward pass per head.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arcscope/gpt2.h"
+#include "arcscope/hooks.h"
+
+namespace arcscope {
+
+struct Intervention {
+    enum class Kind { Zero, Mean, Replace };
+    HookName hook;
+    Kind kind = Kind::Zero;
+    std::vector<int> heads;      // hook_q/k/v/z/pattern: the heads changed (empty: every head); no other hook has heads
+    std::vector<int> positions;  // the positions changed (empty: every one)
+    // Replace: the activation to put in, in the hook's full shape for the pass's T positions (hooks.h).
+    // Mean: each column's mean over a clean run's positions (run_with_interventions fills it in).
+    std::vector<float> values;
+};
+
+const char* intervention_kind_name(Intervention::Kind kind);  // "zero", "mean", "replace"
+
+// Applies interventions to the pass they are given to (forward or resume of T positions in all).
+class InterventionHooks : public Hooks {
+public:
+    InterventionHooks(const GPT2Config& config, std::vector<Intervention> list, int T);
+    bool wants(const HookName& hook) const override;
+    void visit(const HookSite& site, float* values) override;
+
+private:
+    GPT2Config config_;
+    int T_;
+    std::vector<Intervention> list_;
+};
+
+// ids through the model with the interventions (their heads, positions and values checked against the model); Mean
+// ones first take their means from a clean run of the same ids. Leaves the results in the model (logits()).
+void run_with_interventions(GPT2& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits);
+
+// logit[answer] - logit[wrong] at the last position of the model's last pass: the patching and ablation metric.
+float logit_difference(const GPT2& model, int answer, int wrong);
+
+// Activation patching from a clean prompt into a corrupted one of the same length, each effect normalised so that
+// the clean run scores 1 and the corrupted run 0:
+//   heads [L * H]: the corrupted run with one head's hook_z replaced by the clean run's (every position);
+//   resid [L * T]: the corrupted run with hook_resid_pre of one layer at one position replaced by the clean one's.
+struct Patching {
+    float clean = 0, corrupted = 0;  // the metric on each prompt
+    int first_difference = 0;        // the first position where the prompts differ (nothing changes before it)
+    std::vector<float> heads, resid;
+};
+Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+                        int wrong);
+
+// The metric with each head ablated alone at hook_z (every position): heads [L * H].
+struct Ablation {
+    float baseline = 0;
+    std::vector<float> heads;
+};
+Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
+
+// Each layer's residual stream (hook_resid_post) through ln_final and the unembedding: the k likeliest tokens per
+// (layer, position), [L][T][k], and the target token's probability, [L][T] (empty without a target).
+struct LogitLens {
+    int layers = 0, positions = 0, k = 0;
+    std::vector<int> top_ids;
+    std::vector<float> top_probs, target;
+};
+LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target);
+
+// Direct logit attribution: the token's logit at a position split into what each part of the residual stream
+// adds to it through ln_final, with ln_final's scale taken from the run itself and each part centred, as
+// TransformerLens's apply_ln_to_stack does. The parts ("embed", "blocks.{l}.attn.head.{h}", "blocks.{l}.attn.bias",
+// "blocks.{l}.mlp", "ln_final.bias") add up to the logit.
+struct Attribution {
+    float logit = 0;
+    std::vector<std::pair<std::string, float>> parts;
+};
+Attribution direct_logit_attribution(GPT2& model, const std::vector<int>& ids, int token, int position);
+
+}  // namespace arcscope

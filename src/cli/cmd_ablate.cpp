@@ -1,0 +1,36 @@
+// cmd_ablate.cpp: `arcscope ablate --model FILE (--text TEXT | --ids ...) (--answer TEXT | --answer-id N)
+// (--wrong TEXT | --wrong-id N) [--mean] [--out OUT.json]`
+// Ablates each head alone at hook_z (zero, or its mean over the input's positions with --mean) and writes the metric
+// logit(answer) - logit(wrong) at the last position: {"baseline","kind","heads":[layer][head]}.
+#include "arcscope/interventions.h"
+#include "command.h"
+#include "json_writer.h"
+#include "model_args.h"
+
+namespace arcscope::cli {
+namespace {
+
+int run(const Args& args) {
+    args.reject_unknown(
+        {"model", "tokenizer", "text", "ids", "answer", "answer-id", "wrong", "wrong-id", "mean", "out"});
+    std::unique_ptr<GPT2> model = load_model(args);
+    Tokenizer tok = load_tokenizer(args);
+    const auto kind = args.has("mean") ? Intervention::Kind::Mean : Intervention::Kind::Zero;
+    const Ablation a = ablation_sweep(*model, prompt_ids(args, tok, "text"), single_token(args, tok, "answer"),
+                                      single_token(args, tok, "wrong"), kind);
+    const GPT2Config& c = model->config();
+    JsonWriter w;
+    w.open_object().key("baseline").number(a.baseline).field("kind", intervention_kind_name(kind));
+    w.key("heads").rows(a.heads.data(), size_t(c.n_layer), size_t(c.n_head)).close_object();
+    write_output(args, w);
+    return 0;
+}
+
+const bool registered =
+    register_command("ablate", {"ablate --model FILE (--text TEXT | --ids 1,2,3) (--answer TEXT | --answer-id N)"
+                                " (--wrong TEXT | --wrong-id N) [--mean] [--out OUT.json]",
+                                {"mean"},
+                                run});
+
+}  // namespace
+}  // namespace arcscope::cli

@@ -1,0 +1,37 @@
+// cmd_attribute.cpp: `arcscope attribute --model FILE (--text TEXT | --ids ...) (--token TEXT | --token-id N)
+// [--position P] [--out OUT.json]`
+// Direct logit attribution (interventions.h): the token's logit at the position (default: the last) split into what
+// the embedding, each head, each attention bias, each MLP and ln_final's bias add to it. Writes
+// {"logit","sum","parts":{name: value}}; the parts add up to the logit.
+#include "arcscope/interventions.h"
+#include "command.h"
+#include "json_writer.h"
+#include "model_args.h"
+
+namespace arcscope::cli {
+namespace {
+
+int run(const Args& args) {
+    args.reject_unknown({"model", "tokenizer", "text", "ids", "token", "token-id", "position", "out"});
+    std::unique_ptr<GPT2> model = load_model(args);
+    Tokenizer tok = load_tokenizer(args);
+    const std::vector<int> ids = prompt_ids(args, tok, "text");
+    const int position = int(args.get_int("position", -1, -1, INT32_MAX));
+    const Attribution a = direct_logit_attribution(*model, ids, single_token(args, tok, "token"), position);
+    double sum = 0;
+    for (const auto& part : a.parts) sum += part.second;
+    JsonWriter w;
+    w.open_object().key("logit").number(a.logit).key("sum").number(sum).key("parts").open_object();
+    for (const auto& [name, value] : a.parts) w.key(name).number(value);
+    write_output(args, w.close_object().close_object());
+    return 0;
+}
+
+const bool registered = register_command(
+    "attribute", {"attribute --model FILE (--text TEXT | --ids 1,2,3) (--token TEXT | --token-id N) [--position P]"
+                  " [--out OUT.json]",
+                  {},
+                  run});
+
+}  // namespace
+}  // namespace arcscope::cli

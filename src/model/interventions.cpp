@@ -1,0 +1,351 @@
+// interventions.cpp: ablation, patching, the logit lens and direct logit attribution (interventions.h).
+#include "arcscope/interventions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "arcscope/error.h"
+
+namespace arcscope {
+namespace {
+
+bool has_heads(HookPoint p) {
+    return p == HookPoint::Q || p == HookPoint::K || p == HookPoint::V || p == HookPoint::Z || p == HookPoint::Pattern;
+}
+
+bool contains(const std::vector<int>& v, int x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+}
+
+size_t element_count(const std::vector<int>& shape) {
+    return std::accumulate(shape.begin(), shape.end(), size_t(1), [](size_t a, int b) { return a * size_t(b); });
+}
+
+// Columns of a hook's row: all of them, or for q/k/v/z those of one head.
+int row_width(const HookName& hook, const GPT2Config& c) {
+    return hook.point == HookPoint::MlpPost ? 4 * c.n_embd : c.n_embd;
+}
+
+void check_token(int id, const GPT2Config& c, const char* what) {
+    require(id >= 0 && id < c.n_vocab, std::string(what) + " token id " + std::to_string(id) +
+                                           " is outside the vocabulary [0, " + std::to_string(c.n_vocab) + ")");
+}
+
+void check_prompt(const std::vector<int>& ids, const GPT2Config& c, const char* what) {
+    require(!ids.empty(), std::string(what) + " is empty: it has no tokens to run");
+    require(ids.size() <= size_t(c.n_ctx), std::string(what) + " has " + std::to_string(ids.size()) +
+                                               " tokens; the model reads at most " + std::to_string(c.n_ctx));
+}
+
+std::vector<HookName> every_layer(HookPoint point, int n_layer) {
+    std::vector<HookName> names;
+    for (int l = 0; l < n_layer; ++l) names.push_back({point, l});
+    return names;
+}
+
+const std::vector<float>& cached(const ActivationCache& cache, HookName hook) {
+    for (const ActivationCache::Entry& e : cache.entries())
+        if (e.hook == hook) return e.data;
+    throw Error("internal: " + hook_name(hook) + " was not cached");
+}
+
+// Each column's mean over the rows of a [T, width] activation.
+std::vector<float> column_means(const std::vector<float>& values, int T, int width) {
+    std::vector<double> sum(static_cast<size_t>(width), 0.0);
+    for (int t = 0; t < T; ++t)
+        for (int c = 0; c < width; ++c) sum[size_t(c)] += values[size_t(t) * width + c];
+    std::vector<float> mean(static_cast<size_t>(width));
+    for (int c = 0; c < width; ++c) mean[size_t(c)] = float(sum[size_t(c)] / T);
+    return mean;
+}
+
+}  // namespace
+
+const char* intervention_kind_name(Intervention::Kind kind) {
+    switch (kind) {
+        case Intervention::Kind::Zero:
+            return "zero";
+        case Intervention::Kind::Mean:
+            return "mean";
+        default:
+            return "replace";
+    }
+}
+
+InterventionHooks::InterventionHooks(const GPT2Config& config, std::vector<Intervention> list, int T)
+    : config_(config), T_(T), list_(std::move(list)) {
+    for (const Intervention& iv : list_) {
+        const std::string name = hook_name(iv.hook);
+        require(iv.heads.empty() || has_heads(iv.hook.point),
+                name + " has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_z or hook_pattern");
+        for (int h : iv.heads)
+            require(h >= 0 && h < config.n_head,
+                    name + ": head " + std::to_string(h) + " is not in [0, " + std::to_string(config.n_head) + ")");
+        for (int p : iv.positions)
+            require(p >= 0 && p < T, name + ": position " + std::to_string(p) + " is not in [0, " + std::to_string(T) +
+                                         ") of this " + std::to_string(T) + "-token input");
+        if (iv.kind == Intervention::Kind::Replace) {
+            const size_t n = element_count(hook_shape(iv.hook, config, T));
+            require(iv.values.size() == n, name + ": replacing it needs " + std::to_string(n) + " values (" +
+                                               std::to_string(T) + " positions), got " +
+                                               std::to_string(iv.values.size()));
+        }
+        if (iv.kind == Intervention::Kind::Mean) {
+            require(iv.hook.point != HookPoint::Pattern, name + ": mean ablation is for activations, not patterns");
+            require(iv.values.size() == size_t(row_width(iv.hook, config)), name + ": its means are missing");
+        }
+    }
+}
+
+bool InterventionHooks::wants(const HookName& hook) const {
+    return std::any_of(list_.begin(), list_.end(), [&](const Intervention& iv) { return iv.hook == hook; });
+}
+
+void InterventionHooks::visit(const HookSite& site, float* values) {
+    const int hd = config_.head_dim();
+    for (const Intervention& iv : list_) {
+        if (!(iv.hook == site.hook)) continue;
+        const bool pattern = site.hook.point == HookPoint::Pattern;
+        if (pattern && !contains(iv.heads, site.head)) continue;
+        // Column ranges of a row: one per head changed for q/k/v/z, the whole row otherwise.
+        std::vector<std::pair<int, int>> ranges;
+        if (has_heads(site.hook.point) && !pattern) {
+            for (int h = 0; h < config_.n_head; ++h)
+                if (contains(iv.heads, h)) ranges.push_back({h * hd, (h + 1) * hd});
+        } else {
+            ranges.push_back({0, site.width});
+        }
+        for (int r = 0; r < site.rows; ++r) {
+            const int position = site.first + r;
+            if (!contains(iv.positions, position)) continue;
+            float* row = values + size_t(r) * site.stride;
+            const float* source = nullptr;  // Replace: this position's row of the given activation
+            if (iv.kind == Intervention::Kind::Replace)
+                source = pattern ? iv.values.data() + (size_t(site.head) * T_ + position) * T_
+                                 : iv.values.data() + size_t(position) * site.width;
+            for (auto [from, to] : ranges)
+                for (int c = from; c < to; ++c)
+                    row[c] = iv.kind == Intervention::Kind::Zero   ? 0.0f
+                             : iv.kind == Intervention::Kind::Mean ? iv.values[size_t(c)]
+                                                                   : source[c];
+        }
+    }
+}
+
+void run_with_interventions(GPT2& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits) {
+    const GPT2Config& c = model.config();
+    check_prompt(ids, c, "the input");
+    const int T = int(ids.size());
+    std::vector<HookName> to_average;
+    for (const Intervention& iv : list)
+        if (iv.kind == Intervention::Kind::Mean && iv.hook.point != HookPoint::Pattern) to_average.push_back(iv.hook);
+    if (!to_average.empty()) {
+        ActivationCache clean(c, to_average, T);
+        model.forward(ids.data(), T, false, false, &clean);
+        for (Intervention& iv : list)
+            if (iv.kind == Intervention::Kind::Mean && iv.hook.point != HookPoint::Pattern)
+                iv.values = column_means(cached(clean, iv.hook), T, row_width(iv.hook, c));
+    }
+    InterventionHooks hooks(c, std::move(list), T);
+    model.forward(ids.data(), T, false, all_logits, &hooks);
+}
+
+float logit_difference(const GPT2& model, int answer, int wrong) {
+    const int V = model.config().n_vocab;
+    const float* last = model.logits() + size_t(model.logits_rows() - 1) * V;
+    return last[answer] - last[wrong];
+}
+
+Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+                        int wrong) {
+    const GPT2Config& c = model.config();
+    check_prompt(clean, c, "the clean prompt");
+    check_prompt(corrupted, c, "the corrupted prompt");
+    require(clean.size() == corrupted.size(), "patching needs prompts of the same length: the clean prompt has " +
+                                                  std::to_string(clean.size()) + " tokens, the corrupted one " +
+                                                  std::to_string(corrupted.size()));
+    check_token(answer, c, "the answer");
+    check_token(wrong, c, "the wrong answer");
+    const int T = int(clean.size()), L = c.n_layer, H = c.n_head, C = c.n_embd;
+    int d = 0;
+    while (d < T && clean[size_t(d)] == corrupted[size_t(d)]) ++d;
+    require(d < T, "the clean and corrupted prompts are the same tokens: patching one into the other changes nothing");
+
+    std::vector<HookName> names = every_layer(HookPoint::Z, L), resid_names = every_layer(HookPoint::ResidPre, L);
+    names.insert(names.end(), resid_names.begin(), resid_names.end());
+    ActivationCache clean_cache(c, names, T);
+    model.forward(clean.data(), T, false, false, &clean_cache);
+    Patching out;
+    out.clean = logit_difference(model, answer, wrong);
+    ActivationCache corrupted_cache(c, resid_names, T);
+    model.forward(corrupted.data(), T, false, false, &corrupted_cache);
+    out.corrupted = logit_difference(model, answer, wrong);
+    out.first_difference = d;
+    const float span = out.clean - out.corrupted;
+    require(std::isfinite(span) && span != 0.0f,
+            "the metric is the same on both prompts (" + std::to_string(out.clean) +
+                "): there is no difference for patching to recover; choose answers the prompts disagree on");
+    auto effect = [&](float m) { return (m - out.corrupted) / span; };
+
+    // One head's z from the clean run. Positions before d are the same in both runs (the model is causal), so the
+    // pass resumes at d, at the head's layer, on the corrupted run's KV cache and residual stream.
+    out.heads.assign(size_t(L) * H, 0.0f);
+    for (int l = 0; l < L; ++l) {
+        const float* resid = cached(corrupted_cache, {HookPoint::ResidPre, l}).data() + size_t(d) * C;
+        for (int h = 0; h < H; ++h) {
+            InterventionHooks hooks(
+                c, {{{HookPoint::Z, l}, Intervention::Kind::Replace, {h}, {}, cached(clean_cache, {HookPoint::Z, l})}},
+                T);
+            model.resume(l, d, resid, T - d, &hooks);
+            out.heads[size_t(l) * H + h] = effect(logit_difference(model, answer, wrong));
+        }
+    }
+
+    // One position of the residual stream entering a layer. Each resume rewrites the cache from its position on,
+    // so the corrupted run goes again first and positions are taken from the last one back; before d the two runs
+    // agree, so those effects are 0.
+    model.forward(corrupted.data(), T, false, false);
+    out.resid.assign(size_t(L) * T, 0.0f);
+    std::vector<float> rows;
+    for (int p = T - 1; p >= d; --p) {
+        for (int l = 0; l < L; ++l) {
+            const std::vector<float>& mine = cached(corrupted_cache, {HookPoint::ResidPre, l});
+            const std::vector<float>& theirs = cached(clean_cache, {HookPoint::ResidPre, l});
+            rows.assign(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
+            std::copy(theirs.begin() + ptrdiff_t(size_t(p) * C), theirs.begin() + ptrdiff_t(size_t(p + 1) * C),
+                      rows.begin());
+            model.resume(l, p, rows.data(), T - p);
+            out.resid[size_t(l) * T + p] = effect(logit_difference(model, answer, wrong));
+        }
+    }
+    return out;
+}
+
+Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind) {
+    const GPT2Config& c = model.config();
+    check_prompt(ids, c, "the input");
+    check_token(answer, c, "the answer");
+    check_token(wrong, c, "the wrong answer");
+    require(kind != Intervention::Kind::Replace, "ablation is zero or mean");
+    const int T = int(ids.size()), L = c.n_layer, H = c.n_head;
+    std::vector<HookName> names = every_layer(HookPoint::ResidPre, L), z = every_layer(HookPoint::Z, L);
+    names.insert(names.end(), z.begin(), z.end());
+    ActivationCache cache(c, names, T);
+    model.forward(ids.data(), T, false, false, &cache);
+    Ablation out;
+    out.baseline = logit_difference(model, answer, wrong);
+    out.heads.assign(size_t(L) * H, 0.0f);
+    for (int l = 0; l < L; ++l) {
+        const std::vector<float> means = kind == Intervention::Kind::Mean
+                                             ? column_means(cached(cache, {HookPoint::Z, l}), T, c.n_embd)
+                                             : std::vector<float>();
+        for (int h = 0; h < H; ++h) {
+            InterventionHooks hooks(c, {{{HookPoint::Z, l}, kind, {h}, {}, means}}, T);
+            model.resume(l, 0, cached(cache, {HookPoint::ResidPre, l}).data(), T, &hooks);
+            out.heads[size_t(l) * H + h] = logit_difference(model, answer, wrong);
+        }
+    }
+    return out;
+}
+
+LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target) {
+    const GPT2Config& c = model.config();
+    check_prompt(ids, c, "the input");
+    require(k >= 1 && k <= c.n_vocab, "k must be in [1, " + std::to_string(c.n_vocab) + "], got " + std::to_string(k));
+    if (target >= 0) check_token(target, c, "the target");
+    const int T = int(ids.size()), L = c.n_layer, V = c.n_vocab, C = c.n_embd;
+    ActivationCache cache(c, every_layer(HookPoint::ResidPost, L), T);
+    model.forward(ids.data(), T, false, false, &cache);
+    LogitLens out;
+    out.layers = L;
+    out.positions = T;
+    out.k = k;
+    out.top_ids.resize(size_t(L) * T * k);
+    out.top_probs.resize(size_t(L) * T * k);
+    if (target >= 0) out.target.resize(size_t(L) * T);
+    std::vector<float> logits(static_cast<size_t>(V));
+    std::vector<int> order(static_cast<size_t>(V));
+    for (int l = 0; l < L; ++l) {
+        const std::vector<float>& resid = cached(cache, {HookPoint::ResidPost, l});
+        for (int t = 0; t < T; ++t) {
+            model.unembed(resid.data() + size_t(t) * C, 1, logits.data());
+            const float top = *std::max_element(logits.begin(), logits.end());
+            double sum = 0;
+            for (float v : logits) sum += std::exp(double(v) - top);
+            std::iota(order.begin(), order.end(), 0);
+            std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
+                return logits[size_t(a)] > logits[size_t(b)] || (logits[size_t(a)] == logits[size_t(b)] && a < b);
+            });
+            const size_t at = (size_t(l) * T + t) * k;
+            for (int i = 0; i < k; ++i) {
+                out.top_ids[at + i] = order[size_t(i)];
+                out.top_probs[at + i] = float(std::exp(double(logits[size_t(order[size_t(i)])]) - top) / sum);
+            }
+            if (target >= 0)
+                out.target[size_t(l) * T + t] = float(std::exp(double(logits[size_t(target)]) - top) / sum);
+        }
+    }
+    return out;
+}
+
+Attribution direct_logit_attribution(GPT2& model, const std::vector<int>& ids, int token, int position) {
+    const GPT2Config& c = model.config();
+    check_prompt(ids, c, "the input");
+    check_token(token, c, "the attributed");
+    const int T = int(ids.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, hd = c.head_dim();
+    if (position < 0) position += T;
+    require(position >= 0 && position < T,
+            "position " + std::to_string(position) + " is not in [0, " + std::to_string(T) + ") of this input");
+    std::vector<HookName> names = every_layer(HookPoint::Z, L), mlp = every_layer(HookPoint::MlpOut, L);
+    names.insert(names.end(), mlp.begin(), mlp.end());
+    names.push_back({HookPoint::ResidPre, 0});
+    names.push_back({HookPoint::ResidPost, L - 1});
+    ActivationCache cache(c, names, T);
+    model.forward(ids.data(), T, false, true, &cache);
+    Attribution out;
+    out.logit = model.logits()[size_t(position) * c.n_vocab + token];
+
+    // ln_final's scale at this position, from the run; the direction a centred part is read along.
+    const float* x = cached(cache, {HookPoint::ResidPost, L - 1}).data() + size_t(position) * C;
+    double mean = 0, var = 0;
+    for (int i = 0; i < C; ++i) mean += x[i];
+    mean /= C;
+    for (int i = 0; i < C; ++i) var += (x[i] - mean) * (x[i] - mean);
+    var /= C;
+    const double scale = std::sqrt(var + c.ln_eps);
+    std::vector<float> unembed(static_cast<size_t>(C));
+    model.unembedding().row(token, unembed.data());
+    std::vector<double> direction(static_cast<size_t>(C));
+    for (int i = 0; i < C; ++i) direction[size_t(i)] = double(model.ln_f_weight()[i]) * unembed[size_t(i)];
+    auto through_ln = [&](const float* part) {
+        double m = 0, dot = 0;
+        for (int i = 0; i < C; ++i) m += part[i];
+        m /= C;
+        for (int i = 0; i < C; ++i) dot += (part[i] - m) * direction[size_t(i)];
+        return float(dot / scale);
+    };
+
+    out.parts.push_back({"embed", through_ln(cached(cache, {HookPoint::ResidPre, 0}).data() + size_t(position) * C)});
+    std::vector<float> one_head(static_cast<size_t>(C)), projected(static_cast<size_t>(C));
+    for (int l = 0; l < L; ++l) {
+        const float* z = cached(cache, {HookPoint::Z, l}).data() + size_t(position) * C;
+        const Linear& proj = model.layer(l).attn_proj;
+        for (int h = 0; h < H; ++h) {
+            std::fill(one_head.begin(), one_head.end(), 0.0f);
+            std::copy(z + h * hd, z + (h + 1) * hd, one_head.begin() + h * hd);
+            proj.apply(projected.data(), one_head.data(), 1, false);  // this head's z through its slice of W_O
+            out.parts.push_back(
+                {"blocks." + std::to_string(l) + ".attn.head." + std::to_string(h), through_ln(projected.data())});
+        }
+        out.parts.push_back({"blocks." + std::to_string(l) + ".attn.bias", through_ln(proj.bias)});
+        out.parts.push_back({"blocks." + std::to_string(l) + ".mlp",
+                             through_ln(cached(cache, {HookPoint::MlpOut, l}).data() + size_t(position) * C)});
+    }
+    double bias = 0;
+    for (int i = 0; i < C; ++i) bias += double(model.ln_f_bias()[i]) * unembed[size_t(i)];
+    out.parts.push_back({"ln_final.bias", float(bias)});
+    return out;
+}
+
+}  // namespace arcscope

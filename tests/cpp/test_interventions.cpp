@@ -1,0 +1,200 @@
+// test_interventions.cpp: the shortcuts of the sweeps give the numbers of the plain passes they replace, bit for
+// bit; attribution adds up; bad requests are clear errors. (The values against PyTorch: tests/reference/
+// test_interventions.py.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "arcscope/error.h"
+#include "arcscope/interventions.h"
+#include "engine_fixture.h"
+
+using namespace arcscope;
+using namespace arcscope::testing;
+
+namespace {
+
+struct Loaded {
+    std::vector<uint8_t> bytes;
+    std::unique_ptr<GPT2> model;
+};
+
+Loaded load_tiny(DType t) {
+    Loaded m;
+    m.bytes = tiny_model_bytes(t, 3);
+    m.model = std::make_unique<GPT2>(ModelFile::parse(m.bytes.data(), m.bytes.size()));
+    return m;
+}
+
+const std::vector<int> kClean = {5, 17, 42, 99, 7, 250, 3, 64, 120, 8};
+const std::vector<int> kCorrupted = {5, 17, 42, 99, 7, 251, 3, 64, 11, 8};  // differs at 5 and 8
+constexpr int kAnswer = 10, kWrong = 20;
+
+std::vector<float> cache_of(GPT2& g, const std::vector<int>& ids, HookName hook) {
+    ActivationCache cache(g.config(), {hook}, int(ids.size()));
+    g.forward(ids.data(), int(ids.size()), false, false, &cache);
+    return cache.entries()[0].data;
+}
+
+float metric_with(GPT2& g, const std::vector<int>& ids, std::vector<Intervention> list) {
+    run_with_interventions(g, ids, std::move(list), false);
+    return logit_difference(g, kAnswer, kWrong);
+}
+
+class Interventions : public ::testing::TestWithParam<DType> {};
+
+TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
+    Loaded m = load_tiny(GetParam());
+    GPT2& g = *m.model;
+    const int T = int(kClean.size()), C = g.config().n_embd, V = g.config().n_vocab;
+    for (int l = 0; l < g.config().n_layer; ++l) {
+        const std::vector<float> resid = cache_of(g, kClean, {HookPoint::ResidPre, l});
+        const std::vector<float> expected(g.logits(), g.logits() + V);
+        for (int p : {0, 4, T - 1}) {
+            g.resume(l, p, resid.data() + size_t(p) * C, T - p);
+            EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + V), expected) << "layer " << l << ", from " << p;
+        }
+    }
+}
+
+TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
+    Loaded m = load_tiny(GetParam());
+    GPT2& g = *m.model;
+    const GPT2Config& c = g.config();
+    const int T = int(kClean.size());
+    const Patching p = patching_sweep(g, kClean, kCorrupted, kAnswer, kWrong);
+    EXPECT_EQ(p.first_difference, 5);
+    const float clean = metric_with(g, kClean, {}), corrupted = metric_with(g, kCorrupted, {});
+    EXPECT_EQ(p.clean, clean);
+    EXPECT_EQ(p.corrupted, corrupted);
+    auto effect = [&](float x) { return (x - corrupted) / (clean - corrupted); };
+    for (int l = 0; l < c.n_layer; ++l) {
+        const std::vector<float> z = cache_of(g, kClean, {HookPoint::Z, l});
+        const std::vector<float> resid = cache_of(g, kClean, {HookPoint::ResidPre, l});
+        for (int h = 0; h < c.n_head; ++h) {
+            const float x = metric_with(g, kCorrupted, {{{HookPoint::Z, l}, Intervention::Kind::Replace, {h}, {}, z}});
+            EXPECT_EQ(p.heads[size_t(l) * c.n_head + h], effect(x)) << "layer " << l << " head " << h;
+        }
+        for (int pos = 0; pos < T; ++pos) {
+            const float x =
+                metric_with(g, kCorrupted, {{{HookPoint::ResidPre, l}, Intervention::Kind::Replace, {}, {pos}, resid}});
+            EXPECT_EQ(p.resid[size_t(l) * T + pos], effect(x)) << "layer " << l << " position " << pos;
+        }
+    }
+    // The whole residual stream at layer 0 from the clean run is the clean run.
+    EXPECT_EQ(metric_with(g, kCorrupted,
+                          {{{HookPoint::ResidPre, 0},
+                            Intervention::Kind::Replace,
+                            {},
+                            {},
+                            cache_of(g, kClean, {HookPoint::ResidPre, 0})}}),
+              clean);
+}
+
+TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
+    Loaded m = load_tiny(GetParam());
+    GPT2& g = *m.model;
+    const GPT2Config& c = g.config();
+    for (auto kind : {Intervention::Kind::Zero, Intervention::Kind::Mean}) {
+        const Ablation a = ablation_sweep(g, kClean, kAnswer, kWrong, kind);
+        EXPECT_EQ(a.baseline, metric_with(g, kClean, {}));
+        for (int l = 0; l < c.n_layer; ++l)
+            for (int h = 0; h < c.n_head; ++h)
+                EXPECT_EQ(a.heads[size_t(l) * c.n_head + h],
+                          metric_with(g, kClean, {{{HookPoint::Z, l}, kind, {h}, {}, {}}}))
+                    << intervention_kind_name(kind) << ", layer " << l << " head " << h;
+    }
+}
+
+TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
+    Loaded m = load_tiny(GetParam());
+    GPT2& g = *m.model;
+    const int T = int(kClean.size()), C = g.config().n_embd, hd = g.config().head_dim();
+    const std::vector<float> before = cache_of(g, kClean, {HookPoint::Z, 1});
+    // The cache sees the edited values: it runs after the intervention at the same point.
+    struct Both : Hooks {
+        InterventionHooks edit;
+        ActivationCache seen;
+        Both(const GPT2Config& c, int T)
+            : edit(c, {{{HookPoint::Z, 1}, Intervention::Kind::Zero, {2}, {}, {}}}, T),
+              seen(c, {{HookPoint::Z, 1}}, T) {}
+        bool wants(const HookName& h) const override { return edit.wants(h); }
+        void visit(const HookSite& s, float* v) override {
+            edit.visit(s, v);
+            seen.visit(s, v);
+        }
+    } both(g.config(), T);
+    g.forward(kClean.data(), T, false, false, &both);
+    const std::vector<float>& after = both.seen.entries()[0].data;
+    for (int t = 0; t < T; ++t)
+        for (int i = 0; i < C; ++i) {
+            const bool head2 = i / hd == 2;
+            EXPECT_EQ(after[size_t(t) * C + i], head2 ? 0.0f : before[size_t(t) * C + i]);
+        }
+}
+
+TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
+    Loaded m = load_tiny(GetParam());
+    GPT2& g = *m.model;
+    const GPT2Config& c = g.config();
+    const Attribution a = direct_logit_attribution(g, kClean, kAnswer, -1);
+    EXPECT_EQ(a.parts.size(), size_t(1 + c.n_layer * (c.n_head + 2) + 1));
+    double sum = 0;
+    for (const auto& part : a.parts) sum += part.second;
+    // f32: float rounding only; q8: the logit itself is computed with int8 activations, the parts in float.
+    const double bound = GetParam() == DType::F32 ? 1e-4 : 0.05;
+    EXPECT_NEAR(sum, a.logit, bound * std::max(1.0, std::fabs(double(a.logit))));
+
+    const LogitLens lens = logit_lens(g, kClean, 3, kAnswer);
+    g.forward(kClean.data(), int(kClean.size()), false, false);
+    const float* out = g.logits();
+    const size_t last = (size_t(c.n_layer - 1) * lens.positions + lens.positions - 1) * 3;
+    const int best = int(std::max_element(out, out + c.n_vocab) - out);
+    EXPECT_EQ(lens.top_ids[last], best);
+}
+
+TEST_P(Interventions, BadRequestsAreClearErrors) {
+    Loaded m = load_tiny(GetParam());
+    GPT2& g = *m.model;
+    auto message = [](auto f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message([&] {
+                  patching_sweep(g, kClean, {1, 2, 3}, kAnswer, kWrong);
+              }),
+              "patching needs prompts of the same length: the clean prompt has 10 tokens, the corrupted one 3");
+    EXPECT_EQ(message([&] { patching_sweep(g, kClean, kClean, kAnswer, kWrong); }),
+              "the clean and corrupted prompts are the same tokens: patching one into the other changes nothing");
+    EXPECT_EQ(message([&] { patching_sweep(g, kClean, kCorrupted, 300, kWrong); }),
+              "the answer token id 300 is outside the vocabulary [0, 300)");
+    EXPECT_EQ(message([&] {
+                  metric_with(g, kClean, {{{HookPoint::Z, 0}, Intervention::Kind::Zero, {4}, {}, {}}});
+              }),
+              "blocks.0.attn.hook_z: head 4 is not in [0, 4)");
+    EXPECT_EQ(message([&] {
+                  metric_with(g, kClean, {{{HookPoint::MlpOut, 0}, Intervention::Kind::Zero, {0}, {}, {}}});
+              }),
+              "blocks.0.hook_mlp_out has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_z or "
+              "hook_pattern");
+    EXPECT_EQ(message([&] {
+                  metric_with(g, kClean, {{{HookPoint::ResidPre, 1}, Intervention::Kind::Zero, {}, {10}, {}}});
+              }),
+              "blocks.1.hook_resid_pre: position 10 is not in [0, 10) of this 10-token input");
+    EXPECT_EQ(message([&] {
+                  metric_with(g, kClean, {{{HookPoint::Z, 1}, Intervention::Kind::Replace, {}, {}, {1.0f}}});
+              }),
+              "blocks.1.attn.hook_z: replacing it needs 640 values (10 positions), got 1");
+    EXPECT_EQ(message([&] { direct_logit_attribution(g, kClean, kAnswer, 10); }),
+              "position 10 is not in [0, 10) of this input");
+    EXPECT_EQ(message([&] { g.resume(0, 11, nullptr, 1); }).rfind("resume: positions [11, 12) do not follow", 0), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothTypes, Interventions, ::testing::Values(DType::F32, DType::Q8),
+                         [](const auto& info) { return info.param == DType::F32 ? "f32" : "q8"; });
+
+}  // namespace
