@@ -339,6 +339,63 @@ export interface RunWithCacheResult {
   cache: Record<string, Tensor>;
 }
 
+/** A change to the pass at a hook point: ablation (zero, or the mean over positions), or values put in. */
+export interface HookIntervention {
+  hook: HookName | string;
+  /** for attn.hook_q/k/v/z/pattern: the heads changed (default every head) */
+  heads?: readonly number[];
+  /** the positions changed (default every position) */
+  positions?: readonly number[];
+  ablate?: 'zero' | 'mean';
+  /** instead of ablate: the activation to put in, row-major in the hook's full shape */
+  values?: NumberArray;
+}
+
+export interface LogitsResult {
+  logits: Float32Array;
+  logitsShape: [number, number];
+}
+
+/** A (rows x cols) grid, row-major. */
+export interface Grid {
+  data: Float32Array;
+  shape: [number, number];
+}
+
+export interface PatchingResult {
+  /** the metric on each prompt */
+  clean: number;
+  corrupted: number;
+  /** the first position where the prompts differ; nothing changes before it */
+  firstDifference: number;
+  /** [n_layer, n_head]: one head's hook_z from the clean run */
+  heads: Grid;
+  /** [n_layer, T]: hook_resid_pre of one layer at one position from the clean run */
+  resid: Grid;
+}
+
+export interface AblationResult {
+  baseline: number;
+  /** [n_layer, n_head]: the metric with that head ablated */
+  heads: Grid;
+}
+
+export interface LogitLensResult {
+  /** [n_layer, T, k] */
+  shape: [number, number, number];
+  topIds: Int32Array;
+  topProbs: Float32Array;
+  top: { id: number; token: string; prob: number }[][][];
+  /** [n_layer * T] probabilities of the target, or null without one */
+  target: Float32Array | null;
+}
+
+export interface AttributionResult {
+  logit: number;
+  /** "embed", "blocks.{l}.attn.head.{h}", "blocks.{l}.attn.bias", "blocks.{l}.mlp", "ln_final.bias" */
+  parts: { name: string; value: number }[];
+}
+
 /** A loaded GPT-2 (.arcs file) in wasm memory, with its KV cache. From engine.loadModel(). */
 export interface Model {
   /** the engine's Emscripten module (internal) */
@@ -392,6 +449,25 @@ export interface Model {
   toTokens(text: string, options?: { prependBos?: boolean }): number[];
   /** As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does). */
   toStrToks(input: string | TokenIds, options?: { prependBos?: boolean }): string[];
+  /**
+   * ids through the model with hooks that change it, inside the engine's pass. Mean ablation uses each column's mean
+   * over a clean run's positions. Logits as forward's (the last row unless allLogits).
+   */
+  runWithHooks(ids: TokenIds, hooks: readonly HookIntervention[], options?: { allLogits?: boolean }): LogitsResult;
+  /**
+   * Activation patching from clean into corrupted (same length), metric logit(answer) - logit(wrong) at the last
+   * position; effects normalised so that clean = 1 and corrupted = 0.
+   */
+  patchingSweep(options: { clean: string | TokenIds; corrupted: string | TokenIds; answer: string | number;
+    wrong: string | number }): PatchingResult;
+  /** The metric with each head ablated alone at hook_z. */
+  ablationSweep(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
+    kind?: 'zero' | 'mean' }): AblationResult;
+  /** Each layer's residual stream (hook_resid_post) through ln_final and the unembedding. */
+  logitLens(input: string | TokenIds, options?: { k?: number; target?: string | number | null }): LogitLensResult;
+  /** The token's logit at a position split into parts that add up to it (TransformerLens's apply_ln_to_stack). */
+  directLogitAttribution(input: string | TokenIds, options: { token: string | number; position?: number }):
+    AttributionResult;
   /** Frees the model's wasm memory; idempotent. Other methods then throw "this model has been freed". */
   free(): void;
 }

@@ -95,6 +95,71 @@ export class Model {
   }
   // -- end TransformerLens names --
 
+  // -- interventions (include/arcscope/interventions.h), inside the engine's pass --
+  // ids through the model with hooks that change it: [{hook: 'blocks.1.attn.hook_z', heads: [0], positions: [3],
+  // ablate: 'zero' | 'mean'}, or {..., values} (the activation to put in, in the hook's full shape)]; mean ablation
+  // takes each column's mean over the positions of a clean run of the same ids. -> {logits, logitsShape} as forward's.
+  runWithHooks(ids, hooks, { allLogits = false } = {}) {
+    this.#check();
+    return engineCall(`running the model with hooks on ${ids?.length} tokens`,
+      () => this.core.runWithHooks(this.handle, ids, hooks, !!allLogits));
+  }
+
+  // Activation patching from clean into corrupted (texts or ids of the same length), the metric being
+  // logit(answer) - logit(wrong) at the last position (answer, wrong: one token each, as text or id).
+  // -> {clean, corrupted, firstDifference, heads: {data (L * H), shape}, resid: {data (L * T), shape}}, each effect
+  // normalised so that the clean prompt scores 1 and the corrupted 0.
+  patchingSweep({ clean, corrupted, answer, wrong }) {
+    this.#check();
+    return engineCall('patching activations', () => this.core.patchingSweep(this.handle, this.#ids(clean),
+      this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')));
+  }
+
+  // The metric with each head ablated alone at hook_z ('zero', or 'mean' over the positions). -> {baseline,
+  // heads: {data (L * H), shape}}
+  ablationSweep({ input, answer, wrong, kind = 'zero' }) {
+    this.#check();
+    return engineCall('ablating heads', () => this.core.ablationSweep(this.handle, this.#ids(input),
+      this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind));
+  }
+
+  // Each layer's residual stream through ln_final and the unembedding. -> {shape: [L, T, k], topIds, topProbs
+  // (flat in that shape), top: [l][t] = [{id, token, prob}], target: Float32Array (L * T) | null}
+  logitLens(input, { k = 5, target = null } = {}) {
+    this.#check();
+    const r = engineCall('reading the logit lens', () => this.core.logitLens(this.handle, this.#ids(input), k,
+      target === null ? -1 : this.#token(target, 'target')));
+    const [L, T, K] = r.shape;
+    r.top = Array.from({ length: L }, (_, l) => Array.from({ length: T }, (_, t) => Array.from({ length: K }, (_, i) => {
+      const at = (l * T + t) * K + i;
+      return { id: r.topIds[at], token: this.#tokenText(r.topIds[at]), prob: r.topProbs[at] };
+    })));
+    return r;
+  }
+
+  // The token's logit at the position (default: the last) split into the embedding's, each head's, each attention
+  // bias's, each MLP's and ln_final's bias's share, as TransformerLens's apply_ln_to_stack reads them.
+  // -> {logit, parts: [{name, value}]}; the values add up to the logit.
+  directLogitAttribution(input, { token, position = -1 }) {
+    this.#check();
+    return engineCall('attributing the logit', () => this.core.directLogitAttribution(this.handle, this.#ids(input),
+      this.#token(token, 'token'), position));
+  }
+
+  // A text's ids (GPT-2's tokenizer, no <|endoftext|>), or ids as they are.
+  #ids(input) { return typeof input === 'string' ? this.tokenize(input).ids : input; }
+
+  // One token, as text (' Mary') or id.
+  #token(value, what) {
+    if (typeof value !== 'string') return value;
+    const { ids } = this.tokenize(value);
+    if (ids.length !== 1) {
+      throw new Error(`${what} '${value}' is ${ids.length} tokens; it must be exactly one (mind the leading space: ' Mary')`);
+    }
+    return ids[0];
+  }
+  // -- end interventions --
+
   // One more token through the KV cache: {logits (n_vocab), attention: one row per layer and head
   // (n_layer * n_head * length), attentionShape: [n_layer, n_head, length]}.
   append(id, { attention = true } = {}) {

@@ -1,0 +1,102 @@
+// interventions.test.mjs: runWithHooks, the patching and ablation sweeps, the logit lens and direct logit attribution
+// in wasm against the native CLI (arcscope patch / ablate / lens / attribute) on the shipped model: the same numbers,
+// bit for bit, since both builds sum in the same order. The values against PyTorch: tests/reference/
+// test_interventions.py; the sweeps' shortcuts against plain passes: tests/cpp/test_interventions.cpp.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { engine, repoRoot } from './support.mjs';
+
+const cli = `${repoRoot}build/native/arcscope`;
+const modelPath = `${repoRoot}models/shakespeare-4l.q8.arcs`;
+const native = (...args) => JSON.parse(execFileSync(cli, [...args, '--model', modelPath], { encoding: 'utf8' }));
+const line = ' the quick brown fox jumps over the lazy dog';
+const repeated = `${line}.${line}`;
+let model;
+const shipped = async () => (model ??= (await engine()).loadModel(new Uint8Array(readFileSync(modelPath))));
+const f32 = (rows) => Float32Array.from(rows.flat());
+
+test('runWithHooks: the minimum shape posts rely on, and ablating the induction head breaks the second copy', async () => {
+  const m = await shipped();
+  const ids = m.tokenize(repeated).ids;
+  const T = ids.length, V = 50257;
+  const plain = m.forward(ids, { attention: false, allLogits: true });
+  const { logits, logitsShape } = m.runWithHooks(ids, [{ hook: 'blocks.1.attn.hook_z', heads: [0], ablate: 'zero' }],
+    { allLogits: true });
+  assert.deepEqual(logitsShape, [T, V]);
+  // Before the repeat the two runs agree on what comes next only as much as the head matters there; in the second
+  // copy the induction head predicts the next token, and without it the prediction breaks.
+  const rank = (rows, t, id) => { const row = rows.subarray(t * V, (t + 1) * V); return row.filter((v) => v > row[id]).length; };
+  const second = ids.length - (ids.length - 1) / 2;  // the first token of the second copy, after the '.'
+  let ranksWith = 0, ranksWithout = 0;
+  for (let t = second; t < T - 1; t++) {
+    ranksWith += rank(plain.logits, t, ids[t + 1]);
+    ranksWithout += rank(logits, t, ids[t + 1]);
+  }
+  console.log(`second copy: mean rank of the right next token ${(ranksWith / (T - 1 - second)).toFixed(1)} with ` +
+    `layer 1 head 0, ${(ranksWithout / (T - 1 - second)).toFixed(1)} without it`);
+  assert.ok(ranksWithout > ranksWith + 5 * (T - 1 - second), 'ablating the induction head should break the copy');
+});
+
+test('the patching sweep in wasm equals arcscope patch', async () => {
+  const m = await shipped();
+  const clean = 'The fox jumps over the lazy dog', corrupted = 'The cat jumps over the lazy dog';
+  const mine = m.patchingSweep({ clean, corrupted, answer: ' and', wrong: '.' });
+  const theirs = native('patch', '--clean', clean, '--corrupted', corrupted, '--answer', ' and', '--wrong', '.');
+  assert.equal(mine.clean, Math.fround(theirs.clean));
+  assert.equal(mine.firstDifference, theirs.first_difference);
+  assert.deepEqual(mine.heads.shape, [4, 4]);
+  assert.deepEqual(mine.heads.data, f32(theirs.heads));
+  assert.deepEqual(mine.resid.data, f32(theirs.resid));
+});
+
+test('the ablation sweep in wasm equals arcscope ablate, and a head of it equals runWithHooks', async () => {
+  const m = await shipped();
+  const prompt = repeated.slice(0, -' dog'.length);
+  for (const kind of ['zero', 'mean']) {
+    const mine = m.ablationSweep({ input: prompt, answer: ' dog', wrong: ' cat', kind });
+    const theirs = native('ablate', '--text', prompt, '--answer', ' dog', '--wrong', ' cat', ...(kind === 'mean' ? ['--mean'] : []));
+    assert.deepEqual(mine.heads.data, f32(theirs.heads));
+    const ids = m.tokenize(prompt).ids, V = 50257;
+    const { logits } = m.runWithHooks(ids, [{ hook: 'blocks.1.attn.hook_z', heads: [0], ablate: kind }]);
+    assert.equal(mine.heads.data[4], Math.fround(logits[3290] - logits[3797]));  // ' dog' - ' cat'
+    assert.equal(logits.length, V);
+    console.log(`${kind} ablation: metric ${mine.baseline.toFixed(2)} with every head, ${mine.heads.data[4].toFixed(2)} without layer 1 head 0`);
+  }
+});
+
+test('the logit lens and direct logit attribution in wasm equal arcscope lens and attribute', async () => {
+  const m = await shipped();
+  const text = 'To be, or not to be, that is the';
+  const lens = m.logitLens(text, { k: 3, target: ' question' });
+  const theirs = native('lens', '--text', text, '--k', '3', '--target', ' question');
+  assert.deepEqual(lens.top.map((l) => l.map((t) => t.map((x) => x.id))), theirs.top.map((l) => l.map((t) => t.map((x) => x.id))));
+  assert.deepEqual(lens.topProbs, Float32Array.from(theirs.top.flat(2).map((x) => x.prob)));
+  assert.deepEqual(lens.target, f32(theirs.target));
+  const dla = m.directLogitAttribution(text, { token: ' question' });
+  const parts = native('attribute', '--text', text, '--token', ' question');
+  assert.equal(dla.logit, Math.fround(parts.logit));
+  assert.deepEqual(dla.parts.map((p) => p.name), Object.keys(parts.parts));
+  assert.deepEqual(Float32Array.from(dla.parts.map((p) => p.value)), Float32Array.from(Object.values(parts.parts)));
+});
+
+test('bad requests are errors that say what is wrong', async () => {
+  const m = await shipped();
+  const ids = m.tokenize('a b c').ids;
+  assert.throws(() => m.runWithHooks(ids, [{ hook: 'blocks.1.attn.hook_z', heads: [4], ablate: 'zero' }]),
+    { message: 'blocks.1.attn.hook_z: head 4 is not in [0, 4)' });
+  assert.throws(() => m.runWithHooks(ids, [{ hook: 'blocks.4.attn.hook_z', ablate: 'zero' }]),
+    { message: 'hook blocks.4.attn.hook_z: the model has layers 0 to 3' });
+  assert.throws(() => m.runWithHooks(ids, [{ hook: 'blocks.0.hook_mlp_out' }]),
+    { message: "hooks[0]: give either ablate ('zero' or 'mean') or values" });
+  assert.throws(() => m.runWithHooks(ids, [{ hook: 'blocks.0.hook_mlp_out', values: [1, 2] }]),
+    { message: 'blocks.0.hook_mlp_out: replacing it needs 384 values (3 positions), got 2' });
+  assert.throws(() => m.patchingSweep({ clean: 'a b', corrupted: 'a b c', answer: 1, wrong: 2 }),
+    { message: 'patching needs prompts of the same length: the clean prompt has 2 tokens, the corrupted one 3' });
+  assert.throws(() => m.patchingSweep({ clean: 'a b', corrupted: 'a b', answer: 1, wrong: 2 }), /the same tokens/);
+  assert.throws(() => m.ablationSweep({ input: 'a', answer: ' Mary and', wrong: 1 }),
+    { message: "answer ' Mary and' is 2 tokens; it must be exactly one (mind the leading space: ' Mary')" });
+  assert.throws(() => m.directLogitAttribution('a b', { token: 60000 }), /token must be an integer in \[0, 50256\]/);
+  assert.equal(m.forward(ids).logits.length, 50257); // still fine
+});
