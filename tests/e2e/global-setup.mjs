@@ -1,5 +1,6 @@
 // Makes the browser tests' model fixtures once (kept under build/, never committed): a tiny random GPT-2 in the
-// Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion, and the
+// Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion, a
+// GPT-2-small-shaped one (12 layers, 12 heads), and the
 // crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
 // weight, a model with a 32769-token context (its attention capture would need 4.3 GB) and one with a NaN scale.
 import { execFileSync } from 'node:child_process';
@@ -18,7 +19,17 @@ export default function globalSetup() {
   if (!existsSync(arcs)) {
     execFileSync('build/native/arcscope', ['convert', '--in', hf, '--out', arcs, '--dtype', 'q8'], { stdio: 'inherit' });
   }
+  makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
+}
+
+// GPT-2 small's 12 layers and 12 heads and its vocabulary, narrow (n_embd 96) so it is small: what the article's
+// experiment (layer 8, head 5) and the GPT-2 presets need, at 20 MB.
+function makeGpt2ShapedFixture(dir) {
+  if (existsSync(`${dir}.q8.arcs`)) return;
+  execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '12', '--n-head', '12',
+    '--n-embd', '96', '--n-ctx', '64', '--vocab', '50257', '--seed', '8'], { stdio: 'ignore' });
+  execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', `${dir}.q8.arcs`, '--dtype', 'q8'], { stdio: 'ignore' });
 }
 
 function makeHostileFixtures(dir) {

@@ -16,6 +16,7 @@ export const DEFAULT_MODEL = process.env.ARCSCOPE_E2E_MODEL || '/models/shakespe
 const modelHash = process.env.ARCSCOPE_E2E_MODEL ? `model=${encodeURIComponent(DEFAULT_MODEL)}` : '';
 export const FIXTURE_ARCS = '/fixtures/tiny.q8.arcs';
 export const FIXTURE_HF = '/fixtures/tiny-hf';
+export const FIXTURE_GPT2_SHAPED = '/fixtures/gpt2-12x12.q8.arcs';  // 12 layers x 12 heads, narrow
 
 // Opens the tutorial (optionally at a hash) and waits until the explorer drew the model's arcs.
 export async function openPage(page, hash = '') {

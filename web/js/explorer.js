@@ -76,13 +76,25 @@ export class Explorer {
     this.onChange(this.state);
   }
 
-  // A model was loaded: rebuild the selects and grids for its shape, then run the text through it.
-  setModel(info) {
+  // Shows a text in a given view (the article's experiment): the text is run again only if it changed.
+  async show(patch) {
+    const textChanged = patch.text !== undefined && patch.text !== this.state.text;
+    Object.assign(this.state, patch);
+    this.syncControls();
+    this.onChange(this.state);
+    if (textChanged) await this.analyze();
+    else this.redraw();
+  }
+
+  // A model was loaded: rebuild the selects and grids for its shape, then run the text through it. keepView keeps a
+  // link's layer and head; a model the reader loads opens on its own default view.
+  setModel(info, { keepView = true } = {}) {
     this.model = info;
     $('head-legend').replaceChildren();
     const { n_layer: L, n_head: H } = info.config;
     const s = this.state;
-    const gpt2Small = L === 12 && H === 12 && info.config.n_embd === 768;
+    if (!keepView) Object.assign(s, { layer: null, head: null, token: null });
+    const gpt2Small = L === 12 && H === 12; // GPT-2 small's layout (a narrow test model of that shape too)
     // The article looks at layer 8, head 5 of GPT-2 small; other models open on all heads of the last layer.
     if (!(typeof s.layer === 'number' && s.layer < L) && s.layer !== 'mean' && s.layer !== 'max') s.layer = gpt2Small ? 8 : L - 1;
     if (!(typeof s.head === 'number' && s.head < H) && !['all', 'mean', 'max'].includes(s.head)) s.head = gpt2Small ? 5 : 'all';

@@ -3,6 +3,7 @@
 import { engine } from './boot.js';
 import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
 import { Explorer } from './explorer.js';
+import { setupExperiment } from './experiment-panel.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
 import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
@@ -112,8 +113,9 @@ setupLoader(engine, (info) => {
   state.model = onScreen = info.key;
   remember(info.key);
   showModel(info);
-  explorer.setModel(info);
+  explorer.setModel(info, { keepView: false }); // GPT-2 small opens on the article's layer 8, head 5
 });
+setupExperiment(engine, explorer, () => $('open-loader').click());
 // The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
 // run once it has drawn, or after two seconds if a big model is still converting. Their controls work at once.
 const hashNamesModel = new URLSearchParams(location.hash.slice(1)).has('model');

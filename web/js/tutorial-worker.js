@@ -1,7 +1,8 @@
 // tutorial-worker.js: the engine worker of the tutorial page: the library's worker (lib/worker.js) with the
 // article's experiments added as operations. The library itself knows nothing of the tutorial.
-import { ops, withEngine } from '../lib/worker.js';
+import { ops, withEngine, withModel } from '../lib/worker.js';
 import * as demos from './demos.js';
+import { whatDoesItAttendTo } from './experiment.js';
 
 Object.assign(ops, {
   singleHead: (args) => withEngine('running the single-head demo', (e) => demos.singleHead(e, args)),
@@ -9,4 +10,6 @@ Object.assign(ops, {
   causalMask: (args) => withEngine('making a causal mask', (e) => demos.causalMask(e, args)),
   positional: (args) => withEngine('computing the positional encoding', (e) => demos.positional(e, args)),
   costExperiment: (args, ctx) => withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress)),
+  itExperiment: (args, ctx) => withModel(args.model, ctx, "running the article's experiment",
+    ({ model }) => whatDoesItAttendTo(model)),
 });

@@ -1,0 +1,56 @@
+// experiment-panel.js: section 5's "the article's experiment" panel. The button runs experiment.js in the tutorial's
+// worker on the loaded model, shows its top 5, and sets the explorer to the same sentence, layer and head with " it"
+// pinned; the panel shows experiment.js's own text beside the Python. It needs GPT-2 small's 12 layers and 12 heads.
+import { TROPHY } from './experiment.js';
+
+const $ = (id) => document.getElementById(id);
+const LAYER = 8, HEAD = 5;
+
+export function setupExperiment(engine, explorer, openLoader) {
+  fetch(new URL('./experiment.js', import.meta.url))
+    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
+    .then((code) => { $('experiment-js').textContent = code.trim(); },
+      (e) => { $('experiment-js').textContent = `(experiment.js could not be shown: ${e.message})`; });
+
+  $('experiment-run').addEventListener('click', async () => {
+    const model = explorer.model;
+    const needs = $('experiment-needs');
+    if (!model || model.config.n_layer <= LAYER || model.config.n_head <= HEAD) {
+      needs.replaceChildren(`The experiment reads layer ${LAYER}, head ${HEAD} of GPT-2 small (12 layers, 12 heads); ` +
+        `${model ? `${model.name} has ${model.config.n_layer} layers and ${model.config.n_head} heads` : 'no model is loaded'}. `);
+      const load = document.createElement('button');
+      load.type = 'button';
+      load.className = 'secondary';
+      load.textContent = 'Load GPT-2 small…';
+      load.addEventListener('click', openLoader);
+      needs.append(load);
+      needs.hidden = false;
+      return;
+    }
+    needs.hidden = true;
+    try {
+      const r = await engine.call('itExperiment', { model: model.key });
+      show(r, model.name);
+      // The explorer shows the same head on the sentence as typed (no <|endoftext|> first), " it" pinned.
+      await explorer.show({ text: TROPHY, layer: LAYER, head: HEAD, token: r.pos - 1 });
+    } catch (e) {
+      needs.textContent = `The experiment failed: ${e.message}`;
+      needs.hidden = false;
+    }
+  });
+}
+
+function show({ layer, head, pos, token, top }, name) {
+  $('experiment-caption').textContent =
+    `${name}, layer ${layer}, head ${head}: token '${token}' at position ${pos} attends most to`;
+  $('experiment-top').tBodies[0].replaceChildren(...top.map(({ token: key, idx, score }) => {
+    const tr = document.createElement('tr');
+    for (const text of [`'${key}'`, String(idx), score.toFixed(3)]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    return tr;
+  }));
+  $('experiment-result').hidden = false;
+}
