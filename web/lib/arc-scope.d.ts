@@ -6,7 +6,10 @@ import type { ModelConfig, NumberArray } from './arcscope.js';
 export type ArcScopeLayer = number | 'mean' | 'max';
 /** An integer head from 0 to n_head - 1, every head in its own colour ('all'), or every head combined. */
 export type ArcScopeHead = number | 'all' | 'mean' | 'max';
-export type ArcScopeMode = 'arcs' | 'matrix';
+/** Attention as arcs or a matrix, or (ablation) the head-effect heatmap of an ablation sweep. */
+export type ArcScopeMode = 'arcs' | 'matrix' | 'ablation';
+/** How mode="ablation" removes a head: its output set to zero, or to its mean over the positions. */
+export type ArcScopeAblationKind = 'zero' | 'mean';
 export type ArcScopeTheme = 'light' | 'dark' | 'auto';
 export type ArcScopeLoading = 'eager' | 'lazy';
 
@@ -30,6 +33,21 @@ export interface ArcScopeData {
   model?: string | null;
 }
 
+/** mode="ablation": the metric logit(answer) - logit(wrong) after the text, with each head ablated alone. */
+export interface ArcScopeAblation {
+  /** the metric with every head */
+  baseline: number;
+  /** [n_layer, n_head] flat: the metric with layer l, head h ablated at l * n_head + h */
+  metric: Float32Array;
+  /** metric - baseline, in the same layout: what each cell is coloured by */
+  effect: Float32Array;
+  shape: [n_layer: number, n_head: number];
+  /** the answer and wrong attributes, as given */
+  answer: string;
+  wrong: string;
+  kind: ArcScopeAblationKind;
+}
+
 /** What the element drew last (the layer, head and mode as read from the attributes). */
 export interface ArcScopeResult {
   /** each token's plain label (leading spaces as '·', '(cont.)' for the rest of a character split over tokens) */
@@ -42,6 +60,8 @@ export interface ArcScopeResult {
   layer: ArcScopeLayer;
   head: ArcScopeHead;
   mode: ArcScopeMode;
+  /** mode="ablation" only: the sweep drawn (tokens, ids and attention are then the text's, as in the other modes) */
+  ablation?: ArcScopeAblation;
 }
 
 /** arcscope-ready's detail: a model or attention data has loaded (fired again each time the source changes). */
@@ -99,9 +119,18 @@ export declare class ArcScopeElement extends HTMLElement {
   /** an integer from 0 to n_head - 1, 'all', 'mean' or 'max' (default 'all') */
   get head(): string | null;
   set head(value: ArcScopeHead | `${number}` | null | undefined);
-  /** default 'arcs' */
+  /** 'arcs', 'matrix', or 'ablation': the head-effect heatmap for answer and wrong (default 'arcs') */
   get mode(): string | null;
   set mode(value: ArcScopeMode | null | undefined);
+  /** mode="ablation": the answer, one token as text (' dog'); needed there */
+  get answer(): string | null;
+  set answer(value: string | null | undefined);
+  /** mode="ablation": the wrong answer, one token as text (' cat'); needed there */
+  get wrong(): string | null;
+  set wrong(value: string | null | undefined);
+  /** mode="ablation": 'zero', or 'mean' over the positions (default 'zero') */
+  get ablate(): string | null;
+  set ablate(value: ArcScopeAblationKind | null | undefined);
   /** arcs per token, an integer >= 0; 0 draws them all (default 0) */
   get topk(): string | null;
   set topk(value: ArcScopeNumber | null | undefined);

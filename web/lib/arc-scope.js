@@ -8,7 +8,11 @@
 //   src        URL of attention computed elsewhere, as JSON (attention-data.js): drawn without the engine or a model
 //   layer      an integer from 0 to n_layer - 1, "mean" or "max" (default: the last layer)
 //   head       an integer from 0 to n_head - 1, "all", "mean" or "max" (default: "all")
-//   mode       "arcs" or "matrix" (default: "arcs")
+//   mode       "arcs", "matrix", or "ablation": the head-effect heatmap, each head's effect on logit(answer) -
+//              logit(wrong) after the text when it is ablated alone (default: "arcs")
+//   answer, wrong  mode="ablation" only, and needed there: one token each, as text (" dog", " cat")
+//   ablate     mode="ablation": "zero" or "mean" (each head's output replaced by its mean over the positions)
+//              (default: "zero")
 //   topk       arcs per token, an integer >= 0; 0 draws them all (default: 0)
 //   threshold  minimum weight drawn, a number from 0 to 1 (default: 0.02)
 //   theme      "auto" (the reader's prefers-color-scheme), "light" or "dark" (default: "auto")
@@ -31,14 +35,16 @@ import { assets } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
-import { selectMatrices, filterArcs, aggregate } from './attention-math.js';
+import { selectMatrices, filterArcs, aggregate, range } from './attention-math.js';
 import { displayPiece, plainLabel } from './token-text.js';
 import { parseAttention } from './attention-data.js';
-import { word, index, count, fraction, url, LAYER_WORDS, HEAD_WORDS, MODES, THEMES, LOADINGS } from './view-options.js';
+import { word, index, count, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
+  from './view-options.js';
 
 const DEFAULT_MODEL = assets.model.href;
 const STYLES = [new URL('./css/views.css', import.meta.url).href, new URL('./css/arc-scope.css', import.meta.url).href];
-const ATTRIBUTES = ['text', 'model', 'src', 'layer', 'head', 'mode', 'topk', 'threshold', 'theme', 'loading'];
+const ATTRIBUTES = ['text', 'model', 'src', 'layer', 'head', 'mode', 'topk', 'threshold', 'theme', 'loading', 'answer',
+  'wrong', 'ablate'];
 const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the default model';
 const SRC_URL = 'the URL of an attention JSON file, or leave it out to run a model on the text';
 
@@ -58,7 +64,7 @@ function cached(key, start) {
     entry = { promise: start(), bytes: 0 };
     entry.promise.then((r) => {
       if (analyses.get(key) !== entry) return;
-      entry.bytes = r.attention.byteLength;
+      entry.bytes = (r.attention ?? r.heads.data).byteLength; // an ablation sweep holds its grid only
       cachedBytes += entry.bytes;
       for (const [k, e] of analyses) {
         if (cachedBytes <= CACHE_BYTES && analyses.size <= CACHE_ENTRIES) break;
@@ -122,6 +128,7 @@ export class ArcScopeElement extends HTMLElement {
   #renders = 0;
   #arcs = null;
   #matrix = null;
+  #effects = null;     // mode="ablation": the layer x head heatmap
   #fallback; #view; #caption; #error;
 
   constructor() {
@@ -188,12 +195,13 @@ export class ArcScopeElement extends HTMLElement {
     try {
       // Everything that needs no download is checked first: a bad value shows before anything loads.
       const view = {
-        mode: this.#read('mode', word, 'arcs', MODES),
+        mode: this.#read('mode', word, 'arcs', ELEMENT_MODES),
         topK: this.#read('topk', count, 0),
         threshold: this.#read('threshold', fraction, 0.02),
       };
       this.#read('theme', word, 'auto', THEMES); // applied by the CSS (:host([theme])); read to refuse bad values
       const lazy = this.#read('loading', word, 'eager', LOADINGS) === 'lazy';
+      const sweep = this.#sweepOptions(view.mode);
       const src = this.#read('src', url, null, document.baseURI, SRC_URL);
       const model = this.#read('model', url, null, document.baseURI, MODEL_URL);
       const given = [this.#data !== null && 'the data property', src !== null && 'src', model !== null && 'model']
@@ -203,6 +211,7 @@ export class ArcScopeElement extends HTMLElement {
       if (!live && this.hasAttribute('text')) {
         throw new Error(`text is not used with ${given[0]}, whose tokens come with the attention: remove text`);
       }
+      if (sweep && !live) throw new Error(`mode "ablation" runs the model on text: it cannot use ${given[0]}`);
       const text = live ? this.#text() : null;
       if (lazy && !this.#near) {
         this.#waitForViewport();
@@ -211,7 +220,7 @@ export class ArcScopeElement extends HTMLElement {
       this.#stopWatching();
       if (!this.result) this.#caption.textContent = live ? 'loading the model…' : 'loading the attention…';
       let r;
-      if (live) r = await this.#analyze(model ?? DEFAULT_MODEL, text);
+      if (live) r = await (sweep ? this.#ablation(model ?? DEFAULT_MODEL, text, sweep) : this.#analyze(model ?? DEFAULT_MODEL, text));
       else {
         r = this.#data !== null ? this.#readData() : await cached(`src\n${src}`, () => fetchAttention(src));
         this.#announce(this.#data ?? src, r.name, null, r.shape);
@@ -220,7 +229,7 @@ export class ArcScopeElement extends HTMLElement {
       view.layer = this.#read('layer', index, L - 1, L, LAYER_WORDS);
       view.head = this.#read('head', index, 'all', H, HEAD_WORDS);
       if (ticket !== this.#renders) return; // a newer render superseded this one
-      this.#draw(r, view);
+      if (sweep) this.#drawAblation(r, view); else this.#draw(r, view);
     } catch (e) {
       if (ticket !== this.#renders) return;
       // Whatever failed (a rejection that is not an Error included), the element says so rather than stay blank.
@@ -253,6 +262,32 @@ export class ArcScopeElement extends HTMLElement {
     this.#announce(info.key, info.name, info.config, [info.config.n_layer, info.config.n_head]);
     const r = await cached(`${info.key}\n${text}`, () => engine.call('analyze', { model: info.key, text, topk: 5 }));
     return { ...r, name: info.name, config: info.config };
+  }
+
+  // mode="ablation": {answer, wrong, kind}, checked before anything loads; null in the other modes (which leave
+  // answer and wrong unused, as matrix leaves topk). ablate's value is refused when it is not valid, in any mode.
+  #sweepOptions(mode) {
+    const kind = this.#read('ablate', word, 'zero', ABLATIONS);
+    if (mode !== 'ablation') return null;
+    const answer = this.getAttribute('answer'), wrong = this.getAttribute('wrong');
+    const missing = [answer === null && 'answer', wrong === null && 'wrong'].filter(Boolean);
+    if (missing.length) {
+      throw new Error(`mode "ablation" needs ${missing.join(' and ')}: one token each (answer=" dog" wrong=" cat"), ` +
+        'the metric being logit(answer) - logit(wrong) after the text');
+    }
+    return { answer, wrong, kind };
+  }
+
+  // The text's analysis (its tokens and attention, shared with the other modes) and the ablation sweep on its ids,
+  // both from the shared cache. The engine checks answer and wrong (one token each) and says what is wrong.
+  async #ablation(modelUrl, text, { answer, wrong, kind }) {
+    const r = await this.#analyze(modelUrl, text);
+    const engine = sharedEngine();
+    const { key } = await engine.loadModel(modelUrl);
+    const sweep = await cached(['ablation', kind, answer, wrong, key, text].join('\n'),
+      () => engine.call('ablationSweep', { model: key, ids: r.ids, answer, wrong, kind }));
+    return { ...r, sweep: { baseline: sweep.baseline, metric: sweep.heads.data, shape: sweep.heads.shape, answer, wrong,
+      kind } };
   }
 
   // The data property, read once per object assigned.
@@ -293,6 +328,7 @@ export class ArcScopeElement extends HTMLElement {
     const picked = selectMatrices(r.attention, r.shape, { layer, head, sink: true });
     this.#error.hidden = true;
     this.#fallback.hidden = true;
+    if (this.#effects) { this.#effects.root.remove(); this.#effects = null; }
     if (mode === 'arcs') {
       if (this.#matrix) { this.#matrix.root.remove(); this.#matrix = null; }
       if (!this.#arcs) this.#arcs = new ArcView(this.#view, { label: `Attention arcs, layer ${layer}, head ${head}` });
@@ -318,7 +354,44 @@ export class ArcScopeElement extends HTMLElement {
       mode };
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));
   }
+
+  // mode="ablation": one cell per layer and head, coloured by the change in the metric when that head is ablated
+  // (diverging: 0 is blank, a drop in --heat-neg, a rise in --heat). layer and head given together as integers
+  // outline that head's cell.
+  #drawAblation(r, { layer, head, mode }) {
+    const { baseline, metric, shape: [L, H], answer, wrong, kind } = r.sweep;
+    const effect = metric.map((m) => m - baseline);
+    this.#error.hidden = true;
+    this.#fallback.hidden = true;
+    this.#arcs = null;
+    this.#matrix = null;
+    const holder = document.createElement('div');
+    holder.className = 'effects';
+    this.#view.replaceChildren(holder);
+    const metricName = `logit(${displayName(answer)}) - logit(${displayName(wrong)})`;
+    this.#effects = new Heatmap(holder, { rows: L, cols: H, cell: H > 6 ? 28 : 40, signed: true,
+      rowLabels: range(L).map((l) => `layer ${l}`), colLabels: range(H).map((h) => `head ${h}`),
+      label: `change in ${metricName} with each head ablated (${kind}): rows are layers, columns heads` });
+    this.#effects.update(effect);
+    const marked = this.hasAttribute('layer') && typeof layer === 'number' && typeof head === 'number';
+    this.#effects.cells.forEach((cell, i) => {
+      const l = Math.floor(i / H), h = i % H;
+      Object.assign(cell.dataset, { layer: l, head: h, metric: metric[i], effect: effect[i] });
+      cell.firstChild.textContent = `layer ${l}, head ${h}: ${metricName} ${metric[i].toFixed(2)} without it ` +
+        `(${signed(effect[i])} from ${baseline.toFixed(2)})`;
+      if (marked && l === layer && h === head) cell.classList.add('marked');
+    });
+    this.#caption.textContent = `ablation (${kind}): each cell, the change in ${metricName} (${baseline.toFixed(2)} with ` +
+      `every head) without that head; orange: lower · ${r.name}`;
+    this.result = { tokens: r.labels.map(plainLabel), ids: r.ids, attention: r.attention, shape: r.shape, layer, head,
+      mode, ablation: { baseline, metric, effect, shape: [L, H], answer, wrong, kind } };
+    this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: r.labels.length, layer, head, mode } }));
+  }
 }
+
+// A token's text as the drawings show it (' dog' as '·dog').
+const displayName = (text) => { const p = displayPiece(text); return p.lead + p.text; };
+const signed = (v) => (v >= 0 ? `+${v.toFixed(2)}` : `\u2212${(-v).toFixed(2)}`);
 
 // Each attribute as a property of the same name: the attribute's string or null; setting null removes it.
 for (const name of ATTRIBUTES) {

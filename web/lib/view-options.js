@@ -40,5 +40,8 @@ export function url(name, value, base, expected) {
 export const LAYER_WORDS = ['mean', 'max'];
 export const HEAD_WORDS = ['all', 'mean', 'max'];
 export const MODES = ['arcs', 'matrix'];
+// <arc-scope>'s modes: the attention views, and the head-effect heatmap of an ablation sweep (mode="ablation").
+export const ELEMENT_MODES = [...MODES, 'ablation'];
+export const ABLATIONS = ['zero', 'mean'];
 export const THEMES = ['auto', 'light', 'dark'];
 export const LOADINGS = ['eager', 'lazy'];

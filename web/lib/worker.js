@@ -114,6 +114,18 @@ export const ops = {
     return withModel(key, ctx, 'scoring the heads', ({ model }) => model.headScores());
   },
 
+  // model.ablationSweep on a text (or ids): the metric logit(answer) - logit(wrong) at the last position with each
+  // head ablated alone ('zero', or 'mean' over the positions); answer and wrong are one token each, as text or id.
+  // -> {ids, labels, baseline, heads: {data (L * H), shape: [L, H]}}
+  async ablationSweep({ model: key, text, ids, answer, wrong, kind = 'zero' }, ctx) {
+    return withModel(key, ctx, 'ablating heads', ({ model }, e) => {
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
+      ids ??= model.tokenize(text).ids;
+      const { baseline, heads } = model.ablationSweep({ input: ids, answer, wrong, kind });
+      return { ids, labels: labelsFor(e, ids), baseline, heads };
+    });
+  },
+
   // Generates token by token with the KV cache: each new token arrives as progress with its attention row for
   // every layer and head ([L, H, T]), so the page grows the arcs as it goes. A 'cancel' stops after the current token.
   // The whole generation is one turn: nothing else may touch the model's KV cache meanwhile.
