@@ -4,6 +4,7 @@ import { engine } from './boot.js';
 import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
 import { Explorer } from './explorer.js';
 import { setupExperiment } from './experiment-panel.js';
+import { HeadsMatter } from './heads-matter.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
 import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
@@ -21,11 +22,13 @@ function readHash() {
 }
 const state = isStateHash(location.hash) ? readHash() : defaults();
 let writtenHash = '';
+let heads = null; // section 7 (heads-matter.js): its settings follow the explorer's in the hash
 const writeHash = (s) => {
-  writtenHash = formatHash(s);
+  writtenHash = formatHash(s) + (heads?.hashPart() ?? '');
   if (location.hash !== writtenHash) history.replaceState(null, '', writtenHash);
 };
 const explorer = new Explorer(engine, state, writeHash);
+heads = new HeadsMatter(engine, { onChange: () => writeHash(state), openLoader: () => $('open-loader').click() });
 
 function status(text, kind) {
   const el = $('model-status');
@@ -101,6 +104,7 @@ async function switchModel(key) {
     remember(key);
     showModel(info);
     await explorer.setModel(info);
+    heads.setModel(info);
   } catch (e) {
     modelFailed(key, `Could not load the model ${key}: ${e.message}`);
   }
@@ -114,6 +118,7 @@ setupLoader(engine, (info) => {
   remember(info.key);
   showModel(info);
   explorer.setModel(info, { keepView: false }); // GPT-2 small opens on the article's layer 8, head 5
+  heads.setModel(info);
 });
 setupExperiment(engine, explorer, () => $('open-loader').click());
 // The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
@@ -133,6 +138,7 @@ window.addEventListener('hashchange', () => {
   const next = readHash();
   const modelChanged = next.model !== state.model, textChanged = next.text !== state.text;
   Object.assign(state, next);
+  heads.applyHash(location.hash); // before the explorer writes the hash again
   explorer.syncControls();
   if (modelChanged) switchModel(next.model);
   else if (textChanged) explorer.analyze();
@@ -148,4 +154,4 @@ for (const a of document.querySelectorAll('.toc a')) {
 }
 
 // For tests and benchmarks: the live objects (read-only use).
-window.arcscopePage = { engine, explorer, state };
+window.arcscopePage = { engine, explorer, state, heads };

@@ -2,6 +2,7 @@
 // article's experiments added as operations. The library itself knows nothing of the tutorial.
 import { ops, withEngine, withModel } from '../lib/worker.js';
 import * as demos from './demos.js';
+import { headsOps } from './heads-worker.js';
 import { whatDoesItAttendTo } from './experiment.js';
 
 Object.assign(ops, {
@@ -13,3 +14,5 @@ Object.assign(ops, {
   itExperiment: (args, ctx) => withModel(args.model, ctx, "running the article's experiment",
     ({ model }) => whatDoesItAttendTo(model)),
 });
+// Section 7's interventions (patching, the logit lens, attribution, one head knocked out): js/heads-worker.js.
+Object.assign(ops, headsOps);
