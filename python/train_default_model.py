@@ -33,23 +33,11 @@ import torch.nn.functional as nn_f
 
 import bpe_tokenizer
 import gpt2_reference as ref
+from blas import prefer_openblas
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 DEFAULT_DATA = os.path.join(REPO, "..", "shared", "data", "tinyshakespeare.txt")
-# Debian's PyTorch calls whatever libblas.so.3 is selected; the reference (netlib) BLAS is ~30x slower than
-# OpenBLAS here. When Debian's libopenblas0-pthread is installed, use it for this process only.
-OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
-
-
-def prefer_openblas(threads):
-    path = os.environ.get("LD_LIBRARY_PATH", "")
-    if os.path.isdir(OPENBLAS_DIR) and OPENBLAS_DIR not in path.split(":"):
-        env = dict(os.environ, LD_LIBRARY_PATH=OPENBLAS_DIR + (":" + path if path else ""),
-                   OPENBLAS_NUM_THREADS=str(threads))
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
-
-
 def read_text(source):
     if source.startswith("http://") or source.startswith("https://"):
         with urllib.request.urlopen(source) as r:
