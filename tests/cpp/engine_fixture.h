@@ -5,12 +5,15 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "arcscope/convert.h"
 #include "arcscope/error.h"
+#include "arcscope/gpt2.h"
 #include "arcscope/gpt2_config.h"
+#include "arcscope/model_file.h"
 #include "arcscope/random.h"
 
 namespace arcscope::testing {
@@ -150,6 +153,19 @@ inline std::vector<uint8_t> convert_bytes(const GPT2Config& c, const std::vector
 
 inline std::vector<uint8_t> tiny_model_bytes(DType dtype, uint64_t seed = 1, GPT2Config c = tiny_config()) {
     return convert_bytes(c, safetensors_bytes(random_checkpoint(c, seed)), dtype);
+}
+
+// A model loaded from .arcs bytes, which it keeps: the model runs on them in place (a move keeps the buffer).
+struct Loaded {
+    std::vector<uint8_t> bytes;
+    std::unique_ptr<GPT2> model;
+    explicit Loaded(std::vector<uint8_t> b) : bytes(std::move(b)) {
+        model = std::make_unique<GPT2>(ModelFile::parse(bytes.data(), bytes.size()));
+    }
+};
+
+inline Loaded load_tiny(DType t, uint64_t seed = 1) {
+    return Loaded(tiny_model_bytes(t, seed));
 }
 
 }  // namespace arcscope::testing

@@ -15,18 +15,6 @@ using namespace arcscope::testing;
 
 namespace {
 
-struct Loaded {
-    std::vector<uint8_t> bytes;
-    std::unique_ptr<GPT2> model;
-};
-
-Loaded load_tiny(DType t, uint64_t seed = 1) {
-    Loaded m;
-    m.bytes = tiny_model_bytes(t, seed);
-    m.model = std::make_unique<GPT2>(ModelFile::parse(m.bytes.data(), m.bytes.size()));
-    return m;
-}
-
 std::vector<int> some_ids(int n, int vocab, uint64_t seed = 9) {
     Random rng(seed);
     std::vector<int> ids(n);

@@ -33,14 +33,6 @@ GPT2Config file_over_4gb() {
     return gpt2_config(73, 16, 2048, 1, 66712);
 }
 
-struct Loaded {
-    std::vector<uint8_t> bytes;
-    std::unique_ptr<GPT2> model;
-    explicit Loaded(std::vector<uint8_t> b) : bytes(std::move(b)) {
-        model = std::make_unique<GPT2>(ModelFile::parse(bytes.data(), bytes.size()));
-    }
-};
-
 // The byte offset of a tensor's data inside a model file.
 size_t data_at(const std::vector<uint8_t>& file, const std::string& name) {
     ModelFile f = ModelFile::parse(file.data(), file.size());

@@ -14,18 +14,6 @@ using namespace arcscope::testing;
 
 namespace {
 
-struct Loaded {
-    std::vector<uint8_t> bytes;
-    std::unique_ptr<GPT2> model;
-};
-
-Loaded load_tiny(DType t) {
-    Loaded m;
-    m.bytes = tiny_model_bytes(t, 3);
-    m.model = std::make_unique<GPT2>(ModelFile::parse(m.bytes.data(), m.bytes.size()));
-    return m;
-}
-
 const std::vector<int> kClean = {5, 17, 42, 99, 7, 250, 3, 64, 120, 8};
 const std::vector<int> kCorrupted = {5, 17, 42, 99, 7, 251, 3, 64, 11, 8};  // differs at 5 and 8
 constexpr int kAnswer = 10, kWrong = 20;
@@ -44,7 +32,7 @@ float metric_with(GPT2& g, const std::vector<int>& ids, std::vector<Intervention
 class Interventions : public ::testing::TestWithParam<DType> {};
 
 TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
-    Loaded m = load_tiny(GetParam());
+    Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
     const int T = int(kClean.size()), C = g.config().n_embd, V = g.config().n_vocab;
     for (int l = 0; l < g.config().n_layer; ++l) {
@@ -58,7 +46,7 @@ TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
 }
 
 TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
-    Loaded m = load_tiny(GetParam());
+    Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
     const GPT2Config& c = g.config();
     const int T = int(kClean.size());
@@ -92,7 +80,7 @@ TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
 }
 
 TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
-    Loaded m = load_tiny(GetParam());
+    Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
     const GPT2Config& c = g.config();
     for (auto kind : {Intervention::Kind::Zero, Intervention::Kind::Mean}) {
@@ -107,7 +95,7 @@ TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
 }
 
 TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
-    Loaded m = load_tiny(GetParam());
+    Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
     const int T = int(kClean.size()), C = g.config().n_embd, hd = g.config().head_dim();
     const std::vector<float> before = cache_of(g, kClean, {HookPoint::Z, 1});
@@ -134,7 +122,7 @@ TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
 }
 
 TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
-    Loaded m = load_tiny(GetParam());
+    Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
     const GPT2Config& c = g.config();
     const Attribution a = direct_logit_attribution(g, kClean, kAnswer, -1);
@@ -154,7 +142,7 @@ TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
 }
 
 TEST_P(Interventions, BadRequestsAreClearErrors) {
-    Loaded m = load_tiny(GetParam());
+    Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
     auto message = [](auto f) {
         try {

@@ -22,9 +22,10 @@ sys.path.insert(0, os.path.join(ROOT, "python"))  # the reference model and its 
 import gpt2_reference as ref  # noqa: E402
 import hooked_reference  # noqa: E402
 
+sys.path.insert(0, HERE)
+from small_shape import SHAPE, small_shape_files  # noqa: E402
+
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
-WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")
-SHAPE = dict(n_layer=12, n_head=12, n_embd=768, n_ctx=64, vocab=50257)
 T = 12
 
 
@@ -52,17 +53,7 @@ def kind(name):
 class HooksVsReference(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        os.makedirs(WORK, exist_ok=True)
-        ckpt = os.path.join(WORK, "ckpt")
-        if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
-            args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--seed", "5"]
-            for k, v in SHAPE.items():
-                args += ["--" + k.replace("_", "-"), str(v)]
-            sh(*args)
-        cls.paths = {}
-        for dtype in ("f32", "q8"):
-            cls.paths[dtype] = os.path.join(WORK, f"model.{dtype}.arcs")
-            sh(CLI, "convert", "--in", ckpt, "--out", cls.paths[dtype], "--dtype", dtype)
+        ckpt, cls.paths = small_shape_files()
         cls.ids = np.random.default_rng(3).integers(0, SHAPE["vocab"], T).tolist()
         torch.set_num_threads(2)
         cls.model = ref.load(ckpt)

