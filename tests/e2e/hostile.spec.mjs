@@ -224,7 +224,7 @@ test('attribute values are read strictly: each bad one is an error in the elemen
     ['layer', '-1', layers], ['layer', '1.5', layers], ['layer', '', layers], ['layer', '0x2', layers],
     ['layer', '1e9', layers], ['layer', String(L), layers], ['layer', ' 1', layers], ['layer', 'Mean', layers],
     ['head', '-1', heads], ['head', String(H), heads], ['head', 'every', heads], ['head', '', heads],
-    ['mode', 'heatmap', 'use "arcs" or "matrix"'], ['mode', '', 'use "arcs" or "matrix"'],
+    ['mode', 'heatmap', 'use "arcs", "matrix" or "ablation"'], ['mode', '', 'use "arcs", "matrix" or "ablation"'],
     ['topk', '-1', 'use an integer from 0 up (0 draws every arc)'], ['topk', '1.5', 'use an integer from 0 up (0 draws every arc)'],
     ['topk', 'abc', 'use an integer from 0 up (0 draws every arc)'],
     ['threshold', 'abc', 'use a number from 0 to 1'], ['threshold', '-0.1', 'use a number from 0 to 1'],

@@ -15,7 +15,7 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['pho
     await page.screenshot({ path: `${shots}/page-${name}-full.png`, fullPage: true });
     await page.locator('#explorer').screenshot({ path: `${shots}/explorer-${name}.png` });
     await page.hover('#view .tokens.from [data-token-index="9"]');
-    await page.locator('.view-row').screenshot({ path: `${shots}/explorer-${name}-hover-token.png` });
+    await page.locator('#explorer .view-row').screenshot({ path: `${shots}/explorer-${name}-hover-token.png` });
     await page.goto('./embed.html');
     await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
     await page.screenshot({ path: `${shots}/embed-${name}.png`, fullPage: true });

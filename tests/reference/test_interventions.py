@@ -226,7 +226,9 @@ class ReferenceSelfChecks(unittest.TestCase):
                                delta=1e-5)
         self.assertAlmostEqual(sweep["corrupted"],
                                iv.logit_diff(self.forward(self.model, self.corrupted), answer, wrong), delta=1e-5)
-        self.assertEqual(sweep["resid"][0][4], 1.0)  # the only position that differs carries all of it at layer 0
+        # the only position that differs carries all of it at layer 0 (within the rounding of the two code paths:
+        # the patched pass and the clean one are the same sums only if the BLAS splits them the same way)
+        self.assertAlmostEqual(sweep["resid"][0][4], 1.0, delta=1e-3)
         for p in range(T):
             if p != 4:
                 self.assertEqual(sweep["resid"][0][p], 0.0, p)  # same token, same residual
