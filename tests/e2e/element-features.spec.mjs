@@ -4,7 +4,7 @@ import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { STRICT_CSP } from '../../scripts/serve.mjs';
-import { ARTICLE_TEXT, drawnArcs, watchConsole } from './helpers.mjs';
+import { ARTICLE_TEXT, change, drawnArcs, watchConsole } from './helpers.mjs';
 import { FIXTURES } from './global-setup.mjs';
 
 const ATTENTION = `${FIXTURES}/attention`;          // served at /fixtures/attention/
@@ -38,23 +38,6 @@ async function openFeaturePage(page, body, { css = '', script = true } = {}) {
     ${script ? '<script type="module" src="/lib/arc-scope.js"></script>' : ''}</head><body>${body}</body></html>` }));
   await page.goto('./feature/page.html');
   if (script) await page.waitForFunction(() => customElements.get('arc-scope'));
-}
-
-// Sets an element's data property (attention as a Float32Array when typed) or one of its attributes (null removes
-// it); resolves with 'rendered' or the message of the arcscope-error that follows.
-function change(locator, { data, typed = false, name, value }) {
-  return locator.evaluate((el, { data, typed, name, value }) => new Promise((ok) => {
-    const done = (e) => {
-      el.removeEventListener('arcscope-error', done);
-      el.removeEventListener('arcscope-rendered', done);
-      ok(e.type === 'arcscope-error' ? e.detail.message : 'rendered');
-    };
-    el.addEventListener('arcscope-error', done);
-    el.addEventListener('arcscope-rendered', done);
-    if (name === undefined) el.data = typed ? { ...data, attention: Float32Array.from(data.attention) } : data;
-    else if (value === null) el.removeAttribute(name);
-    else el.setAttribute(name, value);
-  }), { data, typed, name, value });
 }
 
 // Adds <arc-scope id=id> with attributes and its data property set before it connects (so it never starts the

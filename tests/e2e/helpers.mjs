@@ -84,3 +84,20 @@ export async function engineCall(page, op, args = {}) {
 
 // Downloads give up after `seconds` without data (the default 20 s is too long for tests).
 export const stallAfter = (page, seconds) => engineCall(page, 'configure', { stallSeconds: seconds });
+
+// Sets an element's data property (attention as a Float32Array when typed) or one of its attributes (null removes
+// it); resolves with 'rendered' or the message of the arcscope-error that follows.
+export function change(locator, { data, typed = false, name, value }) {
+  return locator.evaluate((el, { data, typed, name, value }) => new Promise((ok) => {
+    const done = (e) => {
+      el.removeEventListener('arcscope-error', done);
+      el.removeEventListener('arcscope-rendered', done);
+      ok(e.type === 'arcscope-error' ? e.detail.message : 'rendered');
+    };
+    el.addEventListener('arcscope-error', done);
+    el.addEventListener('arcscope-rendered', done);
+    if (name === undefined) el.data = typed ? { ...data, attention: Float32Array.from(data.attention) } : data;
+    else if (value === null) el.removeAttribute(name);
+    else el.setAttribute(name, value);
+  }), { data, typed, name, value });
+}

@@ -2,7 +2,7 @@
 // The misbehaving servers are scripts/serve.mjs's /hostile/ routes (--test-routes).
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { openPage, waitForRender, renders, addElement, engineCall, stallAfter, watchConsole, ARTICLE_TEXT,
+import { openPage, waitForRender, renders, addElement, change, engineCall, stallAfter, watchConsole, ARTICLE_TEXT,
   DEFAULT_MODEL, FIXTURE_ARCS } from './helpers.mjs';
 
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
@@ -232,17 +232,7 @@ test('attribute values are read strictly: each bad one is an error in the elemen
     ['threshold', '', 'use a number from 0 to 1'],
     ['model', '', 'use the URL of an .arcs model file, or leave it out for the default model'],
   ];
-  // Sets one attribute; resolves with the message of the error event or 'rendered'.
-  const set = (name, value) => el.evaluate((el, [name, value]) => new Promise((ok) => {
-    const done = (e) => {
-      el.removeEventListener('arcscope-error', done);
-      el.removeEventListener('arcscope-rendered', done);
-      ok(e.type === 'arcscope-error' ? e.detail.message : 'rendered');
-    };
-    el.addEventListener('arcscope-error', done);
-    el.addEventListener('arcscope-rendered', done);
-    if (value === null) el.removeAttribute(name); else el.setAttribute(name, value);
-  }), [name, value]);
+  const set = (name, value) => change(el, { name, value });
   for (const [name, value, expected] of cases) {
     const message = `${name} "${value}" is not valid: ${expected}`;
     expect(await set(name, value)).toBe(message);
