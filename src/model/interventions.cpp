@@ -302,12 +302,16 @@ Attribution direct_logit_attribution(GPT2& model, const std::vector<int>& ids, i
     names.push_back({HookPoint::ResidPre, 0});
     names.push_back({HookPoint::ResidPost, L - 1});
     ActivationCache cache(c, names, T);
-    model.forward(ids.data(), T, false, true, &cache);
+    model.forward(ids.data(), T, false, false, &cache);
+    // The logit at this position only: its residual stream through ln_final and the unembedding (for the last
+    // position, the same computation and bits as the pass's own logits), not every position's (T x n_vocab).
+    const float* x = cached(cache, {HookPoint::ResidPost, L - 1}).data() + size_t(position) * C;
+    std::vector<float> logits(static_cast<size_t>(c.n_vocab));
+    model.unembed(x, 1, logits.data());
     Attribution out;
-    out.logit = model.logits()[size_t(position) * c.n_vocab + token];
+    out.logit = logits[size_t(token)];
 
     // ln_final's scale at this position, from the run; the direction a centred part is read along.
-    const float* x = cached(cache, {HookPoint::ResidPost, L - 1}).data() + size_t(position) * C;
     double mean = 0, var = 0;
     for (int i = 0; i < C; ++i) mean += x[i];
     mean /= C;

@@ -75,6 +75,8 @@ test('the logit lens and direct logit attribution in wasm equal arcscope lens an
   assert.deepEqual(lens.topProbs, Float32Array.from(theirs.top.flat(2).map((x) => x.prob)));
   assert.deepEqual(lens.target, f32(theirs.target));
   const dla = m.directLogitAttribution(text, { token: ' question' });
+  // the last position's logit is the pass's own
+  assert.equal(dla.logit, m.forward(m.tokenize(text).ids, { attention: false }).logits[m.tokenize(' question').ids[0]]);
   const parts = native('attribute', '--text', text, '--token', ' question');
   assert.equal(dla.logit, Math.fround(parts.logit));
   assert.deepEqual(dla.parts.map((p) => p.name), Object.keys(parts.parts));
