@@ -305,10 +305,8 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* ho
         const int C = config_.n_embd;
         const int last = (T - 1) % kPrefillChunk;
         // With the final hook, run_chunk has already normalised every row of the last chunk (as the hook left it).
-        if (!final_hook)
-            layernorm(ln_.data() + size_t(last) * C, x_.data() + size_t(last) * C, 1, C, ln_f_w_, ln_f_b_,
-                      config_.ln_eps);
-        wte_.apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
+        if (final_hook) wte_.apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
+        else unembed(x_.data() + size_t(last) * C, 1, logits_.data());
     }
     check_finite(logits_.data(), rows, V, p0 + T - rows);
     logits_rows_ = rows;
@@ -378,10 +376,10 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
         layernorm(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.ln_eps);
         hook(HookPoint::LnFinalNormalized, -1, ln_.data(), T, C, C);
         scale_shift(ln_.data(), T, C, ln_f_w_, ln_f_b_);
+        if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
     } else if (logits) {
-        layernorm(ln_.data(), x_.data(), T, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+        unembed(x_.data(), T, logits);
     }
-    if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
 }
 
 // Causal self-attention of layer l for the T newest positions, against every cached position.
