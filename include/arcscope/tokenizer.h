@@ -42,6 +42,8 @@ public:
     // Display text of one token: its bytes as UTF-8, each ill-formed or incomplete part (a token holding only some
     // bytes of a character) shown as U+FFFD; equals new TextDecoder().decode(bytes) in JavaScript.
     std::string token_text(int id) const;
+    // The one token `text` is (" Mary"), else an Error: "<what> ' Mary and' is 2 tokens; it must be exactly one ...".
+    int single_token(std::string_view text, const std::string& what) const;
     // Groups ids into spans of whole characters, for display: merges partial-character tokens with neighbours.
     std::vector<TokenSpan> token_spans(const std::vector<int>& ids) const;
 

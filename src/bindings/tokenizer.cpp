@@ -54,6 +54,11 @@ val token_spans(const Tokenizer& tok, const val& ids) {
     });
 }
 
+// text (a JavaScript string), what -> the one token the text is; an Error naming `what` otherwise
+int single_token(const Tokenizer& tok, const std::string& text, const std::string& what) {
+    return guarded("reading one token", [&] { return tok.single_token(text, what); });
+}
+
 }  // namespace tokenizer_bindings
 
 EMSCRIPTEN_BINDINGS(tokenizer) {
@@ -65,6 +70,7 @@ EMSCRIPTEN_BINDINGS(tokenizer) {
         .function("decode", &tokenizer_bindings::decode)
         .function("tokenText", &tokenizer_bindings::token_text)
         .function("tokenSpans", &tokenizer_bindings::token_spans)
+        .function("singleToken", &tokenizer_bindings::single_token)
         .property("vocabSize", &Tokenizer::vocab_size)
         .property("eotId", &Tokenizer::eot_id);
 }

@@ -69,11 +69,7 @@ int single_token(const Args& args, const Tokenizer& tok, const std::string& name
     require(args.has(name) != args.has(name + "-id"), "give exactly one of --" + name + " TEXT or --" + name + "-id N");
     if (args.has(name + "-id"))
         return int(parse_integer(args.require(name + "-id"), 0, INT32_MAX, "--" + name + "-id"));
-    const std::string text = args.require(name);
-    const std::vector<int> ids = tok.encode(text);
-    require(ids.size() == 1, "--" + name + " '" + text + "' is " + std::to_string(ids.size()) +
-                                 " tokens; it must be exactly one (mind the leading space: ' Mary')");
-    return ids[0];
+    return tok.single_token(args.require(name), "--" + name);
 }
 
 }  // namespace arcscope::cli

@@ -209,6 +209,13 @@ std::string Tokenizer::token_text(int id) const {
     return repair_utf8(token_bytes(id));
 }
 
+int Tokenizer::single_token(std::string_view text, const std::string& what) const {
+    const std::vector<int> ids = encode(text);
+    require(ids.size() == 1, what + " '" + std::string(text) + "' is " + std::to_string(ids.size()) +
+                                 " tokens; it must be exactly one (mind the leading space: ' Mary')");
+    return ids[0];
+}
+
 std::vector<TokenSpan> Tokenizer::token_spans(const std::vector<int>& ids) const {
     for (int id : ids) check_id(id);
     // Does `more` carry on the unfinished character at the end of `bytes`?

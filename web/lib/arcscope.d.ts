@@ -95,6 +95,8 @@ export interface Tokenizer {
   /** one token's display text */
   tokenText(id: number): string;
   /** ids -> runs of tokens that make whole characters */
+  /** The one token text is (' Mary'); an Error naming `what` if it is not exactly one token. */
+  singleToken(text: string, what: string): number;
   tokenSpans(ids: TokenIds): TokenSpan[];
   /** Frees the tokenizer's wasm memory; idempotent. The engine's methods stop working after it. */
   free(): void;

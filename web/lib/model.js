@@ -152,11 +152,8 @@ export class Model {
   // One token, as text (' Mary') or id.
   #token(value, what) {
     if (typeof value !== 'string') return value;
-    const { ids } = this.tokenize(value);
-    if (ids.length !== 1) {
-      throw new Error(`${what} '${value}' is ${ids.length} tokens; it must be exactly one (mind the leading space: ' Mary')`);
-    }
-    return ids[0];
+    if (!this.tokenizer) throw new Error('no tokenizer: load the model through engine.loadModel()');
+    return this.tokenizer.singleToken(value, what);
   }
   // -- end interventions --
 

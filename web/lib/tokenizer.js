@@ -39,6 +39,11 @@ export function createTokenizer(core, tokenizerBytes) {
       return utf8Decoder.decode(handle.decode(ids));
     },
     tokenText,
+    // text -> the one token it is (' Mary'); an Error naming `what` if it is not exactly one
+    singleToken(text, what) {
+      checkText(text);
+      return handle.singleToken(text, what);
+    },
     // ids -> [{first, count, text}]: runs of tokens whose bytes make whole characters together
     tokenSpans(ids) {
       return handle.tokenSpans(ids);
