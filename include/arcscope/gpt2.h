@@ -61,6 +61,11 @@ public:
     // (rows x n_embd), with the KV cache's first positions as they are: what an intervention at that layer changes,
     // without recomputing what it cannot. Logits of the last position, as forward() without all_logits.
     void resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks = nullptr);
+    // One layer's attention probabilities recomputed from its queries and keys, as the hooks record them
+    // (blocks.{l}.attn.hook_q / hook_k: q, k (T, n_head, head_dim)): head's (T, T), causal, zeros above the
+    // diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
+    // floats a layer) instead of every head's (T, T), and compute exactly the heads it shows.
+    void attention_pattern(const float* q, const float* k, int T, int head, float* out) const;
     // The final LayerNorm and the tied unembedding of any residual stream rows (rows x n_embd) -> (rows x n_vocab).
     void unembed(const float* resid, int rows, float* logits);
     // The weights, for analyses that read them (direct logit attribution).

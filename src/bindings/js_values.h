@@ -53,12 +53,16 @@ inline int int_arg(double v, const char* what, int lo, int hi) {
     return int(v);
 }
 
-// A JavaScript value as a message shows it: 'the string "7"', 'null', 'a boolean (true)', 'an object'.
+// A JavaScript value as a message shows it: 'the string "7"', 'null', 'a boolean (true)', 'an array of length 2',
+// 'a Int32Array of length 3', 'a value of type object'.
 inline std::string js_description(const val& v) {
     if (v.isString()) return "the string \"" + v.as<std::string>() + "\"";
     if (v.isNull() || v.isUndefined()) return v.isNull() ? "null" : "undefined";
     if (v.isTrue() || v.isFalse()) return std::string("a boolean (") + (v.isTrue() ? "true" : "false") + ")";
     if (v.isNumber()) return "the number " + number_text(v.as<double>());
+    if (v.isArray()) return "an array of length " + number_text(v["length"].as<double>());
+    if (val::global("ArrayBuffer").call<bool>("isView", v) && v["length"].isNumber())
+        return "a " + v["constructor"]["name"].as<std::string>() + " of length " + number_text(v["length"].as<double>());
     return "a value of type " + v.typeOf().as<std::string>();
 }
 

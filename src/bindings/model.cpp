@@ -82,6 +82,7 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("forward", &Model::forward)
         .function("runWithCache", &Model::run_with_cache)
         .function("hookNames", &Model::hook_names)
+        .function("attentionPattern", &Model::attention_pattern)
         .function("append", &Model::append)
         .function("reset", &Model::reset)
         .function("length", &Model::length)

@@ -8,6 +8,7 @@
 #include "arcscope/hooks.h"
 #include "arcscope/model_file.h"
 #include "arcscope/sampling.h"
+#include "arcscope/sizes.h"
 #include "bindings/js_values.h"
 
 namespace model_bindings {
@@ -77,6 +78,34 @@ public:
             }
             o.set("cache", entries);
             return o;
+        });
+    }
+
+    // q, k: one layer's hook_q and hook_k (Float32Array, T x n_embd) -> Float32Array of head's (T, T)
+    // probabilities, or with head null every head's (n_head, T, T): the bits of forward()'s capture.
+    val attention_pattern(val q, val k, val head) const {
+        return guarded("computing an attention pattern", [&] {
+            const GPT2Config& c = gpt2_->config();
+            const val f32 = val::global("Float32Array");
+            for (const val* v : {&q, &k})
+                require(v->instanceof(f32), std::string(v == &q ? "q" : "k") +
+                                                " must be a Float32Array (a layer's hook_q or hook_k data), got " +
+                                                js_description(*v));
+            const size_t n = q["length"].as<size_t>();
+            require(n > 0 && n % c.n_embd == 0 && n / c.n_embd <= size_t(c.n_ctx) && k["length"].as<size_t>() == n,
+                    "q and k must each hold T x n_embd (" + std::to_string(c.n_embd) + ") numbers for T up to " +
+                        std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
+                        std::to_string(k["length"].as<size_t>()));
+            const int T = int(n / c.n_embd);
+            const bool all = head.isNull() || head.isUndefined();
+            const int h0 = all ? 0 : int_arg(head, "head", 0, c.n_head - 1);
+            const int heads = all ? c.n_head : 1;
+            const std::vector<float> qv = floats_from(q), kv = floats_from(k);
+            std::vector<float> out(buffer_elements("attention pattern (heads x T x T)",
+                                                   {uint64_t(heads), uint64_t(T), uint64_t(T)}, sizeof(float)));
+            for (int h = 0; h < heads; ++h)
+                gpt2_->attention_pattern(qv.data(), kv.data(), T, h0 + h, out.data() + size_t(h) * T * T);
+            return float32_array(out.data(), out.size());
         });
     }
 

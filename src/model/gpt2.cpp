@@ -265,6 +265,24 @@ void GPT2::unembed(const float* resid, int rows, float* logits) {
     wte_.apply(logits, ln_.data(), rows);
 }
 
+void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
+    const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
+    require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
+            "attention_pattern: head " + std::to_string(head) + " of " + std::to_string(H) + ", " +
+                std::to_string(T) + " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
+    // The head's keys transposed, (hd, ld), as the KV cache holds them, so scores_row runs as in the pass.
+    const int ld = (T + kLanes - 1) / kLanes * kLanes;
+    std::vector<float> kt(size_t(hd) * ld, 0.0f);
+    for (int t = 0; t < T; ++t)
+        for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = k[size_t(t) * C + head * hd + d];
+    const float scale = 1.0f / std::sqrt(float(hd));
+    for (int i = 0; i < T; ++i) {
+        float* row = out + size_t(i) * T;
+        scores_row(row, q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
+        masked_softmax_row(row, i + 1, T);
+    }
+}
+
 // Hands the hook the values of one chunk's rows, if it asked for them.
 void GPT2::hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head) {
     const HookName name{point, layer};

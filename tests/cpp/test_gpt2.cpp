@@ -139,6 +139,28 @@ TEST(GPT2, LongInputsInChunksEqualTokenByToken) {
     EXPECT_EQ(att_err, 0.0);
 }
 
+TEST(GPT2, AttentionPatternFromHookedQueriesAndKeysIsTheCapture) {
+    // 150 positions: two chunks of the pass, one recomputation.
+    GPT2Config c = tiny_config();
+    c.n_ctx = 160;
+    std::vector<uint8_t> bytes = tiny_model_bytes(DType::Q8, 2, c);
+    GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+    const int T = 150, H = 4;
+    std::vector<int> ids = some_ids(T, 300, 12);
+    g.forward(ids.data(), T, true);
+    const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
+    const int layer = 1;
+    ActivationCache cache(c, {{HookPoint::Q, layer}, {HookPoint::K, layer}}, T);
+    g.forward(ids.data(), T, false, false, &cache);
+    std::vector<float> out(size_t(T) * T);
+    for (int h = 0; h < H; ++h) {
+        g.attention_pattern(cache.entries()[0].data.data(), cache.entries()[1].data.data(), T, h, out.data());
+        const float* want = att.data() + (size_t(layer) * H + h) * T * T;
+        EXPECT_TRUE(std::equal(out.begin(), out.end(), want)) << "head " << h;
+    }
+    EXPECT_THROW(g.attention_pattern(out.data(), out.data(), T, H, out.data()), Error);
+}
+
 TEST(GPT2, RejectsBadInputClearly) {
     Loaded m = load_tiny(DType::Q8);
     GPT2& g = *m.model;

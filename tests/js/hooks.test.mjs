@@ -77,6 +77,43 @@ test('the names asked for, and only those; the pattern is forward()\'s attention
   model.free();
 });
 
+for (const dtype of ['f32', 'q8']) {
+  test(`${dtype}: attentionPattern(hook_q, hook_k) is forward()'s attention, bit for bit, across chunks`, async () => {
+    const e = await engine();
+    const model = e.loadModel(new Uint8Array(readFileSync(files[dtype])));
+    const { attention } = model.forward(ids);
+    const { cache } = model.runWithCache(ids, { names: (n) => /attn\.hook_[qk]$/.test(n), allLogits: false });
+    const TT = T * T;
+    for (let l = 0; l < 2; l++) {
+      const q = cache[`blocks.${l}.attn.hook_q`].data, k = cache[`blocks.${l}.attn.hook_k`].data;
+      const layer = model.attentionPattern(q, k);
+      assert.equal(layer.length, 4 * TT);
+      assert.equal(maxAbsDiff(layer, attention.subarray(l * 4 * TT, (l + 1) * 4 * TT)), 0, `layer ${l}`);
+      assert.equal(maxAbsDiff(model.attentionPattern(q, k, 3), attention.subarray((l * 4 + 3) * TT, (l * 4 + 4) * TT)), 0);
+    }
+    // A shorter prefix of q and k is that prefix's own pattern (causal: later tokens change nothing before them).
+    const q0 = cache['blocks.0.attn.hook_q'].data, k0 = cache['blocks.0.attn.hook_k'].data;
+    const short = model.attentionPattern(q0.subarray(0, 5 * 64), k0.subarray(0, 5 * 64), 1);
+    assert.equal(short[0], 1);
+    assert.equal(maxAbsDiff(short.subarray(4 * 5, 5 * 5), attention.subarray(TT + 4 * T, TT + 4 * T + 5)), 0);
+    model.free();
+  });
+}
+
+test('attentionPattern refuses what is not one layer\'s q and k', async () => {
+  const e = await engine();
+  const model = e.loadModel(new Uint8Array(readFileSync(files.q8)));
+  const q = new Float32Array(3 * 64);
+  assert.throws(() => model.attentionPattern(q, new Int32Array(3)), { message: "k must be a Float32Array (a layer's hook_q or hook_k data), got a Int32Array of length 3" });
+  assert.throws(() => model.attentionPattern([0, 1], q), { message: "q must be a Float32Array (a layer's hook_q or hook_k data), got an array of length 2" });
+  assert.throws(() => model.attentionPattern(q, new Float32Array(2 * 64)), { message: 'q and k must each hold T x n_embd (64) numbers for T up to 192, got 192 and 128' });
+  assert.throws(() => model.attentionPattern(new Float32Array(0), new Float32Array(0)), /got 0 and 0/);
+  assert.throws(() => model.attentionPattern(q, q, 4), /head must be .*4/);
+  assert.throws(() => model.attentionPattern(q, q, '1'), /head must be a number, got/);
+  assert.deepEqual(Array.from(model.attentionPattern(q, q, 0).subarray(0, 3)), [1, 0, 0]);
+  model.free();
+});
+
 test('toTokens and toStrToks as TransformerLens: <|endoftext|> first unless prependBos is false', async () => {
   const e = await engine();
   const model = e.loadModel(new Uint8Array(readFileSync(files.q8)));

@@ -447,6 +447,12 @@ export interface Model {
    * allLogits is false. Restarts the KV cache.
    */
   runWithCache(ids: TokenIds, options?: RunWithCacheOptions): RunWithCacheResult;
+  /**
+   * One layer's attention recomputed from that layer's hook_q and hook_k data (T x n_embd each): head's [T, T]
+   * probabilities (query rows, zeros above the diagonal), or with head omitted every head's [H, T, T]. The same bits
+   * as forward(ids, {attention: true}) gives for that layer.
+   */
+  attentionPattern(q: Float32Array, k: Float32Array, head?: number | null): Float32Array;
   /** As TransformerLens's to_tokens: the ids of text, with <|endoftext|> (50256) first unless prependBos is false. */
   toTokens(text: string, options?: { prependBos?: boolean }): number[];
   /** As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does). */

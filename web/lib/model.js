@@ -81,6 +81,15 @@ export class Model {
     return { logits: r.logits, logitsShape: r.logitsShape, cache: r.cache };
   }
 
+  // One layer's attention probabilities from its cached queries and keys (that layer's hook_q and hook_k data,
+  // Float32Arrays of T x n_embd) -> Float32Array of head's [T, T] (query rows, zeros above the diagonal), or with
+  // head omitted every head's [H, T, T]. The same bits as forward(ids, {attention: true}) for that layer: a viewer
+  // can keep q and k (2 T C floats a layer) rather than every head's T x T, and compute the heads it shows.
+  attentionPattern(q, k, head = null) {
+    this.#check();
+    return engineCall('computing an attention pattern', () => this.handle.attentionPattern(q, k, head));
+  }
+
   // As TransformerLens's to_tokens: GPT-2's tokens of text, with <|endoftext|> first when prependBos (TransformerLens
   // prepends it by default for GPT-2; engine.tokenize and the page do not, as Hugging Face's tokenizer does not).
   toTokens(text, { prependBos = true } = {}) {
