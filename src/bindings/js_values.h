@@ -62,7 +62,8 @@ inline std::string js_description(const val& v) {
     if (v.isNumber()) return "the number " + number_text(v.as<double>());
     if (v.isArray()) return "an array of length " + number_text(v["length"].as<double>());
     if (val::global("ArrayBuffer").call<bool>("isView", v) && v["length"].isNumber())
-        return "a " + v["constructor"]["name"].as<std::string>() + " of length " + number_text(v["length"].as<double>());
+        return "a " + v["constructor"]["name"].as<std::string>() + " of length " +
+               number_text(v["length"].as<double>());
     return "a value of type " + v.typeOf().as<std::string>();
 }
 

@@ -88,9 +88,9 @@ public:
             const GPT2Config& c = gpt2_->config();
             const val f32 = val::global("Float32Array");
             for (const val* v : {&q, &k})
-                require(v->instanceof(f32), std::string(v == &q ? "q" : "k") +
-                                                " must be a Float32Array (a layer's hook_q or hook_k data), got " +
-                                                js_description(*v));
+                require(v->instanceof (f32), std::string(v == &q ? "q" : "k") +
+                                                 " must be a Float32Array (a layer's hook_q or hook_k data), got " +
+                                                 js_description(*v));
             const size_t n = q["length"].as<size_t>();
             require(n > 0 && n % c.n_embd == 0 && n / c.n_embd <= size_t(c.n_ctx) && k["length"].as<size_t>() == n,
                     "q and k must each hold T x n_embd (" + std::to_string(c.n_embd) + ") numbers for T up to " +

@@ -268,8 +268,8 @@ void GPT2::unembed(const float* resid, int rows, float* logits) {
 void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
-            "attention_pattern: head " + std::to_string(head) + " of " + std::to_string(H) + ", " +
-                std::to_string(T) + " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
+            "attention_pattern: head " + std::to_string(head) + " of " + std::to_string(H) + ", " + std::to_string(T) +
+                " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
     // The head's keys transposed, (hd, ld), as the KV cache holds them, so scores_row runs as in the pass.
     const int ld = (T + kLanes - 1) / kLanes * kLanes;
     std::vector<float> kt(size_t(hd) * ld, 0.0f);
