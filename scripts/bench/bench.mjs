@@ -1,8 +1,9 @@
-// bench.mjs: issue 6's benchmark. arcscope (q8 and f32) against ONNX Runtime Web (fp32) on the same GPT-2-small
-// weights, one thread, in Node 20 and in headless Chromium, systems alternating round by round; every run is a fresh
-// process (Node) or a fresh browser (Chromium). Prints one table per environment with best and median and the
-// ratio arcscope / ONNX Runtime Web of the best times. scripts/bench.sh prepares the files and calls this.
-//   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only]
+// bench.mjs: issue 6's benchmark. arcscope (q8 and f32) against ONNX Runtime Web (its int8 graph, what
+// transformers.js runs by default, and fp32) on the same GPT-2-small weights, one thread, in Node 20 and in headless
+// Chromium, systems alternating round by round; every run is a fresh process (Node) or a fresh browser (Chromium).
+// First the accuracy of each system's logits (accuracy.mjs), then one table per environment with best and median
+// and the ratios arcscope q8 / ORT of the best figures. scripts/bench.sh prepares the files and calls this.
+//   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only] [--no-accuracy]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,20 +16,39 @@ const argv = process.argv.slice(2);
 const rounds = Number(argv[argv.indexOf('--rounds') + 1]) || 3;
 const envs = argv.includes('--node-only') ? ['node'] : argv.includes('--browser-only') ? ['chromium'] : ['node', 'chromium'];
 const dir = 'build/bench';
+
+// The systems, one column each, in this order. kind 'arcscope': model (.arcs), engine = options for createEngine
+// (e.g. {threads: 2}); kind 'ort': model (last-position graph), kvModel (decoder graph), threads. envs limits a
+// system to some environments; accuracy: false leaves it out of the accuracy check (same logits as another).
 const systems = [
   { key: 'q8', label: 'arcscope q8', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs` },
-  { key: 'ort', label: 'ONNX Runtime Web fp32', kind: 'ort', model: `${dir}/gpt2-small.onnx` },
+  { key: 'ort-int8', label: 'ORT-Web int8', kind: 'ort', model: `${dir}/gpt2-small.int8.onnx`,
+    kvModel: `${dir}/gpt2-small.kv.int8.onnx` },
+  { key: 'ort-fp32', label: 'ORT-Web fp32', kind: 'ort', model: `${dir}/gpt2-small.onnx`,
+    kvModel: `${dir}/gpt2-small.kv.onnx` },
   { key: 'f32', label: 'arcscope f32', kind: 'arcscope', model: `${dir}/gpt2-small.f32.arcs` },
+  // Threads need SharedArrayBuffer: the bench server is cross-origin isolated, Node is left out.
+  { key: 'ort-int8-2t', label: 'ORT int8, 2 threads', kind: 'ort', model: `${dir}/gpt2-small.int8.onnx`,
+    kvModel: `${dir}/gpt2-small.kv.int8.onnx`, threads: 2, envs: ['chromium'], accuracy: false },
+];
+// Ratio columns: best of num / best of den, figure by figure.
+const ratios = [
+  { label: 'q8 ÷ ORT int8', num: 'q8', den: 'ort-int8' },
+  { label: 'q8 ÷ ORT fp32', num: 'q8', den: 'ort-fp32' },
 ];
 
 function runNode(system) {
-  const r = spawnSync(process.execPath, ['scripts/bench/node_run.mjs', '--system', system.kind, '--model', system.model],
-    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const args = ['scripts/bench/node_run.mjs', '--system', system.kind, '--model', system.model];
+  if (system.kvModel) args.push('--kv-model', system.kvModel);
+  if (system.threads) args.push('--threads', String(system.threads));
+  if (system.engine) args.push('--engine', JSON.stringify(system.engine));
+  const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`${system.label} (node) failed:\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
-// A static server for exactly what the page needs, cross-origin isolated so the page can measure its memory.
+// A static server for exactly what the page needs, cross-origin isolated so the page can measure its memory and
+// ONNX Runtime can start threads.
 function serve() {
   const allowed = ['/scripts/bench/', '/build/lib/', '/build/wasm/arcscope_diagnostics', '/node_modules/onnxruntime-web/dist/', '/build/bench/', '/models/'];
   const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
@@ -60,59 +80,70 @@ async function runChromium(system, port) {
   });
   try {
     const page = await browser.newPage();
-    const url = `http://127.0.0.1:${port}/scripts/bench/page.html?system=${system.kind}&model=/${system.model}`;
-    await page.goto(url);
+    const params = new URLSearchParams({ system: system.kind, model: `/${system.model}` });
+    if (system.kvModel) params.set('kvModel', `/${system.kvModel}`);
+    if (system.threads) params.set('threads', String(system.threads));
+    if (system.engine) params.set('engine', JSON.stringify(system.engine));
+    await page.goto(`http://127.0.0.1:${port}/scripts/bench/page.html?${params}`);
     await page.waitForFunction(() => window.benchResult, null, { timeout: 15 * 60 * 1000, polling: 500 });
     const result = await page.evaluate(() => window.benchResult);
     if (result.error) throw new Error(`${system.label} (chromium) failed: ${result.error}`);
+    if ((system.threads ?? 1) !== (result.threads ?? 1)) throw new Error(`${system.label}: ran ${result.threads} threads`);
     return result;
   } finally {
     await browser.close();
   }
 }
 
-// The figures of one run, flattened: name -> number (ms or bytes).
-function figures(r) {
-  const f = { 'load (ms)': r.loadMs };
-  for (const T of prefillLengths) f[`prefill T=${T} (ms)`] = r.prefillMs[T];
-  if (r.prefillAttention64Ms !== undefined) f['prefill T=64 + all attention (ms)'] = r.prefillAttention64Ms;
-  f['decode (ms/token)'] = r.decodeMs;
-  if (r.decodeFloorMs !== undefined) f['decode bandwidth floor (ms/token)'] = r.decodeFloorMs;
-  if (r.wasmMemoryBytes !== undefined) f['wasm memory (MB)'] = r.wasmMemoryBytes / 2 ** 20;
-  if (r.peakRssBytes !== undefined) f['process peak RSS (MB)'] = r.peakRssBytes / 2 ** 20;
-  if (r.pageMemoryBytes != null) f['page memory (MB)'] = r.pageMemoryBytes / 2 ** 20;
-  return f;
-}
+// The table's rows, in order: name -> the figure of one run (ms or MB), undefined where a system has none.
+const rows = [
+  ['load (ms)', (r) => r.loadMs],
+  ['load, decoder graph (ms)', (r) => r.kvLoadMs],
+  ...prefillLengths.map((T) => [`prefill T=${T} (ms)`, (r) => r.prefillMs[T]]),
+  ['prefill T=64 + all attention (ms)', (r) => r.prefillAttention64Ms],
+  ['decode (ms/token)', (r) => r.decodeMs],
+  ['decode bandwidth floor (ms/token)', (r) => r.decodeFloorMs],
+  ['wasm memory (MB)', (r) => r.wasmMemoryBytes && r.wasmMemoryBytes / 2 ** 20],
+  ['process peak RSS (MB)', (r) => r.peakRssBytes && r.peakRssBytes / 2 ** 20],
+  ['page memory (MB)', (r) => r.pageMemoryBytes != null ? r.pageMemoryBytes / 2 ** 20 : undefined],
+];
 
 const best = (v) => Math.min(...v);
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const fmt = (x) => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
-function table(env, runs) {
-  const names = [];
-  for (const s of systems) for (const r of runs[s.key]) for (const k of Object.keys(figures(r))) if (!names.includes(k)) names.push(k);
+function table(env, active, runs) {
   const stat = (key, name) => {
-    const v = runs[key].map((r) => figures(r)[name]).filter((x) => x !== undefined);
+    const figure = rows.find(([n]) => n === name)[1];
+    const v = (runs[key] ?? []).map(figure).filter((x) => x !== undefined);
     return v.length ? { best: best(v), median: median(v) } : undefined;
   };
+  const names = rows.map(([n]) => n).filter((n) => active.some((s) => stat(s.key, n)));
+  const cols = ratios.filter((q) => runs[q.num] && runs[q.den]);
+  const threads = active.some((s) => s.threads > 1) ? 'one thread unless a column says otherwise' : 'one thread';
   const lines = [
-    `${env}, one thread, ${rounds} rounds (best / median)`, '',
-    '| figure | arcscope q8 | ONNX Runtime Web fp32 | q8 / ORT | arcscope f32 | f32 / ORT |',
-    '|---|---|---|---|---|---|'];
+    `${env}, ${threads}, ${rounds} rounds (best / median)`, '',
+    `| figure | ${active.map((s) => s.label).join(' | ')} | ${cols.map((q) => q.label).join(' | ')} |`,
+    `|---|${active.map(() => '---|').join('')}${cols.map(() => '---|').join('')}`];
   for (const name of names) {
-    const q = stat('q8', name), o = stat('ort', name), f = stat('f32', name);
     const cell = (s) => (s ? `${fmt(s.best)} / ${fmt(s.median)}` : '—');
     const ratio = (a, b) => (a && b ? (a.best / b.best).toFixed(2) : '—');
-    lines.push(`| ${name} | ${cell(q)} | ${cell(o)} | ${ratio(q, o)} | ${cell(f)} | ${ratio(f, o)} |`);
+    lines.push(`| ${name} | ${active.map((s) => cell(stat(s.key, name))).join(' | ')} | ` +
+      `${cols.map((q) => ratio(stat(q.num, name), stat(q.den, name))).join(' | ')} |`);
+  }
+  if (active.some((s) => s.kind === 'ort')) {
+    lines.push('', 'ORT-Web: prefill runs the last-position graph, decode the decoder graph with past key/values ' +
+      '(its own session: "load, decoder graph"), 64 tokens after a 64-token prompt, presents fed back; int8 = ' +
+      'DynamicQuantizeLinear + MatMulInteger, weights int8 per tensor (scripts/bench/quantize_onnx.py).');
   }
   const q = stat('q8', 'decode (ms/token)'), fl = stat('q8', 'decode bandwidth floor (ms/token)');
-  const streams = runs.q8.map((r) => r.streamGBs).filter(Boolean);
+  const streams = (runs.q8 ?? []).map((r) => r.streamGBs).filter(Boolean);
   if (q && fl) {
     lines.push('', `q8 decode / bandwidth floor: ${(q.best / fl.best).toFixed(2)} (floor = ` +
       `${(runs.q8[0].q8BytesPerToken / 1e6).toFixed(1)} MB of int8 weights per token at ${Math.max(...streams).toFixed(1)} GB/s, the best streaming read of the same module)`);
   }
   // Paired within each run (the two forwards run back to back), then the median over runs.
-  const extra = runs.q8.filter((r) => r.prefillPlain64Ms).map((r) => r.prefillAttention64Ms / r.prefillPlain64Ms - 1);
+  const extra = (runs.q8 ?? []).filter((r) => r.prefillPlain64Ms).map((r) => r.prefillAttention64Ms / r.prefillPlain64Ms - 1);
   if (extra.length) {
     lines.push(`attention capture at T=64 adds ${(100 * median(extra)).toFixed(0)}% to q8 prefill (median of ` +
       `${extra.length} paired runs; range ${(100 * best(extra)).toFixed(0)}% to ${(100 * Math.max(...extra)).toFixed(0)}%)`);
@@ -120,13 +151,22 @@ function table(env, runs) {
   return lines.join('\n');
 }
 
+const started = Date.now();
+if (!argv.includes('--no-accuracy')) {
+  const checked = systems.filter((s) => s.accuracy !== false);
+  const r = spawnSync(process.execPath, ['scripts/bench/accuracy.mjs', '--systems', JSON.stringify(checked)],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error('accuracy check failed');
+  console.log('');
+}
 const results = {};
 const server = envs.includes('chromium') ? await serve() : null;
 for (const env of envs) {
-  const runs = Object.fromEntries(systems.map((s) => [s.key, []]));
+  const active = systems.filter((s) => !s.envs || s.envs.includes(env));
+  const runs = Object.fromEntries(active.map((s) => [s.key, []]));
   for (let round = 0; round < rounds; round++) {
     // Alternate: each round starts with a different system.
-    const order = systems.map((_, i) => systems[(i + round) % systems.length]);
+    const order = active.map((_, i) => active[(i + round) % active.length]);
     for (const s of order) {
       const r = env === 'node' ? runNode(s) : await runChromium(s, server.address().port);
       runs[s.key].push(r);
@@ -135,7 +175,8 @@ for (const env of envs) {
     }
   }
   results[env] = runs;
-  console.log(`\n${table(env === 'node' ? `Node ${process.versions.node}` : 'headless Chromium', runs)}\n`);
+  console.log(`\n${table(env === 'node' ? `Node ${process.versions.node}` : 'headless Chromium', active, runs)}\n`);
 }
 server?.close();
 fs.writeFileSync(path.join(root, dir, 'results.json'), JSON.stringify(results, null, 1));
+console.error(`bench: ${((Date.now() - started) / 60000).toFixed(1)} minutes`);

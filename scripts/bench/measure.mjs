@@ -1,8 +1,11 @@
-// measure.mjs: one system's run of the issue-6 benchmark, the same code in Node 20 and in the browser page.
-// Each run: load (bytes in memory -> ready), a warm-up, prefill over T = 8, 64, 256, 1024, decode, memory.
+// measure.mjs: one system's run of the issue-6 benchmark, the same code in Node 20 and in the browser page, and the
+// ways to run each system that accuracy.mjs shares. Each run: load (bytes in memory -> ready), a warm-up, prefill
+// over T = 8, 64, 256, 1024, decode, memory.
 //   arcscope: forward(ids) without attention (last position's logits), once more at T = 64 with every head's
 //             attention captured; decode = 64 append()s through the KV cache after a 64-token prompt.
-//   ONNX Runtime Web: session.run over ids (1, T) -> last position's logits; its decode floor = the T = 1 run.
+//   ONNX Runtime Web: session.run over ids (1, T) -> last position's logits (the last-position graph); decode = the
+//             decoder graph with past key/values (a second session), 64 single-token runs after a 64-token prompt,
+//             each feeding the presents back, as a generation loop (transformers.js) does.
 
 export const prefillLengths = [8, 64, 256, 1024];
 export const decodePrompt = 64;
@@ -24,9 +27,12 @@ export function q8BytesPerToken({ n_layer, n_embd, n_vocab }) {
   return n_layer * layer + packed(n_vocab, C);
 }
 
-// diagnostics: the kernel diagnostics module (arcscope_diagnostics.js), for the streaming-read bandwidth.
-// memory: optional async () => bytes, called while the model is still loaded (the browser page's measurement).
-export async function measureArcscope(engine, diagnostics, modelBytes, memory = null) {
+// createEngine: the library's; engineOptions go to it as they are (a system's `engine` entry in bench.mjs, e.g.
+// {threads: 2}, on top of what the caller needs to find the wasm). diagnostics: the kernel diagnostics module
+// (arcscope_diagnostics.js), for the streaming-read bandwidth. memory: optional async () => bytes, called while the
+// model is still loaded (the browser page's measurement).
+export async function measureArcscope({ createEngine, engineOptions = {}, diagnostics, modelBytes, memory = null }) {
+  const engine = await createEngine(engineOptions);
   const r = { prefillMs: {} };
   let t0 = now();
   const model = engine.loadModel(modelBytes);
@@ -64,27 +70,70 @@ export async function measureArcscope(engine, diagnostics, modelBytes, memory = 
   return r;
 }
 
-export async function measureOrt(ort, modelBytes, memory = null) {
+// ---- ONNX Runtime Web (the graphs scripts/bench/export_onnx.py and quantize_onnx.py write) ----
+
+export function ortSession(ort, bytes) {
+  return ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+}
+
+const ortIds = (ort, ids) => new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]);
+
+// The last-position graph: ids -> logits (n_vocab) of the last position.
+export async function ortLogits(ort, session, ids) {
+  return (await session.run({ ids: ortIds(ort, ids) })).logits.data;
+}
+
+// The decoder graph: prompt(ids) starts from an empty past (P = 0), step(id) runs one token on the presents of the
+// previous run; each returns the last position's logits (n_vocab).
+export function ortDecoder(ort, session) {
+  const pastNames = session.inputNames.filter((n) => n.startsWith('past_'));
+  const [, heads, , headDim] = session.inputMetadata.find((m) => m.name === pastNames[0]).shape;  // [1, H, 'P', hd]
+  const empty = new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
+  let presents;
+  const run = async (ids) => {
+    const feeds = { ids: ortIds(ort, ids) };
+    for (const name of pastNames) feeds[name] = presents ? presents[name.replace('past_', 'present_')] : empty;
+    const out = await session.run(feeds);
+    presents = out;
+    return out.logits.data;
+  };
+  return {
+    prompt(ids) { presents = null; return run(ids); },
+    step: (id) => run([id]),
+  };
+}
+
+// threads: ort.env.wasm.numThreads (2 needs a cross-origin-isolated page). Both graphs' bytes are in memory before
+// the clock starts; load = creating the last-position session, kvLoadMs = creating the decoder's (after the first
+// is released: a page runs one model at a time).
+export async function measureOrt({ ort, modelBytes, kvModelBytes, threads = 1, memory = null }) {
   const r = { prefillMs: {} };
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads;
   let t0 = now();
-  const session = await ort.InferenceSession.create(modelBytes, {
-    executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  let session = await ortSession(ort, modelBytes);
   r.loadMs = now() - t0;
-  const run = (T) => session.run({
-    ids: new ort.Tensor('int64', BigInt64Array.from(benchIds(T), BigInt), [1, T]) });
-  await run(8);  // warm-up
+  r.threads = ort.env.wasm.numThreads;  // ONNX Runtime drops to 1 where threads are unavailable
+  await ortLogits(ort, session, benchIds(8));  // warm-up
   for (const T of prefillLengths) {
+    const ids = benchIds(T);
     t0 = now();
-    await run(T);
+    await ortLogits(ort, session, ids);
     r.prefillMs[T] = now() - t0;
   }
-  // Per-token floor: a forward over one token (ONNX Runtime Web has no KV cache in this graph).
-  const reps = 5;
+  await session.release();
+
   t0 = now();
-  for (let i = 0; i < reps; i++) await run(1);
-  r.decodeMs = (now() - t0) / reps;
-  if (memory) r.pageMemoryBytes = await memory();
+  session = await ortSession(ort, kvModelBytes);
+  r.kvLoadMs = now() - t0;
+  const decoder = ortDecoder(ort, session);
+  await decoder.prompt(benchIds(8));  // warm-up: a short prompt and two steps
+  for (const id of benchIds(2, 8)) await decoder.step(id);
+  await decoder.prompt(benchIds(decodePrompt));
+  const next = benchIds(decodeTokens, decodePrompt);
+  t0 = now();
+  for (const id of next) await decoder.step(id);
+  r.decodeMs = (now() - t0) / decodeTokens;
+  if (memory) r.pageMemoryBytes = await memory();  // the wasm heap only grows: its high-water mark is in here
   await session.release();
   return r;
 }

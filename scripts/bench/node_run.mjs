@@ -1,12 +1,13 @@
 // node_run.mjs: one system's benchmark run in a fresh Node process; prints one JSON line.
-//   node scripts/bench/node_run.mjs --system arcscope --model build/bench/gpt2-small.q8.arcs
-//   node scripts/bench/node_run.mjs --system ort --model build/bench/gpt2-small.onnx
+//   node scripts/bench/node_run.mjs --system arcscope --model build/bench/gpt2-small.q8.arcs [--engine '{"threads":2}']
+//   node scripts/bench/node_run.mjs --system ort --model build/bench/gpt2-small.int8.onnx \
+//     --kv-model build/bench/gpt2-small.kv.int8.onnx [--threads 1]
 import fs from 'node:fs';
 import { measureArcscope, measureOrt } from './measure.mjs';
 
-const arg = (name) => process.argv[process.argv.indexOf(`--${name}`) + 1];
+const arg = (name, fallback) => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : fallback);
 const system = arg('system');
-const bytes = new Uint8Array(fs.readFileSync(arg('model')));
+const read = (file) => new Uint8Array(fs.readFileSync(file));
 let result;
 if (system === 'arcscope') {
   const { createEngine } = await import('../../build/lib/arcscope.js');
@@ -14,10 +15,12 @@ if (system === 'arcscope') {
   const diagnostics = await createArcscopeDiagnostics({
     wasmBinary: fs.readFileSync(new URL('../../build/wasm/arcscope_diagnostics.wasm', import.meta.url)),
   });
-  result = await measureArcscope(await createEngine(), diagnostics, bytes);
+  result = await measureArcscope({ createEngine, engineOptions: JSON.parse(arg('engine', '{}')), diagnostics,
+    modelBytes: read(arg('model')) });
 } else if (system === 'ort') {
   const ort = await import('onnxruntime-web');
-  result = await measureOrt(ort.default ?? ort, bytes);
+  result = await measureOrt({ ort: ort.default ?? ort, modelBytes: read(arg('model')), kvModelBytes: read(arg('kv-model')),
+    threads: Number(arg('threads', 1)) });
 } else {
   throw new Error(`--system must be arcscope or ort, got ${system}`);
 }

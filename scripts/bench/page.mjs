@@ -1,5 +1,6 @@
-// page.mjs: one system's benchmark run in the browser (scripts/bench/bench.mjs opens page.html?system=...&model=...).
-// The model's bytes are fetched before the clock starts; the result lands in window.benchResult.
+// page.mjs: one system's benchmark run in the browser (scripts/bench/bench.mjs opens
+// page.html?system=...&model=...[&kvModel=...][&threads=N][&engine={json}]). The models' bytes are fetched before
+// the clock starts; the result lands in window.benchResult.
 import { measureArcscope, measureOrt } from './measure.mjs';
 
 async function bytesOf(url) {
@@ -22,22 +23,27 @@ async function run() {
   let result;
   if (system === 'arcscope') {
     const { createEngine } = await import('/build/lib/arcscope.js');
-    const engine = await createEngine({
-      wasmBinary: await bytesOf('/build/lib/wasm/arcscope_core.wasm'),
-      tokenizerBytes: await bytesOf('/build/lib/models/gpt2-tokenizer.bin'),
-    });
     const { default: createArcscopeDiagnostics } = await import('/build/wasm/arcscope_diagnostics.js');
     const diagnostics = await createArcscopeDiagnostics({
       wasmBinary: await bytesOf('/build/wasm/arcscope_diagnostics.wasm'),
     });
-    result = await measureArcscope(engine, diagnostics, modelBytes, pageMemory);
+    // The system's own options (bench.mjs's `engine` entry) come last: one naming another wasm wins over the default.
+    const engineOptions = {
+      wasmBinary: await bytesOf('/build/lib/wasm/arcscope_core.wasm'),
+      tokenizerBytes: await bytesOf('/build/lib/models/gpt2-tokenizer.bin'),
+      ...JSON.parse(params.get('engine') ?? '{}'),
+    };
+    if (engineOptions.wasmUrl) delete engineOptions.wasmBinary;
+    result = await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory });
   } else if (system === 'ort') {
     const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
     ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
-    result = await measureOrt(ort, modelBytes, pageMemory);
+    result = await measureOrt({ ort, modelBytes, kvModelBytes: await bytesOf(params.get('kvModel')),
+      threads: Number(params.get('threads') ?? 1), memory: pageMemory });
   } else {
     throw new Error(`unknown system ${system}`);
   }
+  result.crossOriginIsolated = globalThis.crossOriginIsolated;
   return result;
 }
 
