@@ -3,7 +3,7 @@
 //
 // Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention is written
 // out in loops whose sums run in one fixed order, so native and wasm builds give the same bits. Inputs pass through the
-// blocks 128 positions at a time; buffers grow to the largest chunk seen and are then reused: appending a token
+// blocks 64 positions at a time; buffers grow to the largest chunk seen and are then reused: appending a token
 // allocates nothing.
 #pragma once
 #include <memory>
@@ -12,6 +12,7 @@
 
 #include "arcscope/gpt2_config.h"
 #include "arcscope/hooks.h"
+#include "arcscope/kv_cache.h"
 #include "arcscope/model_file.h"
 #include "arcscope/quant.h"
 
@@ -75,6 +76,9 @@ public:
     const float* ln_f_bias() const { return ln_f_b_; }
 
     void reset() { length_ = 0; }  // empties the KV cache
+    // How the KV cache stores keys and values (kv_cache.h): f32 by default, f16 for half the memory. Empties it.
+    void set_kv_type(KVType type);
+    KVType kv_type() const { return kv_.type(); }
     int length() const { return length_; }
 
     // Results of the last forward/append (pointers into internal buffers, valid until the next call).
@@ -98,9 +102,7 @@ private:
     const float* ln_f_b_ = nullptr;
 
     int length_ = 0;
-    int cache_capacity_ = 0;
-    int k_stride_ = 0;                                   // row length of the transposed K cache
-    std::vector<std::vector<float>> k_cache_, v_cache_;  // per layer: K (C, k_stride_), V (capacity, C)
+    KVCache kv_;
     std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
@@ -110,11 +112,11 @@ private:
         float* data;
         int queries, first, keys;
     };
-    static constexpr int kPrefillChunk = 128;  // positions per pass through the blocks
+    static constexpr int kPrefillChunk =
+        64;  // positions per pass through the blocks (its scratch: 2.8 MB for GPT-2 small)
 
     void check_ids(const int* ids, int n) const;
     void check_finite(const float* logits, int rows, int V, int first_position) const;
-    void ensure_cache(int positions);
     Hooks* hooks_ = nullptr;  // during a forward/append that was given hooks
 
     // Where a pass begins: block 0 from token ids, or block `layer` from a residual stream (resume).

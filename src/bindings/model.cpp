@@ -85,6 +85,7 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("attentionPattern", &Model::attention_pattern)
         .function("append", &Model::append)
         .function("reset", &Model::reset)
+        .function("setKVCache", &Model::set_kv_cache)
         .function("length", &Model::length)
         .function("startGeneration", &Model::start_generation)
         .function("generationStep", &Model::generation_step);

@@ -40,6 +40,7 @@ public:
         o.set("dtype", std::string(dtype_name(gpt2_->weight_type())));
         o.set("fileBytes", double(gpt2_->file().size()));
         o.set("checksum", std::to_string(gpt2_->file().checksum()));
+        o.set("kvCache", std::string(kv_type_name(gpt2_->kv_type())));
         return o;
     }
 
@@ -125,6 +126,13 @@ public:
     }
 
     void reset() { gpt2_->reset(); }
+    // 'f32' or 'f16' (kv_cache.h); empties the cache.
+    void set_kv_cache(const val& type) {
+        guarded("choosing the KV cache", [&] {
+            require(type.isString(), "kvCache must be 'f32' or 'f16', got " + js_description(type));
+            gpt2_->set_kv_type(parse_kv_type(type.as<std::string>()));
+        });
+    }
     int length() const { return gpt2_->length(); }
 
     // Starts a generation (sampling.h's Generator, the loop the CLI runs too): runs the prompt.

@@ -35,7 +35,7 @@ Stats timed(int repeat, F&& f) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "tokens", "decode", "repeat"});
+    args.reject_unknown({"model", "tokens", "decode", "repeat", "kv-cache"});
     double t0 = now_ms();
     std::unique_ptr<GPT2> model = load_model(args);
     double load_ms = now_ms() - t0;
@@ -67,6 +67,7 @@ int run(const Args& args) {
     double decode_per_token = N ? (decode.best - plain.best) / N : 0;
     JsonWriter w;
     w.open_object().field("dtype", dtype_name(model->weight_type())).field("kernels", kernel_isa());
+    w.field("kv_cache", kv_type_name(model->kv_type()));
     w.field("load_ms", load_ms, 1).field("tokens", T).field("forward_ms_best", plain.best, 2);
     w.field("forward_ms_median", plain.median, 2).field("forward_attention_ms_best", with_attention.best, 2);
     w.field("forward_attention_ms_median", with_attention.median, 2).field("decode_tokens", N);
@@ -74,8 +75,8 @@ int run(const Args& args) {
     return 0;
 }
 
-const bool registered =
-    register_command("time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5]", {}, run});
+const bool registered = register_command(
+    "time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5] [--kv-cache f32|f16]", {}, run});
 
 }  // namespace
 }  // namespace arcscope::cli

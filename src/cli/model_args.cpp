@@ -12,7 +12,9 @@
 namespace arcscope::cli {
 
 std::unique_ptr<GPT2> load_model(const Args& args) {
-    return GPT2::load(args.require("model"));
+    std::unique_ptr<GPT2> model = GPT2::load(args.require("model"));
+    if (auto kv = args.get("kv-cache")) model->set_kv_type(parse_kv_type(*kv));
+    return model;
 }
 
 namespace {

@@ -12,6 +12,7 @@
 namespace arcscope::cli {
 
 // --model FILE, validated and ready to run.
+// --model FILE, and --kv-cache f32|f16 where the command takes it.
 std::unique_ptr<GPT2> load_model(const Args& args);
 
 // --tokenizer PATH, else gpt2-tokenizer.bin beside --model's file (where the converter's users put it), else the

@@ -50,6 +50,7 @@ void gelu(float* x, size_t n) {
 // Attention's inner loops keep kLanes independent sums in registers, as four 4-float vectors (SSE natively,
 // SIMD128 in wasm); each sum still runs in one fixed order, so both builds get the same bits.
 constexpr int kLanes = 16;
+static_assert(KVCache::kPad == kLanes, "K rows are padded for the score loop's blocks");
 using F4 = float __attribute__((vector_size(16)));
 inline F4 load4(const float* p) {
     F4 v;
@@ -180,8 +181,7 @@ GPT2::GPT2(const ModelFile& file, std::shared_ptr<const void> owner)
     }
     ln_f_w_ = vec(file, "ln_f.weight");
     ln_f_b_ = vec(file, "ln_f.bias");
-    k_cache_.resize(config_.n_layer);
-    v_cache_.resize(config_.n_layer);
+    set_kv_type(KVType::F32);
 }
 
 std::unique_ptr<GPT2> GPT2::load(const std::string& path) {
@@ -216,27 +216,9 @@ void GPT2::check_finite(const float* logits, int rows, int V, int first_position
                         std::to_string(int(i % V)) + ": its weights overflow float32 on this input");
 }
 
-void GPT2::ensure_cache(int positions) {
-    if (positions <= cache_capacity_) return;
-    // Grow geometrically. V is (capacity, C) row-major, so its rows stay in place; K is kept transposed,
-    // (C, capacity + kLanes), so the score loop reads keys contiguously (the padding also keeps rows of a
-    // power-of-two capacity off the same cache sets), and its rows move.
-    const int C = config_.n_embd;
-    const int cap = std::min(config_.n_ctx, std::max({positions, 2 * cache_capacity_, 16}));
-    const int ld = cap + kLanes;
-    // Checked as a whole before any layer grows: K and V of every layer.
-    buffer_elements("KV cache (2 x n_layer x positions x n_embd)",
-                    {2, uint64_t(config_.n_layer), uint64_t(ld), uint64_t(C)}, sizeof(float));
-    for (int l = 0; l < config_.n_layer; ++l) {
-        std::vector<float> k(size_t(C) * ld, 0.0f);
-        for (int c = 0; c < C; ++c)
-            std::copy(k_cache_[l].begin() + size_t(c) * k_stride_,
-                      k_cache_[l].begin() + size_t(c) * k_stride_ + length_, k.begin() + size_t(c) * ld);
-        k_cache_[l].swap(k);
-        v_cache_[l].resize(size_t(cap) * C);
-    }
-    cache_capacity_ = cap;
-    k_stride_ = ld;
+void GPT2::set_kv_type(KVType type) {
+    kv_.configure(config_.n_layer, config_.n_embd, config_.n_head, config_.n_ctx, type);
+    length_ = 0;
 }
 
 void GPT2::forward(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks) {
@@ -270,11 +252,12 @@ void GPT2::attention_pattern(const float* q, const float* k, int T, int head, fl
     require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
             "attention_pattern: head " + std::to_string(head) + " of " + std::to_string(H) + ", " + std::to_string(T) +
                 " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
-    // The head's keys transposed, (hd, ld), as the KV cache holds them, so scores_row runs as in the pass.
+    // The head's keys transposed, (hd, ld), as the KV cache holds them (rounded if f16), so scores_row runs as
+    // in the pass.
     const int ld = (T + kLanes - 1) / kLanes * kLanes;
     std::vector<float> kt(size_t(hd) * ld, 0.0f);
     for (int t = 0; t < T; ++t)
-        for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = k[size_t(t) * C + head * hd + d];
+        for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = kv_.stored(k[size_t(t) * C + head * hd + d]);
     const float scale = 1.0f / std::sqrt(float(hd));
     for (int i = 0; i < T; ++i) {
         float* row = out + size_t(i) * T;
@@ -300,7 +283,7 @@ void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* ho
     const bool final_hook = hooks && hooks->wants({HookPoint::LnFinalNormalized, -1});
     const int L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
     const int p0 = length_, Tk = p0 + T;
-    ensure_cache(Tk);
+    kv_.reserve(Tk, p0);
     const int rows = all_logits ? T : 1;
     grow(logits_, buffer_elements("logits (positions x n_vocab)", {uint64_t(rows), uint64_t(V)}, sizeof(float)));
     if (attention)
@@ -369,9 +352,7 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
         hook(HookPoint::V, l, qkv_.data() + 2 * C, T, C, 3 * C);
         for (int t = 0; t < T; ++t) {
             const float* row = qkv_.data() + size_t(t) * 3 * C;
-            float* kt = k_cache_[l].data() + (p0 + t);
-            for (int c = 0; c < C; ++c) kt[size_t(c) * k_stride_] = row[C + c];
-            std::copy(row + 2 * C, row + 3 * C, v_cache_[l].data() + size_t(p0 + t) * C);
+            kv_.store(l, p0 + t, row + C, row + 2 * C);
         }
         attention_layer(l, T, cap);
         hook(HookPoint::Z, l, att_out_.data(), T, C, C);
@@ -408,11 +389,9 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
 void GPT2::attention_layer(int l, int T, const Capture& cap) {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     const int p0 = length_, Tk = p0 + T;
-    const int ld = k_stride_;
     const float scale = 1.0f / std::sqrt(float(hd));
-    const float* V = v_cache_[l].data();
     for (int h = 0; h < H; ++h) {
-        const float* kt = k_cache_[l].data() + size_t(h) * hd * ld;  // this head's keys, (hd, ld)
+        const KVCache::Head kv = kv_.head(l, h, Tk);  // this head's keys (hd, ld) and values (Tk, hd)
         // capture (L, H, cap.queries, cap.keys): this chunk's rows start at row cap.first
         float* probs =
             cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
@@ -421,14 +400,14 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         for (int i = 0; i < T; ++i) {
             const int n = p0 + i + 1;  // keys this query may see
             float* row = probs + size_t(i) * stride;
-            scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kt, hd, ld, n, scale);
+            scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
             masked_softmax_row(row, n, stride);
         }
         hook(HookPoint::Pattern, l, probs, T, Tk, stride, h);
         // 2. out (hd) = probs . V
         for (int i = 0; i < T; ++i)
-            weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, V + h * hd,
-                            p0 + i + 1, hd, C);
+            weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v, p0 + i + 1, hd,
+                            kv.ldv);
     }
 }
 

@@ -107,7 +107,7 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
 }
 
 TEST(GPT2, LongInputsInChunksEqualTokenByToken) {
-    // 290 positions pass through the blocks in chunks of 128; appending them one at a time must give the same bits
+    // 290 positions pass through the blocks in chunks of 64; appending them one at a time must give the same bits
     // (q8: every step of the forward pass is position-wise or sums in a fixed order).
     GPT2Config c = tiny_config();
     c.n_ctx = 300;

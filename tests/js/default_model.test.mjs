@@ -32,7 +32,7 @@ function gridDiff(doc, got, H) {
 
 test('the shipped model loads in wasm with the documented shape', async () => {
   const model = await shippedModel();
-  assert.deepEqual(model.config, { n_layer: 4, n_head: 4, n_embd: 128, n_ctx: 256, n_vocab: 50257, dtype: 'q8' });
+  assert.deepEqual(model.config, { n_layer: 4, n_head: 4, n_embd: 128, n_ctx: 256, n_vocab: 50257, dtype: 'q8', kvCache: 'f32' });
   const r = model.forward(model.tokenize('ROMEO:\nBut soft').ids);
   assert.equal(r.logits.length, 50257);
   assert.deepEqual(r.attentionShape.slice(0, 2), [4, 4]);

@@ -1,5 +1,5 @@
 // hooks.test.mjs: model.runWithCache in wasm against the native engine's cache (arcscope run --hooks all) on the same
-// file and ids, across the 128-position chunks the pass runs in; the names, the shapes and the errors. The values
+// file and ids, across the 64-position chunks the pass runs in; the names, the shapes and the errors. The values
 // themselves are checked against PyTorch in tests/reference/test_hooks.py.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

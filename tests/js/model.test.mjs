@@ -43,7 +43,7 @@ for (const dtype of ['f32', 'q8']) {
   test(`${dtype}: wasm and native agree on logits and attention within 1e-5 (same file, same ids)`, async () => {
     const e = await engine();
     const model = e.loadModel(nat[dtype].bytes);
-    assert.deepEqual(model.config, { n_layer: 2, n_head: 4, n_embd: 128, n_ctx: 96, n_vocab: 50257, dtype });
+    assert.deepEqual(model.config, { n_layer: 2, n_head: 4, n_embd: 128, n_ctx: 96, n_vocab: 50257, dtype, kvCache: 'f32' });
     const r = model.forward(ids, { attention: true, allLogits: true });
     assert.deepEqual(r.logitsShape, [T, 50257]);
     assert.deepEqual(r.attentionShape, [2, 4, T, T]);

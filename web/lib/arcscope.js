@@ -138,7 +138,7 @@ export async function createEngine(options = {}) {
   // ---- model block (engine engineer): engine.loadModel(bytes), engine.convertCheckpoint(...) ----
   // loadModel(bytes) -> Model (see model.js); convertCheckpoint({config, chunks, dtype, totalBytes, onProgress})
   // -> .arcs bytes
-  engine.loadModel = (bytes) => loadModel(core, bytes, tokenizer);
+  engine.loadModel = (bytes, options) => loadModel(core, bytes, tokenizer, options);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);
   // ---- end model block ----
 
