@@ -122,6 +122,43 @@ test('arcs drawn match the attention the engine computes, for every layer and he
   expect(worst).toBeLessThan(1e-5);
 });
 
+test('many arcs are painted on a canvas whose record of the arcs drawn is the engine\'s attention; focus filters it', async ({ page }) => {
+  await openPage(page);
+  const text = textOf(150);
+  await setText(page, text);
+  await choose(page, '#head', 'all');
+  await choose(page, '#topk', 0);
+  await page.locator('#threshold').fill('0');
+  const { shape, attention } = await engineAttention(page, DEFAULT_MODEL, text);
+  const [L, H, T] = shape, layer = Number(await page.inputValue('#layer'));
+  await expect(page.locator('#view .arcview')).toHaveAttribute('data-backend', 'canvas');
+  await expect(page.locator('#view path[data-from]')).toHaveCount(0);
+  const arcs = await drawnArcs(page);
+  let expected = 0;
+  for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (at(attention, shape, layer, h, i, j) > 0) expected++;
+  expect(arcs).toHaveLength(expected);
+  let worst = 0;
+  for (const a of arcs) worst = Math.max(worst, Math.abs(a.weight - at(attention, shape, layer, a.head, a.from, a.to)) / a.weight);
+  console.log(`${arcs.length} arcs on the canvas (${L} layers); largest relative difference from the engine's: ${worst.toExponential(2)}`);
+  expect(worst).toBeLessThan(1e-5);
+  // The canvas paints something, and hovering a token keeps only its arcs.
+  const inked = await page.locator('#view .arc-canvas canvas').evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let k = 3; k < d.length; k += 4) if (d[k] > 0) n++;
+    return n;
+  });
+  expect(inked).toBeGreaterThan(1000);
+  await page.hover('#view .tokens.from [data-token-index="3"]');
+  const focused = await drawnArcs(page);
+  expect(new Set(focused.map((a) => a.from))).toEqual(new Set([3]));
+  expect(focused).toHaveLength(arcs.filter((a) => a.from === 3).length);
+  // A short text goes back to SVG paths.
+  await setText(page, ARTICLE_TEXT);
+  await expect(page.locator('#view .arcview')).toHaveAttribute('data-backend', 'svg');
+  await expect(page.locator('#view path[data-from]').first()).toBeAttached();
+});
+
 test('hover and keyboard focus show only one token\'s arcs', async ({ page }) => {
   await openPage(page);
   await page.locator('#threshold').fill('0');

@@ -1,19 +1,31 @@
 // arcs.js: the attention arcs view. Query tokens on the left, key tokens on the right, one curve per arc with
-// thickness and opacity by weight. The DOM is built once per text (setTokens); switching layer, head or filter only
-// rewrites path attributes from a pool (setArcs), and hover/focus only toggles classes.
-//   <div class="arcview">
+// thickness and opacity by weight. The DOM is built once per text (setTokens); setArcs records the arcs (the view's
+// one list of what is drawn: drawnArcs(), shownArcs()) and draws them with one of two back ends: SVG paths from a
+// pool, whose attributes are rewritten, for up to MAX_SVG_ARCS arcs; past that a canvas the height of the visible
+// rows, repainted on scroll (tens of thousands of paths take a second to lay out, and a full-height canvas of 1,024
+// rows would hold 25,000 pixel rows). Hover and focus toggle classes, and repaint the canvas.
+//   <div class="arcview" data-backend="svg | canvas">
 //     <ol class="tokens from"> <li><span class="token" data-token-index="i">...</span></li> ... </ol>
 //     <svg class="arcs"> <path data-from data-to data-head data-weight> ... </svg>
+//     <div class="arc-canvas"> <canvas> </div>      (one of the two is hidden)
 //     <ol class="tokens to"> ... </ol>
 import { headColor } from './palette.js';
 
 export const ROW = 24;          // px per token row
 const SVG_NS = 'http://www.w3.org/2000/svg';
+export const MAX_SVG_ARCS = 2000;
 
 // Geometry shared with the exporter: a curve from query row i (x = 0) to key row j (x = width).
 export function arcPath(i, j, width) {
   const y1 = (i + 0.5) * ROW, y2 = (j + 0.5) * ROW, mid = width / 2;
   return `M0 ${y1}C${mid} ${y1} ${mid} ${y2} ${width} ${y2}`;
+}
+
+// The same curve traced on a canvas.
+function traceArc(ctx, i, j, width) {
+  const y1 = (i + 0.5) * ROW, y2 = (j + 0.5) * ROW, mid = width / 2;
+  ctx.moveTo(0, y1);
+  ctx.bezierCurveTo(mid, y1, mid, y2, width, y2);
 }
 export const arcWidth = (w) => 0.5 + 5 * w;
 export const arcOpacity = (w) => Math.min(1, 0.08 + 1.1 * Math.sqrt(w) * w ** 0.25);
@@ -24,11 +36,15 @@ export class ArcView {
     this.root = root;
     this.onFocus = onFocus;
     this.labels = [];
-    this.pool = [];       // every path element ever made; the first `count` are in the DOM
-    this.count = 0;
+    this.pool = [];       // every path element ever made; the first `inPool` are in the DOM
+    this.inPool = 0;
+    this.count = 0;       // the arcs recorded: from, to, head, weight, and whether focus leaves them on
     this.arcFrom = new Int32Array(0);
     this.arcTo = new Int32Array(0);
+    this.arcHead = new Int16Array(0);
     this.arcWeight = new Float32Array(0);
+    this.arcOn = new Uint8Array(0);
+    this.backend = 'svg';
     this.focused = null;  // {side, index} or null
     this.pinned = null;   // focus kept by click or keyboard
 
@@ -45,8 +61,23 @@ export class ArcView {
     this.svg.setAttribute('aria-hidden', 'true');
     this.group = doc.createElementNS(SVG_NS, 'g');
     this.svg.append(this.group);
-    this.el.append(this.fromList, this.svg, this.toList);
+    this.track = doc.createElement('div');
+    this.track.className = 'arc-canvas';
+    this.track.hidden = true;
+    this.canvas = doc.createElement('canvas');
+    this.canvas.setAttribute('aria-hidden', 'true');
+    this.track.append(this.canvas);
+    this.el.dataset.backend = this.backend;
+    this.el.append(this.fromList, this.svg, this.track, this.toList);
     root.append(this.el);
+    // The canvas paints the rows in sight: again when they scroll or the view resizes. root is the scrolling box (the
+    // page's view and the element's scroll past a max-height); a root that does not scroll shows every row.
+    const repaint = () => {
+      if (this.backend !== 'canvas' || this.painting) return;
+      this.painting = requestAnimationFrame(() => { this.painting = 0; this.paint(); });
+    };
+    root.addEventListener('scroll', repaint, { passive: true });
+    new ResizeObserver(repaint).observe(this.track);
   }
 
   makeColumn(doc, side, label) {
@@ -137,6 +168,7 @@ export class ArcView {
     const height = Math.max(1, labels.length) * ROW;
     this.svg.setAttribute('viewBox', `0 0 100 ${height}`);
     this.svg.setAttribute('height', String(height));
+    this.track.style.setProperty('height', `${height}px`);
     this.el.style.setProperty('--rows', String(labels.length));
   }
 
@@ -147,47 +179,98 @@ export class ArcView {
     if (this.arcFrom.length < total) {
       this.arcFrom = new Int32Array(total);
       this.arcTo = new Int32Array(total);
+      this.arcHead = new Int16Array(total);
       this.arcWeight = new Float32Array(total);
+      this.arcOn = new Uint8Array(total);
     }
+    let k = 0;
+    for (const { head, arcs } of sets) {
+      this.arcFrom.set(arcs.from.subarray(0, arcs.n), k);
+      this.arcTo.set(arcs.to.subarray(0, arcs.n), k);
+      this.arcWeight.set(arcs.weight.subarray(0, arcs.n), k);
+      this.arcHead.fill(head, k, k + arcs.n);
+      k += arcs.n;
+    }
+    this.count = total;
+    this.arcOn.fill(1, 0, total);
+    const backend = total > MAX_SVG_ARCS ? 'canvas' : 'svg';
+    if (backend !== this.backend) {
+      this.backend = backend;
+      this.el.dataset.backend = backend;
+      if (backend === 'svg') this.svg.style.removeProperty('display'); else this.svg.style.setProperty('display', 'none');
+      this.track.hidden = backend !== 'canvas';
+    }
+    this.setPaths(backend === 'svg' ? total : 0);
+    this.applyFocus(true);
+  }
+
+  // The SVG back end: the first n recorded arcs as pooled paths (n 0 empties it).
+  setPaths(n) {
     const doc = this.svg.ownerDocument;
-    while (this.pool.length < total) {
+    while (this.pool.length < n) {
       const p = doc.createElementNS(SVG_NS, 'path');
       p.setAttribute('vector-effect', 'non-scaling-stroke');
       p.setAttribute('fill', 'none');
       this.pool.push(p);
     }
-    let k = 0;
-    for (const { head, arcs } of sets) {
-      const color = headColor(head);
-      for (let a = 0; a < arcs.n; a++, k++) {
-        const p = this.pool[k], w = arcs.weight[a], from = arcs.from[a], to = arcs.to[a];
-        p.setAttribute('d', arcPath(from, to, 100));
-        p.setAttribute('stroke-width', arcWidth(w).toFixed(2));
-        p.setAttribute('stroke-opacity', arcOpacity(w).toFixed(3));
-        // Head-dependent attributes only change when this pooled path changes head.
-        if (p.arcHead !== head) {
-          if (color) p.setAttribute('stroke', color); else p.removeAttribute('stroke');
-          p.setAttribute('class', color ? 'arc' : 'arc accent');
-          p.setAttribute('data-head', head);
-          p.arcHead = head;
-        }
-        p.setAttribute('data-from', from);
-        p.setAttribute('data-to', to);
-        p.setAttribute('data-weight', w.toPrecision(6));
-        this.arcFrom[k] = from;
-        this.arcTo[k] = to;
-        this.arcWeight[k] = w;
+    for (let k = 0; k < n; k++) {
+      const p = this.pool[k], w = this.arcWeight[k], head = this.arcHead[k];
+      p.setAttribute('d', arcPath(this.arcFrom[k], this.arcTo[k], 100));
+      p.setAttribute('stroke-width', arcWidth(w).toFixed(2));
+      p.setAttribute('stroke-opacity', arcOpacity(w).toFixed(3));
+      // Head-dependent attributes only change when this pooled path changes head.
+      if (p.arcHead !== head) {
+        const color = headColor(head);
+        if (color) p.setAttribute('stroke', color); else p.removeAttribute('stroke');
+        p.setAttribute('class', color ? 'arc' : 'arc accent');
+        p.setAttribute('data-head', head);
+        p.arcHead = head;
       }
+      p.setAttribute('data-from', this.arcFrom[k]);
+      p.setAttribute('data-to', this.arcTo[k]);
+      p.setAttribute('data-weight', w.toPrecision(6));
     }
-    if (total > this.count) {
+    if (n > this.inPool) {
       const frag = doc.createDocumentFragment();
-      for (let i = this.count; i < total; i++) frag.append(this.pool[i]);
+      for (let i = this.inPool; i < n; i++) frag.append(this.pool[i]);
       this.group.append(frag);
     } else {
-      for (let i = total; i < this.count; i++) { this.pool[i].remove(); this.pool[i].classList.remove('off'); }
+      for (let i = n; i < this.inPool; i++) { this.pool[i].remove(); this.pool[i].classList.remove('off'); }
     }
-    this.count = total;
-    this.applyFocus();
+    this.inPool = n;
+  }
+
+  // The canvas back end: the arcs that cross the rows in sight, on a canvas as tall as the view shows (it sticks to
+  // the top of the scrolling view), with the SVG back end's widths, opacities and colours.
+  paint() {
+    const canvas = this.canvas, width = this.track.clientWidth;
+    const height = Math.min(this.labels.length * ROW, this.root.clientHeight);
+    const dpr = this.el.ownerDocument.defaultView.devicePixelRatio || 1;
+    canvas.style.setProperty('height', `${height}px`);
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+    }
+    const top = canvas.getBoundingClientRect().top - this.track.getBoundingClientRect().top; // px of rows above it
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
+    const accent = getComputedStyle(this.el).getPropertyValue('--accent').trim() || '#0b63c4';
+    const focusing = !!this.focused, margin = 8;
+    for (let k = 0; k < this.count; k++) {
+      if (!this.arcOn[k]) continue;
+      const a = this.arcFrom[k], b = this.arcTo[k];
+      if ((Math.max(a, b) + 1) * ROW < top - margin || Math.min(a, b) * ROW > top + height + margin) continue;
+      const w = this.arcWeight[k], head = this.arcHead[k];
+      ctx.strokeStyle = headColor(head) ?? accent;
+      ctx.lineCap = head >= 0 ? 'round' : 'butt';
+      ctx.lineWidth = arcWidth(w);
+      ctx.globalAlpha = focusing ? 0.9 : arcOpacity(w);
+      ctx.beginPath();
+      traceArc(ctx, a, b, width);
+      ctx.stroke();
+    }
   }
 
   // Pins a token's arcs as a click does, without moving keyboard focus (e.g. the token a shared link names).
@@ -209,16 +292,23 @@ export class ArcView {
     this.onFocus(side, side ? index : -1);
   }
 
-  applyFocus() {
-    const f = this.focused;
-    // Nothing focused now or before: every path is already visible and no token is lit.
-    if (!f && !this.focusShown) return;
+  // Marks the arcs the focus leaves on (all of them without focus) and lights the tokens they reach; the canvas
+  // repaints when that changed or the arcs did (arcsChanged).
+  applyFocus(arcsChanged = false) {
+    const f = this.focused, wasShown = this.focusShown;
+    if (f || wasShown) this.markFocus(f); // else every arc is already on and no token is lit
+    if (this.backend === 'canvas' && (arcsChanged || f || wasShown)) this.paint();
+  }
+
+  markFocus(f) {
     this.focusShown = !!f;
     this.el.classList.toggle('focusing', !!f);
+    const svg = this.backend === 'svg';
     const strength = new Float32Array(this.labels.length);
     for (let k = 0; k < this.count; k++) {
       const on = !f || (f.side === 'from' ? this.arcFrom[k] === f.index : this.arcTo[k] === f.index);
-      this.pool[k].classList.toggle('off', !on);
+      this.arcOn[k] = on ? 1 : 0;
+      if (svg) this.pool[k].classList.toggle('off', !on);
       if (f && on) {
         const other = f.side === 'from' ? this.arcTo[k] : this.arcFrom[k];
         strength[other] = Math.max(strength[other], this.arcWeight[k]);
@@ -235,11 +325,20 @@ export class ArcView {
     }
   }
 
-  // The arcs currently drawn, for tables and exports: [{from, to, head, weight}].
+  // The arcs drawn, for tables, exports and tests, whichever back end draws them: [{from, to, head, weight}].
   drawnArcs() {
+    return this.listArcs(() => true);
+  }
+
+  // The arcs in sight now: those of the focused token, or all of them.
+  shownArcs() {
+    return this.listArcs((k) => this.arcOn[k]);
+  }
+
+  listArcs(keep) {
     const out = [];
     for (let k = 0; k < this.count; k++) {
-      out.push({ from: this.arcFrom[k], to: this.arcTo[k], head: Number(this.pool[k].dataset.head), weight: this.arcWeight[k] });
+      if (keep(k)) out.push({ from: this.arcFrom[k], to: this.arcTo[k], head: this.arcHead[k], weight: this.arcWeight[k] });
     }
     return out;
   }
