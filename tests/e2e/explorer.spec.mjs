@@ -287,9 +287,9 @@ test('a link with settings that are not valid says which, and opens with their d
   await openPage(page, '#layer=1&topk=lots&mode=pie');
   await expect(page.locator('#link-notice')).toBeVisible();
   await expect(page.locator('#link-notice')).toHaveText(
-    'This link\'s topk "lots" is not valid: use an integer from 0 up (0 draws every arc); mode "pie" is not valid: use "arcs" or "matrix". The default is used instead.');
+    'This link\'s topk "lots" is not valid: use an integer from 0 up (0 draws every arc) or "auto"; mode "pie" is not valid: use "arcs" or "matrix". The default is used instead.');
   expect(await page.inputValue('#layer')).toBe('1');
-  expect(await page.inputValue('#topk')).toBe('0');
+  expect(await page.inputValue('#topk')).toBe('auto');
   expect((await drawnArcs(page)).length).toBeGreaterThan(0);
 });
 

@@ -220,13 +220,13 @@ test('attribute values are read strictly: each bad one is an error in the elemen
   const { L, H } = await el.evaluate((el) => ({ L: el.result.shape[0], H: el.result.shape[1] }));
   const layers = `use an integer from 0 to ${L - 1}, "mean" or "max"`;
   const heads = `use an integer from 0 to ${H - 1}, "all", "mean" or "max"`;
+  const topks = 'use an integer from 0 up (0 draws every arc) or "auto"';
   const cases = [
     ['layer', '-1', layers], ['layer', '1.5', layers], ['layer', '', layers], ['layer', '0x2', layers],
     ['layer', '1e9', layers], ['layer', String(L), layers], ['layer', ' 1', layers], ['layer', 'Mean', layers],
     ['head', '-1', heads], ['head', String(H), heads], ['head', 'every', heads], ['head', '', heads],
     ['mode', 'heatmap', 'use "arcs", "matrix" or "ablation"'], ['mode', '', 'use "arcs", "matrix" or "ablation"'],
-    ['topk', '-1', 'use an integer from 0 up (0 draws every arc)'], ['topk', '1.5', 'use an integer from 0 up (0 draws every arc)'],
-    ['topk', 'abc', 'use an integer from 0 up (0 draws every arc)'],
+    ['topk', '-1', topks], ['topk', '1.5', topks], ['topk', 'abc', topks], ['topk', 'Auto', topks],
     ['threshold', 'abc', 'use a number from 0 to 1'], ['threshold', '-0.1', 'use a number from 0 to 1'],
     ['threshold', '1.5', 'use a number from 0 to 1'], ['threshold', '0x1', 'use a number from 0 to 1'],
     ['threshold', '', 'use a number from 0 to 1'],
@@ -244,7 +244,7 @@ test('attribute values are read strictly: each bad one is an error in the elemen
   console.log(`e.g. arc-scope: layer "1.5" is not valid: ${layers}`);
   // Valid values of every kind render.
   for (const [name, value] of [['layer', '0'], ['layer', 'mean'], ['layer', String(L - 1)], ['head', 'max'], ['head', '0'],
-    ['mode', 'matrix'], ['mode', 'arcs'], ['topk', '0'], ['threshold', '0'], ['threshold', '1'], ['threshold', '.5'],
+    ['mode', 'matrix'], ['mode', 'arcs'], ['topk', '0'], ['topk', 'auto'], ['threshold', '0'], ['threshold', '1'], ['threshold', '.5'],
     ['threshold', '1e-3']]) {
     expect(await set(name, value), `${name}="${value}"`).toBe('rendered');
   }

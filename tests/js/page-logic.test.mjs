@@ -93,7 +93,7 @@ test('the view state survives the URL hash, including odd text, and bad values k
   assert.deepEqual(errors, [
     'layer "-1" is not valid: use an integer from 0 up, "mean" or "max"',
     'head "zz" is not valid: use an integer from 0 up, "all", "mean" or "max"',
-    'topk "abc" is not valid: use an integer from 0 up (0 draws every arc)',
+    'topk "abc" is not valid: use an integer from 0 up (0 draws every arc) or "auto"',
     'threshold "7" is not valid: use a number from 0 to 1',
     'mode "pie" is not valid: use "arcs" or "matrix"',
     'sink "no" is not valid: use "0" or "1"',
@@ -101,7 +101,9 @@ test('the view state survives the URL hash, including odd text, and bad values k
   assert.equal(bad.sink, true);
   assert.equal(bad.layer, null);
   assert.equal(bad.head, null);
-  assert.equal(bad.topk, 0);
+  assert.equal(bad.topk, 'auto');
+  assert.equal(parseHash('#topk=auto').state.topk, 'auto');
+  assert.equal(parseHash('#topk=0').state.topk, 0);
   assert.equal(bad.threshold, defaults().threshold);
   assert.equal(bad.mode, 'arcs');
 });

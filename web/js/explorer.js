@@ -4,7 +4,8 @@ import { ArcView } from '../lib/arcs.js';
 import { Heatmap } from '../lib/heatmap.js';
 import { ThumbGrid } from './thumbs.js';
 import { renderHeadScores, renderTaughtNote, taughtHeads } from './head-scores.js';
-import { selectMatrices, filterArcs, topAttended, aggregate, growAttention } from '../lib/attention-math.js';
+import { selectMatrices, filterArcs, topAttended, aggregate, growAttention, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K }
+  from '../lib/attention-math.js';
 import { plainLabel } from '../lib/token-text.js';
 import { headColor } from '../lib/palette.js';
 import { buildSvg, svgText, drawPng, download } from './export.js';
@@ -41,7 +42,8 @@ export class Explorer {
     });
     $('layer').addEventListener('change', (e) => this.set({ layer: word(e.target.value) }));
     $('head').addEventListener('change', (e) => this.set({ head: word(e.target.value) }));
-    $('topk').addEventListener('change', (e) => this.set({ topk: Number(e.target.value) }));
+    $('topk').addEventListener('change', (e) => this.set({ topk: word(e.target.value) }));
+    $('topk').options[0].textContent = `auto: all, top ${AUTO_TOP_K} past ${AUTO_ALL_TOKENS} tokens`;
     $('threshold').addEventListener('input', (e) => this.set({ threshold: Number(e.target.value) }));
     $('sink').addEventListener('change', (e) => this.set({ sink: e.target.checked }));
     for (const r of document.querySelectorAll('input[name="mode"]')) {
@@ -218,7 +220,7 @@ export class Explorer {
     this.arcs.el.hidden = !arcsView;
     if (this.matrix) this.matrix.root.hidden = arcsView;
     if (arcsView) {
-      const filter = { topK: this.state.topk, threshold: this.state.threshold };
+      const filter = { topK: topKFor(this.state.topk, T), threshold: this.state.threshold };
       this.arcs.setArcs(picked.map(({ head, matrix }) => ({ head, arcs: filterArcs(matrix, T, filter) })));
     } else {
       this.drawMatrix(picked, T);

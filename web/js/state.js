@@ -1,13 +1,14 @@
 // state.js: the explorer's whole view state, mirrored in the URL hash so a copied link reopens the same view.
 //   #text=The%20trophy...&model=models/x.arcs&layer=3&head=all&topk=3&threshold=0.02&sink=0&mode=arcs&token=9
-import { word, index, count, fraction, LAYER_WORDS, HEAD_WORDS, MODES } from '../lib/view-options.js';
+// (topk: a count, 0 for every arc, or 'auto', the default: every arc of a short text, the strongest few of a long one)
+import { word, index, topK, fraction, LAYER_WORDS, HEAD_WORDS, MODES } from '../lib/view-options.js';
 
 export const DEFAULT_TEXT = "The trophy didn't fit in the bag because it was too big";
 export const DEFAULT_MODEL = 'models/shakespeare-4l.q8.arcs';
 
 export const defaults = () => ({
   text: DEFAULT_TEXT, model: DEFAULT_MODEL, layer: null, head: null,
-  topk: 0, threshold: 0.02, sink: true, mode: 'arcs', token: null,
+  topk: 'auto', threshold: 0.02, sink: true, mode: 'arcs', token: null,
 });
 
 // -> {state, errors}: each setting the hash gives is read by the same strict readers as <arc-scope>'s attributes; a bad
@@ -24,7 +25,7 @@ export function parseHash(hash) {
   if (p.get('model')) state.model = p.get('model');
   take('layer', index, Infinity, LAYER_WORDS);
   take('head', index, Infinity, HEAD_WORDS);
-  take('topk', count);
+  take('topk', topK);
   take('threshold', fraction);
   take('mode', word, MODES);
   take('token', index, Infinity, []);

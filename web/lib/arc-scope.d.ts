@@ -131,9 +131,10 @@ export declare class ArcScopeElement extends HTMLElement {
   /** mode="ablation": 'zero', or 'mean' over the positions (default 'zero') */
   get ablate(): string | null;
   set ablate(value: ArcScopeAblationKind | null | undefined);
-  /** arcs per token, an integer >= 0; 0 draws them all (default 0) */
+  /** arcs per token, an integer >= 0 (0 draws them all), or 'auto': all up to 64 tokens, each token's 3 strongest
+   * past that (default 'auto') */
   get topk(): string | null;
-  set topk(value: ArcScopeNumber | null | undefined);
+  set topk(value: ArcScopeNumber | 'auto' | null | undefined);
   /** minimum weight drawn, a number from 0 to 1 (default 0.02) */
   get threshold(): string | null;
   set threshold(value: ArcScopeNumber | null | undefined);

@@ -13,7 +13,8 @@
 //   answer, wrong  mode="ablation" only, and needed there: one token each, as text (" dog", " cat")
 //   ablate     mode="ablation": "zero" or "mean" (each head's output replaced by its mean over the positions)
 //              (default: "zero")
-//   topk       arcs per token, an integer >= 0; 0 draws them all (default: 0)
+//   topk       arcs per token, an integer >= 0 (0 draws them all) or "auto": all of a text up to 64 tokens, each
+//              token's 3 strongest past that (default: "auto")
 //   threshold  minimum weight drawn, a number from 0 to 1 (default: 0.02)
 //   theme      "auto" (the reader's prefers-color-scheme), "light" or "dark" (default: "auto")
 //   loading    "eager" or "lazy": nothing is fetched until the element comes within 200px of the viewport
@@ -35,10 +36,10 @@ import { assets } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
-import { selectMatrices, filterArcs, aggregate, range } from './attention-math.js';
+import { selectMatrices, filterArcs, aggregate, range, topKFor } from './attention-math.js';
 import { displayPiece, plainLabel } from './token-text.js';
 import { parseAttention } from './attention-data.js';
-import { word, index, count, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
+import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
   from './view-options.js';
 
 const DEFAULT_MODEL = assets.model.href;
@@ -196,7 +197,7 @@ export class ArcScopeElement extends HTMLElement {
       // Everything that needs no download is checked first: a bad value shows before anything loads.
       const view = {
         mode: this.#read('mode', word, 'arcs', ELEMENT_MODES),
-        topK: this.#read('topk', count, 0),
+        topK: this.#read('topk', topK, 'auto'),
         threshold: this.#read('threshold', fraction, 0.02),
       };
       this.#read('theme', word, 'auto', THEMES); // applied by the CSS (:host([theme])); read to refuse bad values
@@ -333,7 +334,8 @@ export class ArcScopeElement extends HTMLElement {
       if (this.#matrix) { this.#matrix.root.remove(); this.#matrix = null; }
       if (!this.#arcs) this.#arcs = new ArcView(this.#view, { label: `Attention arcs, layer ${layer}, head ${head}` });
       if (this.#arcs.labels !== r.labels) this.#arcs.setTokens(r.labels);
-      this.#arcs.setArcs(picked.map((p) => ({ head: p.head, arcs: filterArcs(p.matrix, T, { topK, threshold }) })));
+      const filter = { topK: topKFor(topK, T), threshold };
+      this.#arcs.setArcs(picked.map((p) => ({ head: p.head, arcs: filterArcs(p.matrix, T, filter) })));
     } else {
       if (this.#arcs) { this.#arcs.el.remove(); this.#arcs = null; }
       const m = picked.length === 1 ? picked[0].matrix : aggregate(picked.map((p) => p.matrix), 'mean');

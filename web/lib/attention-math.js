@@ -97,6 +97,13 @@ export function growAttention(attention, shape, row) {
   return { attention: out, shape: [L, H, N, N] };
 }
 
+// topk 'auto' (the default) draws every arc of a short text and, past AUTO_ALL_TOKENS tokens, each query's
+// AUTO_TOP_K strongest: a thousand tokens of every arc is a wall of ink no one can read. -> the arcs per query
+// to draw (0: all).
+export const AUTO_ALL_TOKENS = 64;
+export const AUTO_TOP_K = 3;
+export const topKFor = (topk, T) => (topk === 'auto' ? (T > AUTO_ALL_TOKENS ? AUTO_TOP_K : 0) : topk);
+
 export function range(n) {
   return Array.from({ length: n }, (_, i) => i);
 }

@@ -18,9 +18,12 @@ export function index(name, value, n, words) {
   throw invalid(name, value, either([range, ...words.map((w) => `"${w}"`)]));
 }
 
-export function count(name, value) {
+// Arcs per query token: an integer from 0 up (0 draws them all) or "auto": all of them on a short text, each
+// query's strongest few on a long one (attention-math.js's topKFor).
+export function topK(name, value) {
+  if (value === 'auto') return value;
   if (isCount(value)) return Number(value);
-  throw invalid(name, value, 'an integer from 0 up (0 draws every arc)');
+  throw invalid(name, value, 'an integer from 0 up (0 draws every arc) or "auto"');
 }
 
 export function fraction(name, value) {
