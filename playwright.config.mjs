@@ -1,5 +1,6 @@
 // Playwright: the page and <arc-scope> in Debian's Chromium (Playwright cannot download browsers here).
-// Two servers, started by Playwright itself on free ports: the plain one, and one sending the strict CSP.
+// Three servers, started by Playwright itself on free ports: the plain one, one sending the strict CSP, and one
+// cross-origin isolated (COOP/COEP), where the engine runs its threaded module.
 // Test checkpoints are made once by tests/e2e/global-setup.mjs under build/test-fixtures and served at /fixtures/;
 // --test-routes adds the misbehaving servers of /hostile/ (scripts/serve.mjs).
 import { defineConfig } from '@playwright/test';
@@ -12,7 +13,9 @@ const freePort = () => new Promise((ok, fail) => {
 // The config is evaluated again in each worker process: the ports chosen first travel in the environment.
 process.env.ARCSCOPE_PORT ??= String(await freePort());
 process.env.ARCSCOPE_CSP_PORT ??= String(await freePort());
+process.env.ARCSCOPE_ISOLATED_PORT ??= String(await freePort());
 const port = Number(process.env.ARCSCOPE_PORT), cspPort = Number(process.env.ARCSCOPE_CSP_PORT);
+const isolatedPort = Number(process.env.ARCSCOPE_ISOLATED_PORT);
 const serve = (p, extra = '') => ({
   command: `node scripts/serve.mjs --port ${p} --fixtures build/test-fixtures --test-routes ${extra}`,
   url: `http://127.0.0.1:${p}/`,
@@ -42,8 +45,9 @@ export default defineConfig({
     trace: 'off',
   },
   projects: [
-    { name: 'page', testIgnore: /csp\.spec/ },
+    { name: 'page', testIgnore: /(csp|threads)\.spec/ },
     { name: 'csp', testMatch: /csp\.spec\.mjs/, use: { baseURL: `http://127.0.0.1:${cspPort}/` } },
+    { name: 'isolated', testMatch: /threads\.spec\.mjs/, use: { baseURL: `http://127.0.0.1:${isolatedPort}/` } },
   ],
-  webServer: [serve(port), serve(cspPort, '--csp')],
+  webServer: [serve(port), serve(cspPort, '--csp'), serve(isolatedPort, '--isolate')],
 });

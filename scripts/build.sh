@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds both targets from the one CMakeLists.txt: build/native (CLI, tests) and build/wasm (web module, staged with
-# the JS library into build/lib); on request
+# Builds both targets from the one CMakeLists.txt: build/native (CLI, tests) and build/wasm plus build/wasm-threads
+# (the web modules, staged with the JS library into build/lib); on request
 # also build/sanitize, the native tests under ASan + UBSan with wasm's 32-bit buffer limit.
 # Usage: scripts/build.sh [native|wasm|sanitize|all]   (default: all = native and wasm)
 set -euo pipefail
@@ -21,5 +21,8 @@ if [ "$target" = wasm ] || [ "$target" = all ]; then
   export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j "$jobs"
+  # The threaded module, for cross-origin isolated pages: the whole engine again, compiled with -pthread.
+  emcmake cmake -S . -B build/wasm-threads -DCMAKE_BUILD_TYPE=Release -DARCSCOPE_WASM_THREADS=ON >/dev/null
+  cmake --build build/wasm-threads -j "$jobs" --target arcscope_core_wasm
   node scripts/stage.mjs  # build/lib: the library with its wasm, tokenizer and default model beside it
 fi

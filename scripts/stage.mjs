@@ -1,5 +1,5 @@
 // stage.mjs: assembles build/lib/, the library as it is served and packed: web/lib's modules and CSS, the wasm
-// module, GPT-2's tokenizer file and the default model, each where web/lib/assets.js looks for it (beside itself), and
+// modules (plain and threaded), GPT-2's tokenizer file and the default model, each where web/lib/assets.js looks for it (beside itself), and
 // version.js, the package's version from package.json (arcscope.js exports it).
 // build.sh runs it after the wasm build; the page's server overlays web/lib/ on it, so edits show without restaging.
 // Usage: node scripts/stage.mjs [OUT]   (default build/lib)
@@ -10,11 +10,15 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const out = resolve(process.argv[2] || join(root, 'build', 'lib'));
 const wasmBuild = join(root, 'build', 'wasm');
+const threadsBuild = join(root, 'build', 'wasm-threads');
 
 // [from, to inside OUT]
 const assets = [
   [join(wasmBuild, 'arcscope_core.js'), 'wasm/arcscope_core.js'],
   [join(wasmBuild, 'arcscope_core.wasm'), 'wasm/arcscope_core.wasm'],
+  // the threaded module, which arcscope.js picks on cross-origin isolated pages
+  ...['.js', '.wasm', '.worker.js'].map((ext) =>
+    [join(threadsBuild, `arcscope_core_threads${ext}`), `wasm/arcscope_core_threads${ext}`]),
   [join(wasmBuild, 'gpt2-tokenizer.bin'), 'models/gpt2-tokenizer.bin'],
   [join(root, 'models', 'shakespeare-4l.q8.arcs'), 'models/shakespeare-4l.q8.arcs'],
 ];

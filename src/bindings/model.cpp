@@ -8,6 +8,7 @@
 #include "arcscope/convert.h"
 #include "arcscope/heads.h"
 #include "arcscope/perplexity.h"
+#include "arcscope/threads.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;
@@ -90,6 +91,9 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("startGeneration", &Model::start_generation)
         .function("generationStep", &Model::generation_step);
     function("topK", &model_bindings::top_k);
+    // The worker threads (threads.h): 1 in the plain module, up to the pool's size in the threaded one.
+    function("setThreads", &arcscope::set_threads);
+    function("threads", &arcscope::threads);
     class_<ModelConverter>("ModelConverter")
         .class_function("create", &ModelConverter::create, allow_raw_pointers())
         .function("feed", &ModelConverter::feed)

@@ -1,12 +1,13 @@
 // cmd_time.cpp: `arcscope time --model FILE [--tokens T] [--decode N] [--repeat R]`: how long the engine takes on
 // this machine, as JSON: loading (read + validate + checksum), a forward pass over T tokens with and without the
-// attention capture (best and median of R), and decoding N tokens one at a time through the KV cache.
+// attention capture (best and median of R), and decoding N tokens one at a time through the KV cache, on --threads.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
 #include "arcscope/error.h"
+#include "arcscope/threads.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"
@@ -35,7 +36,8 @@ Stats timed(int repeat, F&& f) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "tokens", "decode", "repeat", "kv-cache"});
+    args.reject_unknown({"model", "tokens", "decode", "repeat", "kv-cache", "threads"});
+    const int threads = set_threads(int(args.get_int("threads", 1, 1, kMaxThreads)));
     double t0 = now_ms();
     std::unique_ptr<GPT2> model = load_model(args);
     double load_ms = now_ms() - t0;
@@ -67,7 +69,7 @@ int run(const Args& args) {
     double decode_per_token = N ? (decode.best - plain.best) / N : 0;
     JsonWriter w;
     w.open_object().field("dtype", dtype_name(model->weight_type())).field("kernels", kernel_isa());
-    w.field("kv_cache", kv_type_name(model->kv_type()));
+    w.field("kv_cache", kv_type_name(model->kv_type())).field("threads", threads);
     w.field("load_ms", load_ms, 1).field("tokens", T).field("forward_ms_best", plain.best, 2);
     w.field("forward_ms_median", plain.median, 2).field("forward_attention_ms_best", with_attention.best, 2);
     w.field("forward_attention_ms_median", with_attention.median, 2).field("decode_tokens", N);
@@ -76,7 +78,7 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5] [--kv-cache f32|f16]", {}, run});
+    "time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5] [--kv-cache f32|f16] [--threads N]", {}, run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "arcscope/quant.h"
+#include "arcscope/threads.h"
 
 namespace arcscope {
 
@@ -48,37 +49,44 @@ void linear_f32(float* out, const float* x, int T, const float* w, int rows, int
     if (T == 1) {
         // GEMV (decode): 8 rows per pass read more of the matrix at once (measured: 768x2304 in wasm 13-17 ->
         // 21 GB/s). Each output's sum runs in the same order as in the tiles below, so the bits do not change.
-        int r = 0;
-        for (; r + 8 <= rows; r += 8) tile<8, 1>(w + size_t(r) * cols, x, cols, out + r, rows);
-        for (; r < rows; ++r) tile<1, 1>(w + size_t(r) * cols, x, cols, out + r, rows);
+        parallel_for((rows + 7) / 8, [&](int begin, int end) {
+            for (int r = 8 * begin; r < std::min(rows, 8 * end); r += 8) {
+                if (r + 8 <= rows) tile<8, 1>(w + size_t(r) * cols, x, cols, out + r, rows);
+                else
+                    for (int i = r; i < rows; ++i) tile<1, 1>(w + size_t(i) * cols, x, cols, out + i, rows);
+            }
+        });
         if (bias)
             for (int i = 0; i < rows; ++i) out[i] += bias[i];
         return;
     }
     // Tokens per pass over the weights: their activations stay in cache while the weights stream by.
     constexpr int kChunk = 16;
-    for (int t0 = 0; t0 < T; t0 += kChunk) {
-        const int t1 = std::min(T, t0 + kChunk);
-        for (int r0 = 0; r0 < rows; r0 += 4) {
-            const int nr = std::min(4, rows - r0);
-            const float* wr = w + size_t(r0) * cols;
-            int t = t0;
-            for (; t + 2 <= t1; t += 2) {
-                float* o = out + size_t(t) * rows + r0;
-                if (nr == 4) tile<4, 2>(wr, x + size_t(t) * cols, cols, o, rows);
-                else
-                    for (int r = 0; r < nr; ++r)
-                        tile<1, 2>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
-            }
-            if (t < t1) {
-                float* o = out + size_t(t) * rows + r0;
-                if (nr == 4) tile<4, 1>(wr, x + size_t(t) * cols, cols, o, rows);
-                else
-                    for (int r = 0; r < nr; ++r)
-                        tile<1, 1>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
+    // Each thread takes a contiguous range of 4-row blocks.
+    parallel_for((rows + 3) / 4, [&](int begin, int end) {
+        for (int t0 = 0; t0 < T; t0 += kChunk) {
+            const int t1 = std::min(T, t0 + kChunk);
+            for (int r0 = 4 * begin; r0 < std::min(rows, 4 * end); r0 += 4) {
+                const int nr = std::min(4, rows - r0);
+                const float* wr = w + size_t(r0) * cols;
+                int t = t0;
+                for (; t + 2 <= t1; t += 2) {
+                    float* o = out + size_t(t) * rows + r0;
+                    if (nr == 4) tile<4, 2>(wr, x + size_t(t) * cols, cols, o, rows);
+                    else
+                        for (int r = 0; r < nr; ++r)
+                            tile<1, 2>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
+                }
+                if (t < t1) {
+                    float* o = out + size_t(t) * rows + r0;
+                    if (nr == 4) tile<4, 1>(wr, x + size_t(t) * cols, cols, o, rows);
+                    else
+                        for (int r = 0; r < nr; ++r)
+                            tile<1, 1>(wr + size_t(r) * cols, x + size_t(t) * cols, cols, o + r, rows);
+                }
             }
         }
-    }
+    });
     if (bias)
         for (int t = 0; t < T; ++t)
             for (int r = 0; r < rows; ++r) out[size_t(t) * rows + r] += bias[r];

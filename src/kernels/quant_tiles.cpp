@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "arcscope/threads.h"
 #include "kernels/quant_layout.h"
 
 #ifdef __wasm_simd128__
@@ -75,34 +76,37 @@ void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const floa
     // Blocks per pass over those tokens: a group's slice of weights (24 x 288 bytes = 7 KB) stays in L1 while every
     // token tile reads it. At T = 1 the records are still read in file order.
     constexpr int kBlockChunk = 24;
-    float res[16 * kQ8RowGroup];
-    for (int t0 = 0; t0 < T; t0 += kTokenChunk) {
-        const int t1 = std::min(T, t0 + kTokenChunk);
-        for (int g = 0; g < w.groups(); ++g) {
-            const int row0 = g * kQ8RowGroup;
-            const int nr = std::min(kQ8RowGroup, w.rows - row0);
-            for (int b0 = 0; b0 < blocks; b0 += kBlockChunk) {
-                const int nb = std::min(kBlockChunk, blocks - b0);
-                const uint8_t* slice = w.data + (size_t(g) * blocks + b0) * kQ8RecordBytes;
-                for (int t = t0; t < t1;) {
-                    const int tt = std::min(max_tt, t1 - t);
-                    tiles[tt - 1](slice, nb, a.q + size_t(t) * a.ld + b0 * kQ8Block, a.ld,
-                                  a.scale + size_t(t) * blocks + b0, blocks, res);
-                    for (int i = 0; i < tt; ++i) {
-                        float* o = out + size_t(t + i) * w.rows + row0;
-                        const float* s = res + i * kQ8RowGroup;
-                        if (b0 > 0)
-                            for (int r = 0; r < nr; ++r) o[r] += s[r];
-                        else if (bias)
-                            for (int r = 0; r < nr; ++r) o[r] = s[r] + bias[row0 + r];
-                        else
-                            for (int r = 0; r < nr; ++r) o[r] = s[r];
+    // Each thread takes a contiguous range of row groups: its own slice of the weights, the same sums per row.
+    parallel_for(w.groups(), [&](int g_begin, int g_end) {
+        float res[16 * kQ8RowGroup];
+        for (int t0 = 0; t0 < T; t0 += kTokenChunk) {
+            const int t1 = std::min(T, t0 + kTokenChunk);
+            for (int g = g_begin; g < g_end; ++g) {
+                const int row0 = g * kQ8RowGroup;
+                const int nr = std::min(kQ8RowGroup, w.rows - row0);
+                for (int b0 = 0; b0 < blocks; b0 += kBlockChunk) {
+                    const int nb = std::min(kBlockChunk, blocks - b0);
+                    const uint8_t* slice = w.data + (size_t(g) * blocks + b0) * kQ8RecordBytes;
+                    for (int t = t0; t < t1;) {
+                        const int tt = std::min(max_tt, t1 - t);
+                        tiles[tt - 1](slice, nb, a.q + size_t(t) * a.ld + b0 * kQ8Block, a.ld,
+                                      a.scale + size_t(t) * blocks + b0, blocks, res);
+                        for (int i = 0; i < tt; ++i) {
+                            float* o = out + size_t(t + i) * w.rows + row0;
+                            const float* s = res + i * kQ8RowGroup;
+                            if (b0 > 0)
+                                for (int r = 0; r < nr; ++r) o[r] += s[r];
+                            else if (bias)
+                                for (int r = 0; r < nr; ++r) o[r] = s[r] + bias[row0 + r];
+                            else
+                                for (int r = 0; r < nr; ++r) o[r] = s[r];
+                        }
+                        t += tt;
                     }
-                    t += tt;
                 }
             }
         }
-    }
+    });
 }
 
 }  // namespace arcscope::detail

@@ -65,6 +65,8 @@ export interface LoadModelOptions {
 export interface Assets {
   /** wasm/arcscope_core.wasm */
   wasm: URL;
+  /** wasm/arcscope_core_threads.wasm: the same engine with worker threads, for cross-origin isolated pages */
+  wasmThreads: URL;
   /** models/gpt2-tokenizer.bin */
   tokenizer: URL;
   /** models/shakespeare-4l.q8.arcs, the shipped 4-layer model */
@@ -521,6 +523,12 @@ export interface ConvertCheckpointOptions {
 // ---- the engine ----
 
 export interface CreateEngineOptions {
+  /**
+   * Threads for the matrix products (default: every core, up to 4). More than 1 runs the threaded module, which needs
+   * a cross-origin isolated page (see threadsAvailable()); elsewhere, and with wasmBinary or wasmUrl, the plain module
+   * runs on one. Results are the same bits on any number.
+   */
+  threads?: number;
   /** the wasm module's bytes (else fetched from wasmUrl) */
   wasmBinary?: Bytes;
   /** where the wasm module is (default: defaultAssets.wasm); relative to the page, or in Node to the cwd */
@@ -535,6 +543,8 @@ export interface CreateEngineOptions {
 export interface Engine {
   /** the raw Emscripten module (internal: its members may change between versions) */
   readonly core: unknown;
+  /** the threads the engine runs on: 1 with the plain module, more with the threaded one */
+  readonly threads: number;
 
   /** A single attention head: d_model -> d_head. seed: an unsigned 32-bit integer (default 42). */
   singleHeadAttention(dModel: number, dHead: number, options?: { seed?: number }): SingleHeadAttention;
@@ -571,6 +581,11 @@ export interface Engine {
 
 /** Starts an engine: compiles the wasm module while the tokenizer file downloads. */
 export declare function createEngine(options?: CreateEngineOptions): Promise<Engine>;
+/**
+ * How many threads an engine can run on here: more than 1 only in a browser page (or worker) that is cross-origin
+ * isolated (COOP and COEP headers), with the library on the page's own origin.
+ */
+export declare function threadsAvailable(): number;
 
 /** The bytes at a URL: http(s) through fetch, file: through fs in Node. A relative URL is resolved against the page
  * (in Node: the current directory). */

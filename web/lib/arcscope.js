@@ -61,7 +61,7 @@ function maskData(mask) {
 // Emscripten module options. Browsers compile the module while it downloads (instantiateStreaming); Node gets the
 // bytes. We fetch it ourselves so that a missing or wrong file is an error naming its URL and status, not a compile
 // error about the bytes of a 404 page. failed(error) reports a compile error (Emscripten would wait forever).
-async function coreOptions({ wasmBinary, wasmUrl = assets.wasm }, failed) {
+async function coreOptions({ wasmBinary, wasmUrl }, failed) {
   if (wasmBinary) return { wasmBinary };
   if (isNode) return { wasmBinary: await readBytes(wasmUrl) };
   const url = new URL(wasmUrl, globalThis.location?.href);
@@ -84,14 +84,36 @@ async function coreOptions({ wasmBinary, wasmUrl = assets.wasm }, failed) {
   };
 }
 
+// How many threads the engine can use here: the threaded module needs SharedArrayBuffer, which browsers give only to
+// cross-origin isolated pages, and its workers must start from this page's origin; Node runs the plain module.
+const hardwareThreads = Math.min(4, globalThis.navigator?.hardwareConcurrency || 1); // threads.h's kMaxThreads
+export function threadsAvailable() {
+  if (isNode || !globalThis.crossOriginIsolated || typeof SharedArrayBuffer !== 'function') return 1;
+  return new URL(assets.wasmThreads).origin === globalThis.origin ? hardwareThreads : 1;
+}
+
+// The module to run: the threaded one when more than one thread is asked for (default: every core, up to 4) and
+// available; the plain one otherwise, and whenever the caller hands in its own wasm (it is the plain module's).
+async function coreFactory({ threads = hardwareThreads, wasmBinary, wasmUrl }) {
+  const wanted = Number.isInteger(threads) && threads >= 1 ? threads
+    : (() => { throw new Error(`threads must be a whole number from 1 up, got ${threads}`); })();
+  if (wanted > 1 && !wasmBinary && !wasmUrl && threadsAvailable() > 1) {
+    const { default: create } = await import('./wasm/arcscope_core_threads.js');
+    return { create, wasmUrl: assets.wasmThreads, threads: Math.min(wanted, threadsAvailable()) };
+  }
+  return { create: createArcscopeCore, wasmUrl: wasmUrl ?? assets.wasm, threads: 1 };
+}
+
 export async function createEngine(options = {}) {
   // The tokenizer downloads while the module compiles.
   const tokenizerBytes = options.tokenizerBytes ?? readBytes(options.tokenizerUrl ?? assets.tokenizer);
   tokenizerBytes.catch?.(() => {}); // its failure is reported where it is awaited, below
+  const module = await coreFactory(options);
   const core = await new Promise((ok, fail) => {
-    coreOptions(options, fail).then((o) => createArcscopeCore(o)).then(ok, fail);
+    coreOptions({ ...options, wasmUrl: module.wasmUrl }, fail).then((o) => module.create(o)).then(ok, fail);
   });
-  const engine = { core };
+  // Worker threads share the matrix products; results are the same bits on any number (threads.h).
+  const engine = { core, threads: core.setThreads(module.threads) };
 
   // ---- attention blocks (the article's SingleHeadAttention, MultiHeadAttention, PositionalEncoding) ----
   const layer = (handle) => owned(handle, {

@@ -2,6 +2,8 @@
 // from any origin (scripts/stage.mjs lays them out so; the package ships them so).
 export const assets = {
   wasm: new URL('./wasm/arcscope_core.wasm', import.meta.url),
+  // the same engine with worker threads (SharedArrayBuffer): cross-origin isolated pages only
+  wasmThreads: new URL('./wasm/arcscope_core_threads.wasm', import.meta.url),
   tokenizer: new URL('./models/gpt2-tokenizer.bin', import.meta.url),
   model: new URL('./models/shakespeare-4l.q8.arcs', import.meta.url),
 };

@@ -1,0 +1,82 @@
+// test_threads.cpp: parallel_for splits a range exactly, and the matrix products and the forward pass give the same
+// bits on 1 to kMaxThreads threads (each output row is computed by the same code whichever thread runs it).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+#include "arcscope/gpt2.h"
+#include "arcscope/quant.h"
+#include "arcscope/random.h"
+#include "arcscope/threads.h"
+#include "engine_fixture.h"
+
+using namespace arcscope;
+using namespace arcscope::testing;
+
+namespace {
+// Restores one thread however a test ends.
+struct Threads {
+    explicit Threads(int n) { EXPECT_EQ(set_threads(n), n); }
+    ~Threads() { set_threads(1); }
+};
+
+std::vector<float> random_values(size_t n, uint64_t seed) {
+    Random rng(seed);
+    std::vector<float> v(n);
+    for (float& x : v) x = float(rng.normal());
+    return v;
+}
+}  // namespace
+
+TEST(Threads, ParallelForCoversEveryIndexOnce) {
+    for (int t = 1; t <= kMaxThreads; ++t) {
+        Threads threads(t);
+        for (int n : {0, 1, 3, 7, 1000}) {
+            std::vector<std::atomic<int>> seen(static_cast<size_t>(n));
+            for (int repeat = 0; repeat < 50; ++repeat)
+                parallel_for(n, [&](int begin, int end) {
+                    for (int i = begin; i < end; ++i) seen[size_t(i)].fetch_add(1);
+                });
+            for (int i = 0; i < n; ++i) ASSERT_EQ(seen[size_t(i)].load(), 50) << t << " threads, n " << n;
+        }
+    }
+    EXPECT_EQ(set_threads(99), kMaxThreads);
+    EXPECT_EQ(set_threads(0), 1);
+}
+
+TEST(Threads, MatrixProductsAreTheSameBitsOnAnyNumberOfThreads) {
+    const int rows = 200, cols = 96;  // 25 row groups: uneven parts
+    const std::vector<float> w = random_values(size_t(rows) * cols, 3), bias = random_values(rows, 4);
+    std::vector<uint8_t> packed(q8_packed_bytes(rows, cols));
+    q8_pack(w.data(), rows, cols, packed.data());
+    const Q8View q8 = q8_view(packed.data(), packed.size(), rows, cols);
+    for (int T : {1, 5, 70}) {
+        const std::vector<float> x = random_values(size_t(T) * cols, 5);
+        std::vector<float> q_one(size_t(T) * rows), f_one(size_t(T) * rows);
+        linear_q8(q_one.data(), x.data(), T, q8, bias.data());
+        linear_f32(f_one.data(), x.data(), T, w.data(), rows, cols, bias.data());
+        for (int t = 2; t <= kMaxThreads; ++t) {
+            Threads threads(t);
+            std::vector<float> q(size_t(T) * rows), f(size_t(T) * rows);
+            linear_q8(q.data(), x.data(), T, q8, bias.data());
+            linear_f32(f.data(), x.data(), T, w.data(), rows, cols, bias.data());
+            EXPECT_EQ(q, q_one) << "q8, T " << T << ", " << t << " threads";
+            EXPECT_EQ(f, f_one) << "f32, T " << T << ", " << t << " threads";
+        }
+    }
+}
+
+TEST(Threads, ForwardPassIsTheSameBitsOnThreeThreads) {
+    Loaded m = load_tiny(DType::Q8);
+    GPT2& g = *m.model;
+    std::vector<int> ids(40);
+    for (int i = 0; i < 40; ++i) ids[i] = (i * 37 + 5) % 300;
+    g.forward(ids.data(), 40, true, true);
+    const std::vector<float> logits(g.logits(), g.logits() + size_t(40) * g.config().n_vocab);
+    const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
+    Threads threads(3);
+    g.forward(ids.data(), 40, true, true);
+    EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + logits.size()), logits);
+    EXPECT_EQ(std::vector<float>(g.attention(), g.attention() + att.size()), att);
+}

@@ -1,0 +1,54 @@
+// On a cross-origin isolated page (served with --isolate) the engine runs its threaded module: the same bits as the
+// plain module, and the page and <arc-scope> work on it with a clean console.
+import { test, expect } from '@playwright/test';
+import { watchConsole, openPage, drawnArcs } from './helpers.mjs';
+
+test('createEngine() runs the threaded module here, and it gives the plain module\'s bits', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.goto('./embed.html');
+  const r = await page.evaluate(async () => {
+    const { createEngine, threadsAvailable } = await import('/lib/arcscope.js');
+    const bytes = new Uint8Array(await (await fetch('/fixtures/gpt2-12x12.q8.arcs')).arrayBuffer());
+    const ids = Array.from({ length: 64 }, (_, i) => (i * 7919 + 13) % 50257);
+    const run = async (options) => {
+      const engine = await createEngine(options);
+      const model = engine.loadModel(bytes);
+      const t0 = performance.now();
+      const out = model.forward(ids, { attention: true, allLogits: true });
+      const ms = performance.now() - t0;
+      model.free();
+      return { threads: engine.threads, ms, logits: out.logits, attention: out.attention };
+    };
+    const threaded = await run({}), plain = await run({ threads: 1 });
+    const differ = (a, b) => a.length !== b.length || a.some((v, i) => !Object.is(v, b[i]));
+    let refused = '';
+    try { await createEngine({ threads: 0 }); } catch (e) { refused = e.message; }
+    return {
+      isolated: crossOriginIsolated, available: threadsAvailable(), cores: navigator.hardwareConcurrency,
+      threads: threaded.threads, plainThreads: plain.threads, ms: [threaded.ms, plain.ms],
+      logitsDiffer: differ(threaded.logits, plain.logits), attentionDiffer: differ(threaded.attention, plain.attention),
+      refused,
+    };
+  });
+  console.log(`isolated page, ${r.cores} cores: threaded module on ${r.threads} threads ${r.ms[0].toFixed(0)} ms, ` +
+    `plain module ${r.ms[1].toFixed(0)} ms (64 tokens, 12x12 fixture; a figure, not a benchmark)`);
+  expect(r.isolated).toBe(true);
+  expect(r.available).toBe(Math.min(4, r.cores));
+  expect(r.threads).toBe(Math.min(4, r.cores));
+  expect(r.plainThreads).toBe(1);
+  expect(r.logitsDiffer).toBe(false);
+  expect(r.attentionDiffer).toBe(false);
+  expect(r.refused).toBe('threads must be a whole number from 1 up, got 0');
+  expect(errors).toEqual([]);
+});
+
+test('the tutorial page and <arc-scope> work on the threaded module', async ({ page }) => {
+  const errors = watchConsole(page);
+  const response = await page.goto('./');
+  expect(response.headers()['cross-origin-embedder-policy']).toBe('require-corp');
+  await openPage(page);
+  expect((await drawnArcs(page)).length).toBeGreaterThan(0);
+  await page.goto('./embed.html');
+  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+  expect(errors).toEqual([]);
+});
