@@ -35,18 +35,22 @@ export async function waitForRender(page, previous = 0) {
 
 export const renders = (page) => page.locator('#view').getAttribute('data-renders').then((v) => Number(v || 0));
 
-// Every arc in sight in the explorer (or another arcs view on the page): [{from, to, head, weight}]. Its SVG paths'
-// data attributes; or, when it draws many arcs on a canvas (lib/arcs.js), the record of the arcs the canvas drew.
-export function drawnArcs(page, scope = '#view') {
-  return page.evaluate((scope) => {
-    const view = document.querySelector(`${scope} .arcview`);
-    if (view?.dataset.backend === 'canvas') {
+// Every arc in sight in an arcs view (the explorer's by default, or one inside an <arc-scope>): [{from, to, head,
+// weight}]. Its SVG paths' data attributes; or, when it draws many arcs on a canvas (lib/arcs.js), the record of the
+// arcs the canvas drew: the element's result.drawnArcs(), or the page's view's shownArcs().
+export async function drawnArcs(page, scope = '#view') {
+  const view = page.locator(`${scope} .arcview`).first();
+  if (await view.count() && await view.getAttribute('data-backend') === 'canvas') {
+    return view.evaluate((el) => {
+      const host = el.getRootNode().host;
+      if (host) return host.result.drawnArcs();
       const { explorer, heads } = window.arcscopePage;
-      return [explorer.arcs, heads.arcs].find((a) => a?.el === view).shownArcs();
-    }
-    return [...document.querySelectorAll(`${scope} path[data-from]`)].filter((p) => getComputedStyle(p).display !== 'none')
-      .map((p) => ({ from: +p.dataset.from, to: +p.dataset.to, head: +p.dataset.head, weight: +p.dataset.weight }));
-  }, scope);
+      return [explorer.arcs, heads.arcs].find((a) => a?.el === el).shownArcs();
+    });
+  }
+  return page.locator(`${scope} path[data-from]`).evaluateAll((paths) => paths
+    .filter((p) => getComputedStyle(p).display !== 'none')
+    .map((p) => ({ from: +p.dataset.from, to: +p.dataset.to, head: +p.dataset.head, weight: +p.dataset.weight })));
 }
 
 // Runs the model in the page's main thread with the engine module itself (not the worker, not the page's code):
