@@ -1,8 +1,10 @@
-// The page's pure logic, in Node: arc filtering, the sink toggle, aggregation, growing attention during generation,
-// the URL-hash state, token labels, the printouts, and the cost chart's quadratic fit. (Drawing is tested in Chromium.)
+// The page's pure logic, in Node: arc filtering, the sink toggle, aggregation, the views' attention sources, growing
+// attention during generation, thumbnails' pooling, the URL-hash state, token labels, the printouts, and the cost
+// chart's quadratic fit. (Drawing is tested in Chromium.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterArcs, hideSink, aggregate, selectMatrices, growAttention, topAttended } from '../../web/lib/attention-math.js';
+import { filterArcs, hideSink, aggregate, growMatrix, poolMax, topAttended, topKFor, viewHeads } from '../../web/lib/attention-math.js';
+import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/attention-source.js';
 import { parseHash, formatHash, defaults } from '../../web/js/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
 import { shapeText, tensorText } from '../../web/js/printout.js';
@@ -53,11 +55,12 @@ test('hideSink zeroes the first column and renormalizes every other row to 1', (
   assert.deepEqual([...h.subarray(0, T)], new Array(T).fill(0));
 });
 
-test('mean and max over heads and layers', () => {
+test('mean and max over heads and layers, as every source computes them (attention-math.js viewMatrix)', async () => {
   const [L, H, T] = [2, 3, 5], a = randomAttention(L, H, T, 9);
   const at = (l, h, i, j) => a[((l * H + h) * T + i) * T + j];
-  const [mean] = selectMatrices(a, [L, H, T, T], { layer: 1, head: 'mean' });
-  const [max] = selectMatrices(a, [L, H, T, T], { layer: 'max', head: 2 });
+  const source = new TensorAttention(a, [L, H, T, T]);
+  const [mean] = await selectView(source, { layer: 1, head: 'mean' });
+  const [max] = await selectView(source, { layer: 'max', head: 2 });
   assert.equal(mean.head, -1);
   let worst = 0;
   for (let i = 0; i < T; i++) {
@@ -67,22 +70,68 @@ test('mean and max over heads and layers', () => {
     }
   }
   assert.ok(worst < 1e-7, `mean differs by ${worst}`);
-  assert.equal(selectMatrices(a, [L, H, T, T], { layer: 0, head: 'all' }).length, H);
+  const all = await selectView(source, { layer: 0, head: 'all' });
+  assert.deepEqual(all.map((p) => p.head), [0, 1, 2]);
+  assert.deepEqual([...all[1].matrix], [...a.subarray((0 * H + 1) * T * T, (0 * H + 2) * T * T)]);
+  // Layers first, then heads: the mean over layers of the max over heads is not what the page draws.
+  const [both] = await selectView(source, { layer: 'mean', head: 'max' });
+  const want = aggregate([0, 1, 2].map((h) => aggregate([0, 1].map((l) => a.subarray((l * H + h) * T * T, (l * H + h + 1) * T * T)), 'mean')), 'max');
+  assert.deepEqual([...both.matrix], [...want]);
+  assert.deepEqual(viewHeads([L, H], 'mean', 2), [[0, 2], [1, 2]]);
   assert.deepEqual([...aggregate([new Float32Array([1, 4]), new Float32Array([3, 2])], 'max')], [3, 4]);
+  assert.deepEqual([...aggregate((function* () { yield new Float32Array([1, 4]); yield new Float32Array([3, 2]); })(), 'mean')], [2, 3]);
+  // Hiding the sink is applied to each head drawn.
+  const [hidden] = withoutSink(await selectView(source, { layer: 1, head: 0 }), T);
+  assert.deepEqual([...hidden.matrix], [...hideSink(a.subarray(1 * H * T * T, (1 * H + 1) * T * T), T)]);
 });
 
-test('growAttention appends one row per layer and head (the KV cache step) and keeps the old rows', () => {
+test('the worker\'s matrices are asked for once; a mean over heads the page holds is taken without asking', async () => {
+  const [L, H, T] = [2, 3, 6], a = randomAttention(L, H, T, 4), shape = [L, H, T, T];
+  const worker = new TensorAttention(a, shape), calls = [];
+  const engine = { call: async (op, { layer, head }) => { calls.push(`${op} ${layer}/${head}`); return { data: await worker.matrix(layer, head) }; } };
+  const source = new EngineAttention(engine, 'model', [1, 2, 3, 4, 5, 6], shape);
+  const all = await selectView(source, { layer: 1, head: 'all' });
+  assert.equal(calls.length, H);
+  await selectView(source, { layer: 1, head: 2 }); // held
+  const [mean] = await selectView(source, { layer: 1, head: 'mean' });
+  assert.equal(calls.length, H);
+  assert.deepEqual([...mean.matrix], [...await worker.matrix(1, 'mean')]);
+  const [max] = await selectView(source, { layer: 'max', head: 0 }); // layer 0 was never sent: the worker's
+  assert.deepEqual(calls.slice(H), ['attention max/0']);
+  assert.deepEqual([...max.matrix], [...await worker.matrix('max', 0)]);
+  assert.equal(all[2].matrix, (await selectView(source, { layer: 1, head: 2 }))[0].matrix);
+});
+
+test('growing attention appends one query row a token (the KV cache step) and keeps the old rows', async () => {
   const [L, H, T] = [2, 2, 4], a = randomAttention(L, H, T, 5);
-  const row = Float32Array.from({ length: L * H * (T + 1) }, (_, k) => k + 1);
-  const { attention, shape } = growAttention(a, [L, H, T, T], row);
-  assert.deepEqual(shape, [L, H, T + 1, T + 1]);
-  const N = T + 1;
-  for (let m = 0; m < L * H; m++) {
-    for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) assert.equal(attention[(m * N + i) * N + j], a[(m * T + i) * T + j]);
-    for (let i = 0; i < T; i++) assert.equal(attention[(m * N + i) * N + T], 0);
-    assert.deepEqual([...attention.subarray((m * N + T) * N, (m * N + T + 1) * N)], [...row.subarray(m * N, (m + 1) * N)]);
-  }
+  const m = a.subarray(0, T * T), row = Float32Array.from({ length: T + 1 }, (_, k) => k + 1);
+  const g = growMatrix(m, T, row), N = T + 1;
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) assert.equal(g[i * N + j], m[i * T + j]);
+  for (let i = 0; i < T; i++) assert.equal(g[i * N + T], 0);
+  assert.deepEqual([...g.subarray(T * N)], [...row]);
+  // A generation's rows, [L, H, T + 1] per token, grow every head of a source the same way.
+  const grown = new GrowingAttention(new TensorAttention(a, [L, H, T, T]));
+  const rows = [1, 2].map((n) => Float32Array.from({ length: L * H * (T + n) }, (_, k) => k / 100));
+  for (const r of rows) grown.append(r);
+  assert.deepEqual(grown.shape, [L, H, T + 2, T + 2]);
+  const head = await grown.matrix(1, 1), M = T + 2, at = (l, h) => (l * H + h) * T * T;
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) assert.equal(head[i * M + j], a[at(1, 1) + i * T + j]);
+  assert.deepEqual([...head.subarray(T * M, T * M + T + 1)], [...rows[0].subarray(3 * (T + 1), 4 * (T + 1))]);
+  assert.deepEqual([...head.subarray((T + 1) * M)], [...rows[1].subarray(3 * (T + 2), 4 * (T + 2))]);
+  const [mean] = await selectView(grown, { layer: 1, head: 'mean' });
+  assert.equal(mean.matrix.length, M * M);
   assert.deepEqual(topAttended(Float32Array.from([1, 0, 0.2, 0.8]), 2, 1, 5).map((x) => x.index), [1, 0]);
+});
+
+test('thumbnails are max-pooled so one strong weight still shows; topk "auto" draws every arc of short texts only', () => {
+  const T = 8, m = new Float32Array(T * T);
+  m[7 * T + 1] = 0.9; m[6 * T + 0] = 0.2; m[0] = 1;
+  assert.deepEqual([...poolMax(m, T, 2)], [1, 0, Math.fround(0.9), 0]);
+  assert.deepEqual([...poolMax(m, T, T)], [...m]);
+  assert.equal(topKFor('auto', 64), 0);
+  assert.equal(topKFor('auto', 65), 3);
+  assert.equal(topKFor(5, 1000), 5);
+  assert.equal(topKFor(0, 1000), 0);
 });
 
 test('the view state survives the URL hash, including odd text, and bad values keep their defaults and are reported', () => {

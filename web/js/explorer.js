@@ -1,11 +1,15 @@
 // explorer.js: section 5, what the loaded model attends to on the user's text. Owns the view state (mirrored in the
-// URL hash by main.js), asks the worker for a forward pass when the text changes, and redraws cheaply otherwise.
+// URL hash by main.js), asks the worker for a forward pass when the text changes, and for the matrices of each view
+// (attention-source.js: the worker computes the heads a view shows, exactly; the page never holds every head), then
+// the thumbnails in the background. It measures itself: performance measures 'arcscope-typing-to-arcs' (the last
+// keystroke to the text's arcs drawn), 'arcscope-analysis' (the worker's forward pass, round trip) and
+// 'arcscope-view-switch' (a control changed to its view drawn).
 import { ArcView } from '../lib/arcs.js';
 import { Heatmap } from '../lib/heatmap.js';
 import { ThumbGrid } from './thumbs.js';
 import { renderHeadScores, renderTaughtNote, taughtHeads } from './head-scores.js';
-import { selectMatrices, filterArcs, topAttended, aggregate, growAttention, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K }
-  from '../lib/attention-math.js';
+import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../lib/attention-math.js';
+import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../lib/attention-source.js';
 import { plainLabel } from '../lib/token-text.js';
 import { headColor } from '../lib/palette.js';
 import { buildSvg, svgText, drawPng, download } from './export.js';
@@ -19,9 +23,19 @@ export class Explorer {
     this.state = state;
     this.onChange = onChange;      // called after any state change (main.js writes the hash)
     this.model = null;             // {key, name, config}
-    this.result = null;            // {ids, labels, attention, shape, next}
+    this.result = null;            // the text drawn: {ids, labels, shape, next}
+    this.source = null;            // its attention (attention-source.js)
+    this.latest = null;            // {result, source}: the text to draw, once its view's matrices arrive
+    this.drawn = null;             // what the view shows: {result, picked: [{head, matrix}], view (the state drawn), source,
+                                   //   shown (picked, the sink hidden or not), mean (of shown, when asked)}
     this.focusIndex = null;        // query token under hover/focus (top-5 table follows it)
     this.request = 0;
+    this.drawTicket = 0;
+    this.thumbJob = null;
+    this.typedAt = null;           // when the text last changed by typing, for 'arcscope-typing-to-arcs'
+    this.switchedAt = null;        // when a control last changed, for 'arcscope-view-switch'
+    this.busyFor = new Set();      // why the view is dimmed: 'analysis', 'view'
+
     this.arcs = new ArcView($('view'), { onFocus: (side, i) => this.onFocus(side, i) });
     this.thumbs = new ThumbGrid($('thumbs'), (l, h) => this.set({ layer: l, head: h }));
     this.matrix = null;
@@ -33,6 +47,7 @@ export class Explorer {
     $('text').value = s.text;
     let timer = 0;
     $('text').addEventListener('input', () => {
+      this.typedAt = performance.now();
       clearTimeout(timer);
       timer = setTimeout(() => {
         Object.assign(this.state, { text: $('text').value, token: null });
@@ -72,6 +87,7 @@ export class Explorer {
   }
 
   set(patch) {
+    this.switchedAt = performance.now();
     Object.assign(this.state, patch);
     this.syncControls();
     this.redraw();
@@ -96,10 +112,7 @@ export class Explorer {
     const { n_layer: L, n_head: H } = info.config;
     const s = this.state;
     if (!keepView) Object.assign(s, { layer: null, head: null, token: null });
-    const gpt2Small = L === 12 && H === 12; // GPT-2 small's layout (a narrow test model of that shape too)
-    // The article looks at layer 8, head 5 of GPT-2 small; other models open on all heads of the last layer.
-    if (!(typeof s.layer === 'number' && s.layer < L) && s.layer !== 'mean' && s.layer !== 'max') s.layer = gpt2Small ? 8 : L - 1;
-    if (!(typeof s.head === 'number' && s.head < H) && !['all', 'mean', 'max'].includes(s.head)) s.head = gpt2Small ? 5 : 'all';
+    Object.assign(s, this.validView());
     fillSelect($('layer'), L, [['mean', 'mean of layers'], ['max', 'max of layers']], 'layer');
     fillSelect($('head'), H, [['all', 'all heads'], ['mean', 'mean of heads'], ['max', 'max of heads']], 'head');
     this.thumbs.build(L, H);
@@ -108,6 +121,17 @@ export class Explorer {
     const drawn = this.analyze(); // queued first in the worker: the arcs come before the head scores
     this.loadScores();
     return drawn;
+  }
+
+  // {layer, head}: the state's if the model has them (a link's), else the model's own default view. The article looks
+  // at layer 8, head 5 of GPT-2 small; other models open on all heads of the last layer.
+  validView() {
+    let { layer, head } = this.state;
+    const { n_layer: L, n_head: H } = this.model.config;
+    const gpt2Small = L === 12 && H === 12; // GPT-2 small's layout (a narrow test model of that shape too)
+    if (!(typeof layer === 'number' && layer < L) && layer !== 'mean' && layer !== 'max') layer = gpt2Small ? 8 : L - 1;
+    if (!(typeof head === 'number' && head < H) && !['all', 'mean', 'max'].includes(head)) head = gpt2Small ? 5 : 'all';
+    return { layer, head };
   }
 
   async loadScores() {
@@ -136,21 +160,28 @@ export class Explorer {
     if (!this.model) return;
     const id = ++this.request;
     const { key } = this.model, text = this.state.text;
-    $('view').classList.add('busy');
+    this.busy('analysis', true);
     try {
       const { ids } = await this.engine.call('tokenize', { text });
       if (id !== this.request) return; // a newer text is on its way
       this.showCount(ids.length);
       if (ids.length > this.model.config.n_ctx) throw new Error(this.tooLong(ids.length, text));
+      const started = performance.now();
       const r = await this.engine.call('analyze', { model: key, ids });
       if (id !== this.request) return;
-      this.showError(null);
-      this.setResult(r);
+      performance.measure('arcscope-analysis', { start: started, detail: { tokens: ids.length } });
+      await this.setResult(r, () => id === this.request);
     } catch (e) {
       if (id === this.request) { this.clearResult(); this.showError(e.message); }
     } finally {
-      if (id === this.request) $('view').classList.remove('busy');
+      if (id === this.request) this.busy('analysis', false);
     }
+  }
+
+  // The view dims while an analysis or a slow view is on its way (the old drawing stays until the new one is ready).
+  busy(why, on) {
+    if (on) this.busyFor.add(why); else this.busyFor.delete(why);
+    $('view').classList.toggle('busy', this.busyFor.size > 0);
   }
 
   // "37 / 256 tokens", marked as the text nears the model's context and when it is past it.
@@ -172,7 +203,10 @@ export class Explorer {
 
   // Nothing drawn: no arcs, matrix, thumbnails, top 5 or next tokens (the error above says why).
   clearResult() {
-    this.result = null;
+    this.latest?.settle?.(false);
+    this.result = this.source = this.latest = this.drawn = null;
+    this.drawTicket++;
+    this.stopThumbnails();
     this.focusIndex = null;
     this.arcs.setTokens([]);
     this.arcs.setArcs([]);
@@ -193,50 +227,115 @@ export class Explorer {
     if (this.state.token !== null && this.state.token < labels.length) this.arcs.pin('from', this.state.token);
   }
 
-  setResult(r) {
-    this.result = r;
-    const T = r.labels.length;
-    if (this.state.token !== null && this.state.token >= T) this.state.token = null;
-    this.showCount(T);
-    this.showTokens(r.labels);
-    this.matrix = null;
-    this.thumbs.draw(r.attention, r.shape);
+  // A new analysis (r: the analyze op's result; source: its attention, by default the worker's matrices for it):
+  // drawn once its view's matrices arrive (by this call, or by a control changed meanwhile), then its thumbnails
+  // follow in the background. current() says whether it is still the text wanted by then.
+  async setResult(r, current = () => true, source = new EngineAttention(this.engine, this.model.key, r.ids, r.shape)) {
+    if (this.state.token !== null && this.state.token >= r.labels.length) this.state.token = null;
+    this.latest?.settle?.(false);
+    const latest = this.latest = { result: r, source };
+    const shown = new Promise((ok, fail) => Object.assign(latest, { settle: ok, fail }));
+    this.drawView().catch(() => {}); // a failure rejects shown
+    if (!await shown || !current()) return;
+    this.showError(null);
+    if (this.typedAt !== null) {
+      performance.measure('arcscope-typing-to-arcs', { start: this.typedAt, detail: { tokens: r.labels.length } });
+      this.typedAt = null;
+    }
     this.renderNext(r.next);
-    this.redraw();
-    document.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T } }));
+    document.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: r.labels.length } }));
+    if (source instanceof EngineAttention) this.loadThumbnails(source);
   }
 
-  // The matrices for the current layer/head choice, after the sink toggle.
-  selection() {
-    const { attention, shape } = this.result;
-    return selectMatrices(attention, shape, { layer: this.state.layer, head: this.state.head, sink: this.state.sink });
+  // Every head's thumbnail, a layer at a time, computed in the worker after the view (and behind any view asked for
+  // meanwhile).
+  loadThumbnails(source) {
+    this.stopThumbnails();
+    this.thumbs.clear();
+    const job = source.thumbnails(64, (layer, data, size) => { if (this.source === source) this.thumbs.drawLayer(layer, data, size); });
+    this.thumbJob = job;
+    job.catch(() => {}).finally(() => { if (this.thumbJob === job) this.thumbJob = null; }); // cancelled, or superseded
   }
 
+  stopThumbnails() {
+    if (this.thumbJob) this.engine.cancel(this.thumbJob);
+    this.thumbJob = null;
+  }
+
+  // Redraws the current view (a control changed); a failure is reported above the drawing, which stays.
   redraw() {
-    if (!this.result) return;
+    this.drawView().catch((e) => { if (this.latest) this.showError(`This view could not be computed: ${e.message}`); });
+  }
+
+  // Draws the latest text in the current view once its matrices have arrived (the worker computes those it has not
+  // sent yet). A later call supersedes an earlier one still waiting (-> false); until then the old drawing stays.
+  async drawView() {
+    const latest = this.latest;
+    if (!latest) return false;
+    // A link without layer or head leaves them unset until its model is set (main.js): meanwhile this model's default.
+    const ticket = ++this.drawTicket, view = { ...this.state, ...this.validView() };
+    const slow = setTimeout(() => this.busy('view', true), 150);
+    // A filter, the sink or the mode changed: the matrices drawn are the ones to filter again.
+    const d = this.drawn;
+    const same = d?.result === latest.result && d.source === latest.source && d.view.layer === view.layer && d.view.head === view.head;
+    let picked;
+    try {
+      picked = same ? d.picked : await selectView(latest.source, view);
+    } catch (e) {
+      if (this.latest === latest) latest.fail?.(e);
+      throw e;
+    } finally {
+      clearTimeout(slow);
+      if (ticket === this.drawTicket) this.busy('view', false);
+    }
+    if (ticket !== this.drawTicket) return false;
+    if (latest.result !== this.result) {
+      this.result = latest.result;
+      this.source = latest.source;
+      this.showCount(this.result.labels.length);
+      this.showTokens(this.result.labels);
+      this.matrix = null;
+    }
+    this.draw(picked, view, latest.source);
+    latest.settle?.(true);
+    return true;
+  }
+
+  // The view's matrices (from source) drawn as arcs or as a matrix, with the legend, the top-5 table and the counter.
+  draw(picked, view, source) {
     const T = this.result.labels.length;
-    const picked = this.selection();
-    const arcsView = this.state.mode === 'arcs';
+    this.drawn = { result: this.result, picked, view, source, shown: view.sink ? picked : withoutSink(picked, T), mean: null };
+    const arcsView = view.mode === 'arcs';
     this.arcs.el.hidden = !arcsView;
     if (this.matrix) this.matrix.root.hidden = arcsView;
     if (arcsView) {
-      const filter = { topK: topKFor(this.state.topk, T), threshold: this.state.threshold };
-      this.arcs.setArcs(picked.map(({ head, matrix }) => ({ head, arcs: filterArcs(matrix, T, filter) })));
+      const filter = { topK: topKFor(view.topk, T), threshold: view.threshold };
+      this.arcs.setArcs(this.drawn.shown.map(({ head, matrix }) => ({ head, arcs: filterArcs(matrix, T, filter) })));
     } else {
-      this.drawMatrix(picked, T);
+      this.drawMatrix(this.drawnMatrix(), T);
     }
-    this.thumbs.select(this.state.layer, this.state.head);
+    this.thumbs.select(view.layer, view.head);
     this.renderLegend();
     this.renderTop5();
     // A counter tests and benchmarks can wait on, and a mark for "interactive".
     const count = Number($('view').dataset.renders || 0) + 1;
     $('view').dataset.renders = String(count);
     if (count === 1) performance.mark('arcscope-first-render');
+    if (this.switchedAt !== null) {
+      performance.measure('arcscope-view-switch', { start: this.switchedAt, detail: { tokens: T } });
+      this.switchedAt = null;
+    }
     if (document.querySelector('.arc-table').open) this.renderArcTable();
   }
 
-  drawMatrix(picked, T) {
-    const m = picked.length === 1 ? picked[0].matrix : aggregate(picked.map((p) => p.matrix), 'mean');
+  // The one matrix of the view drawn: its head, or the mean of the heads shown.
+  drawnMatrix() {
+    const d = this.drawn;
+    d.mean ??= d.shown.length === 1 ? d.shown[0].matrix : aggregate(d.shown.map((p) => p.matrix), 'mean');
+    return d.mean;
+  }
+
+  drawMatrix(m, T) {
     if (!this.matrix || this.matrix.opt.rows !== T) {
       const holder = document.createElement('div');
       holder.className = 'matrix';
@@ -281,14 +380,16 @@ export class Explorer {
   // The article's printout: the 5 tokens the chosen token attends to most, in the current layer/head.
   renderTop5() {
     const r = this.result;
-    if (!r) return;
+    if (!r || !this.drawn) return;
     const T = r.labels.length;
     const query = this.focusIndex ?? this.state.token ?? defaultQuery(r.labels);
-    const picked = this.selection();
-    const m = picked.length === 1 ? picked[0].matrix : aggregate(picked.map((p) => p.matrix), 'mean');
+    const { shown, view } = this.drawn;
+    // The query's row of the view: its head's, or the mean of the heads shown (as the matrix view shows them).
+    const rows = shown.map(({ matrix }) => matrix.subarray(query * T, query * T + T));
+    const row = rows.length === 1 ? rows[0] : aggregate(rows, 'mean');
     $('top5-token').textContent = plainLabel(r.labels[query]);
-    $('top5-where').textContent = `token ${query}, ${describe(this.state)}${picked.length > 1 ? ' (mean of the heads shown)' : ''}`;
-    const rows = topAttended(m, T, query, 5).map(({ index, weight }) => {
+    $('top5-where').textContent = `token ${query}, ${describe(view)}${shown.length > 1 ? ' (mean of the heads shown)' : ''}`;
+    const top = topAttended(row, T, 0, 5).map(({ index, weight }) => {
       const tr = document.createElement('tr');
       const a = document.createElement('td'), b = document.createElement('td');
       a.textContent = `${plainLabel(r.labels[index])}`;
@@ -298,7 +399,7 @@ export class Explorer {
       tr.append(a, b);
       return tr;
     });
-    $('top5').tBodies[0].replaceChildren(...rows);
+    $('top5').tBodies[0].replaceChildren(...top);
   }
 
   // Screen readers get the arcs as a table: each query token with the keys it draws from.
@@ -358,18 +459,21 @@ export class Explorer {
     if (this.generating) { this.engine.cancel(this.generating); return; }
     button.textContent = 'Stop';
     this.request++; // a pending text analysis must not overwrite the generated tokens
-    let { attention, shape } = this.result;
+    this.stopThumbnails();
+    // The prompt's heads grow a row per token; the worker runs nothing else until the generation ends, so the heads
+    // of the view on screen are the ones that can grow meanwhile.
+    const grown = new GrowingAttention(this.source);
+    let result = this.result;
     const job = this.engine.call('generate', {
       model: this.model.key, ids: this.result.ids, maxTokens: Number($('gen-count').value) || 20,
       temperature: Number($('gen-temp').value) || 0, topK: 40, seed: 1 + (this.generations = (this.generations || 0) + 1),
     }, {
       onProgress: (p) => {
-        ({ attention, shape } = growAttention(attention, shape, p.row));
-        this.result = { ...this.result, ids: [...this.result.ids, p.id], labels: p.labels, attention, shape };
+        grown.append(p.row);
+        result = { ...result, ids: [...result.ids, p.id], labels: p.labels, shape: grown.shape };
+        this.latest = { result, source: grown };
         this.state.text = p.text;
         this.showCount(p.labels.length);
-        this.showTokens(p.labels);
-        this.matrix = null;
         this.redraw();
         this.syncControls();
       },
@@ -377,7 +481,7 @@ export class Explorer {
     this.generating = job;
     try {
       const { ids } = await job;
-      this.setResult(await this.engine.call('analyze', { model: this.model.key, ids }));
+      await this.setResult(await this.engine.call('analyze', { model: this.model.key, ids }));
       this.onChange(this.state);
     } catch (e) {
       this.showError(e.message);

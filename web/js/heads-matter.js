@@ -7,7 +7,8 @@
 // prompt once more without it. The section's settings live in the URL hash (heads-state.js); main.js writes it.
 import { Heatmap } from '../lib/heatmap.js';
 import { ArcView } from '../lib/arcs.js';
-import { selectMatrices, filterArcs, topAttended, range } from '../lib/attention-math.js';
+import { filterArcs, topAttended, range } from '../lib/attention-math.js';
+import { EngineAttention } from '../lib/attention-source.js';
 import { plainLabel } from '../lib/token-text.js';
 import { taughtHeads } from './head-scores.js';
 import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './heads-state.js';
@@ -205,7 +206,8 @@ export class HeadsMatter {
       results.ids = ids;
       results.labels = results.ablation.labels;
       this.drawAblation(results);
-      results.attention = await call('analyze', { ids, topk: 5 });
+      results.attention = await call('analyze', { ids, topk: 5 }); // the worker keeps its queries and keys
+      results.attention.source = new EngineAttention(this.engine, model.key, ids, results.attention.shape);
       this.pickDefault(results);
       results.lens = await call('logitLens', { ids, k: 3, target: s.answer });
       this.drawLens(results);
@@ -434,8 +436,18 @@ export class HeadsMatter {
     if (r.patching) facts.push(`patching it alone recovers ${(100 * r.patching.heads.data[i]).toFixed(1)}% of the metric`);
     $('hm-head-facts').textContent = `${facts.join('; ')}.`;
     if (!r.attention) return;
-    const { attention, shape, labels } = r.attention, T = labels.length;
-    const [{ matrix }] = selectMatrices(attention, shape, { layer: l, head: h, sink: true });
+    const ticket = this.picked = (this.picked ?? 0) + 1;
+    r.attention.source.matrix(l, h).then((matrix) => {
+      if (this.results === r && this.picked === ticket) this.drawHead(r, l, h, matrix);
+    }, (e) => {
+      if (this.results === r && this.picked === ticket) $('hm-head-view').replaceChildren(message(`Could not compute its attention: ${e.message}`));
+    });
+    this.knockout(l, h);
+  }
+
+  // The picked head's arcs on the prompt and what the last token attends to (matrix: its (T, T) attention).
+  drawHead(r, l, h, matrix) {
+    const { labels } = r.attention, T = labels.length;
     const view = $('hm-head-view');
     if (!this.arcs || !view.contains(this.arcs.el)) {
       view.replaceChildren();
@@ -454,7 +466,6 @@ export class HeadsMatter {
       tr.dataset.index = index;
       return tr;
     }));
-    this.knockout(l, h);
   }
 
   async knockout(l, h) {

@@ -1,6 +1,6 @@
 // thumbs.js: the layer × head grid of small attention matrices (like BertViz's model view). One canvas per head;
-// clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails.
-import { headMatrix } from '../lib/attention-math.js';
+// clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails. The pictures arrive a layer
+// at a time from the worker, computed after the view's own arcs.
 import { rgb } from '../lib/heatmap.js';
 
 export class ThumbGrid {
@@ -42,34 +42,28 @@ export class ThumbGrid {
     this.root.replaceChildren(...cells);
   }
 
-  // Draws every head's (T, T) matrix, downsampled (max-pooled) to at most 64 pixels a side.
-  draw(attention, shape) {
-    const [L, H, T] = shape;
-    const size = Math.min(T, 64);
+  // Blank thumbnails, until a text's arrive.
+  clear() {
+    for (const b of this.buttons) b.firstChild.getContext('2d').clearRect(0, 0, b.firstChild.width, b.firstChild.height);
+  }
+
+  // Draws one layer's heads: data holds each head's matrix max-pooled to size x size (the worker's
+  // attentionThumbnails op), in head order. Layers arrive one by one, after the arcs are drawn.
+  drawLayer(layer, data, size) {
     const style = getComputedStyle(this.root);
     const fg = rgb(style.getPropertyValue('--heat')), bg = rgb(style.getPropertyValue('--heat-bg'));
-    for (let l = 0; l < L; l++) {
-      for (let h = 0; h < H; h++) {
-        const m = headMatrix(attention, shape, l, h);
-        const canvas = this.buttons[l * H + h].firstChild;
-        canvas.width = size; canvas.height = size;
-        const ctx = canvas.getContext('2d');
-        const img = ctx.createImageData(size, size);
-        const pooled = new Float32Array(size * size);
-        for (let i = 0; i < T; i++) {
-          const pi = Math.floor((i * size) / T);
-          for (let j = 0; j <= i && j < T; j++) {
-            const k = pi * size + Math.floor((j * size) / T);
-            if (m[i * T + j] > pooled[k]) pooled[k] = m[i * T + j];
-          }
-        }
-        for (let p = 0; p < size * size; p++) {
-          const a = Math.sqrt(pooled[p]);
-          for (let c = 0; c < 3; c++) img.data[4 * p + c] = bg[c] + (fg[c] - bg[c]) * a;
-          img.data[4 * p + 3] = 255;
-        }
-        ctx.putImageData(img, 0, 0);
+    for (let h = 0; h < this.H; h++) {
+      const canvas = this.buttons[layer * this.H + h].firstChild;
+      canvas.width = size; canvas.height = size;
+      const ctx = canvas.getContext('2d');
+      const img = ctx.createImageData(size, size);
+      const pooled = data.subarray(h * size * size, (h + 1) * size * size);
+      for (let p = 0; p < size * size; p++) {
+        const a = Math.sqrt(pooled[p]);
+        for (let c = 0; c < 3; c++) img.data[4 * p + c] = bg[c] + (fg[c] - bg[c]) * a;
+        img.data[4 * p + 3] = 255;
       }
+      ctx.putImageData(img, 0, 0);
     }
   }
 

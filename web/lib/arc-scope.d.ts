@@ -48,18 +48,37 @@ export interface ArcScopeAblation {
   kind: ArcScopeAblationKind;
 }
 
+/** One arc drawn: query token `from` attends to key token `to` with `weight` in `head` (-1: a mean or max). */
+export interface ArcScopeArc {
+  from: number;
+  to: number;
+  head: number;
+  weight: number;
+}
+
 /** What the element drew last (the layer, head and mode as read from the attributes). */
 export interface ArcScopeResult {
   /** each token's plain label (leading spaces as '·', '(cont.)' for the rest of a character split over tokens) */
   tokens: string[];
   /** the token ids; null for data or src without "ids" */
   ids: number[] | null;
-  /** [n_layer, n_head, T, T] flat: layer l, head h, query i, key j at ((l * n_head + h) * T + i) * T + j */
-  attention: Float32Array;
+  /**
+   * [n_layer, n_head, T, T] flat: layer l, head h, query i, key j at ((l * n_head + h) * T + i) * T + j. Always for
+   * src and data; for a model's text only while the whole tensor is at most 16 MB (GPT-2 small: up to 166 tokens),
+   * else null: use pattern().
+   */
+  attention: Float32Array | null;
   shape: [n_layer: number, n_head: number, queries: number, keys: number];
   layer: ArcScopeLayer;
   head: ArcScopeHead;
   mode: ArcScopeMode;
+  /**
+   * The exact [T, T] weights (query rows) of one layer and head, or of a mean or max over layers or heads (layers
+   * combined first), whatever the text's length: computed in the engine's worker when needed. Do not change it.
+   */
+  pattern(layer: number | 'mean' | 'max', head: number | 'mean' | 'max'): Promise<Float32Array>;
+  /** The arcs drawn (mode "arcs"; empty otherwise), as SVG paths or on the canvas that many arcs are drawn on. */
+  drawnArcs(): ArcScopeArc[];
   /** mode="ablation" only: the sweep drawn (tokens, ids and attention are then the text's, as in the other modes) */
   ablation?: ArcScopeAblation;
 }

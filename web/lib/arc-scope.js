@@ -28,7 +28,9 @@
 // Children (an <img> of the arcs for feed readers, say) show until the first drawing, then hide.
 // Events: arcscope-ready ({model, config, layers, heads}: a model or attention data loaded, each time it changes;
 // config is null for data and src), arcscope-rendered ({tokens, layer, head, mode}; element.result =
-// {tokens, ids, attention, shape, layer, head, mode}) and arcscope-error ({message}), once per failed render.
+// {tokens, ids, attention, shape, layer, head, mode, pattern(), drawnArcs()}) and arcscope-error ({message}), once
+// per failed render. result.attention is the whole [L, H, T, T] tensor when it is at most 16 MB and null past that
+// (GPT-2 small past 166 tokens); result.pattern(layer, head) gives any head's or aggregate's (T, T), exactly, always.
 // Every element on a page shares one worker and one copy of each model. Styles live in a shadow root, so the host
 // page's CSS and this element's cannot disturb each other; ::part(frame | view | caption | error) and the colour
 // variables of css/views.css are the ways in.
@@ -36,7 +38,8 @@ import { assets } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
-import { selectMatrices, filterArcs, aggregate, range, topKFor } from './attention-math.js';
+import { filterArcs, aggregate, range, topKFor } from './attention-math.js';
+import { EngineAttention, TensorAttention, selectView } from './attention-source.js';
 import { displayPiece, plainLabel } from './token-text.js';
 import { parseAttention } from './attention-data.js';
 import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
@@ -50,9 +53,13 @@ const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the defau
 const SRC_URL = 'the URL of an attention JSON file, or leave it out to run a model on the text';
 
 // The analyses (a model's on a text, or a src file), shared by elements: key -> {promise, bytes}, least recently
-// used first. Bounded by the bytes of their attention arrays (a long text on a big model is hundreds of MB), counted
-// on arrival, and by their number (thousands of short texts would cost little attention but more than their labels).
+// used first. Bounded by the bytes of the attention tensors they hold, counted on arrival, and by their number
+// (thousands of short texts would cost little attention but more than their labels). A long text holds no tensor:
+// the worker computes the heads its views show (attention-source.js).
 const CACHE_BYTES = 64 << 20;
+// A model's analysis carries its whole [L, H, T, T] tensor (element.result.attention) up to this size: GPT-2 small
+// up to 166 tokens, the default model up to 512.
+const FULL_TENSOR_BYTES = 16 << 20;
 const CACHE_ENTRIES = 256;
 const analyses = new Map();
 let cachedBytes = 0;
@@ -65,7 +72,7 @@ function cached(key, start) {
     entry = { promise: start(), bytes: 0 };
     entry.promise.then((r) => {
       if (analyses.get(key) !== entry) return;
-      entry.bytes = (r.attention ?? r.heads.data).byteLength; // an ablation sweep holds its grid only
+      entry.bytes = (r.attention ?? r.heads?.data)?.byteLength ?? 0; // an ablation sweep holds its grid only
       cachedBytes += entry.bytes;
       for (const [k, e] of analyses) {
         if (cachedBytes <= CACHE_BYTES && analyses.size <= CACHE_ENTRIES) break;
@@ -113,7 +120,19 @@ async function fetchAttention(href) {
 // Parsed attention data as an analysis. Its tokens are token text, shown the way the engine's labels are.
 function precomputed({ tokens, ids, attention, shape, model }) {
   const labels = tokens.map((t, i) => ({ ...displayPiece(t), continuation: false, group: [i, i + 1] }));
-  return { name: model, config: null, ids, labels, attention, shape };
+  return { name: model, config: null, ids, labels, attention, shape, source: new TensorAttention(attention, shape) };
+}
+
+// A model's analysis of text: the analyze op's, with its whole tensor when that is small, else its heads from the
+// worker as the views need them.
+async function analysis(engine, key, text) {
+  const r = await engine.call('analyze', { model: key, text, topk: 5 });
+  const [L, H, T] = r.shape;
+  if (L * H * T * T * 4 > FULL_TENSOR_BYTES) {
+    return { ...r, attention: null, source: new EngineAttention(engine, key, r.ids, r.shape) };
+  }
+  const { data } = await engine.call('attentionTensor', { model: key, ids: r.ids });
+  return { ...r, attention: data, source: new TensorAttention(data, r.shape) };
 }
 
 export class ArcScopeElement extends HTMLElement {
@@ -230,7 +249,12 @@ export class ArcScopeElement extends HTMLElement {
       view.layer = this.#read('layer', index, L - 1, L, LAYER_WORDS);
       view.head = this.#read('head', index, 'all', H, HEAD_WORDS);
       if (ticket !== this.#renders) return; // a newer render superseded this one
-      if (sweep) this.#drawAblation(r, view); else this.#draw(r, view);
+      if (sweep) this.#drawAblation(r, view);
+      else {
+        const picked = await selectView(r.source, view);
+        if (ticket !== this.#renders) return;
+        this.#draw(r, view, picked);
+      }
     } catch (e) {
       if (ticket !== this.#renders) return;
       // Whatever failed (a rejection that is not an Error included), the element says so rather than stay blank.
@@ -261,7 +285,7 @@ export class ArcScopeElement extends HTMLElement {
     await engine.ready;
     const info = await engine.loadModel(modelUrl);
     this.#announce(info.key, info.name, info.config, [info.config.n_layer, info.config.n_head]);
-    const r = await cached(`${info.key}\n${text}`, () => engine.call('analyze', { model: info.key, text, topk: 5 }));
+    const r = await cached(`${info.key}\n${text}`, () => analysis(engine, info.key, text));
     return { ...r, name: info.name, config: info.config };
   }
 
@@ -324,9 +348,9 @@ export class ArcScopeElement extends HTMLElement {
     this.#observer = null;
   }
 
-  #draw(r, { layer, head, mode, topK, threshold }) {
+  // picked: the view's matrices (attention-source.js's selectView).
+  #draw(r, { layer, head, mode, topK, threshold }, picked) {
     const T = r.labels.length;
-    const picked = selectMatrices(r.attention, r.shape, { layer, head, sink: true });
     this.#error.hidden = true;
     this.#fallback.hidden = true;
     if (this.#effects) { this.#effects.root.remove(); this.#effects = null; }
@@ -352,8 +376,7 @@ export class ArcScopeElement extends HTMLElement {
     const what = `${typeof layer === 'number' ? `layer ${layer}` : `${layer} over layers`} · ${
       typeof head === 'number' ? `head ${head}` : head === 'all' ? 'all heads' : `${head} over heads`}`;
     this.#caption.textContent = r.name ? `${what} · ${r.name}` : what;
-    this.result = { tokens: r.labels.map(plainLabel), ids: r.ids, attention: r.attention, shape: r.shape, layer, head,
-      mode };
+    this.result = this.#resultOf(r, { layer, head, mode });
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));
   }
 
@@ -385,9 +408,17 @@ export class ArcScopeElement extends HTMLElement {
     });
     this.#caption.textContent = `ablation (${kind}): each cell, the change in ${metricName} (${baseline.toFixed(2)} with ` +
       `every head) without that head; orange: lower · ${r.name}`;
-    this.result = { tokens: r.labels.map(plainLabel), ids: r.ids, attention: r.attention, shape: r.shape, layer, head,
-      mode, ablation: { baseline, metric, effect, shape: [L, H], answer, wrong, kind } };
+    this.result = this.#resultOf(r, { layer, head, mode,
+      ablation: { baseline, metric, effect, shape: [L, H], answer, wrong, kind } });
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: r.labels.length, layer, head, mode } }));
+  }
+
+  // element.result: what was drawn, the text's tokens, and its attention: the whole tensor when small (null
+  // otherwise), any head's or aggregate's exact (T, T) on demand, and the arcs drawn (whichever back end drew them).
+  #resultOf(r, drawn) {
+    const arcs = drawn.mode === 'arcs' ? this.#arcs : null;
+    return { tokens: r.labels.map(plainLabel), ids: r.ids, attention: r.attention, shape: r.shape, ...drawn,
+      pattern: (layer, head) => r.source.matrix(layer, head), drawnArcs: () => arcs?.drawnArcs() ?? [] };
   }
 }
 

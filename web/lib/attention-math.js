@@ -1,23 +1,43 @@
-// attention-math.js: pure functions from the engine's attention tensor to what the views draw.
-// attention is a Float32Array of shape [L, H, T, T] (row = query token, column = key token; rows sum to 1).
+// attention-math.js: pure functions from attention matrices to what the views draw. A head's matrix is a
+// Float32Array (T, T), row = query token, column = key token, rows summing to 1; a full tensor is [L, H, T, T].
 
-// The (T, T) matrix of one layer and head, as a subarray (no copy).
+// The (T, T) matrix of one layer and head of a full [L, H, T, T] tensor, as a subarray (no copy).
 export function headMatrix(attention, shape, layer, head) {
   const [, H, T] = shape;
   const start = ((layer * H) + head) * T * T;
   return attention.subarray(start, start + T * T);
 }
 
-// Mean or max over a list of (T, T) matrices.
+// Mean or max over (T, T) matrices, in the order given. Any iterable: a generator lets a caller compute the matrices
+// one at a time rather than hold them all.
 export function aggregate(matrices, how) {
-  const out = new Float32Array(matrices[0].length);
-  if (how === 'max') {
-    for (const m of matrices) for (let i = 0; i < out.length; i++) if (m[i] > out[i]) out[i] = m[i];
-  } else {
-    for (const m of matrices) for (let i = 0; i < out.length; i++) out[i] += m[i];
-    for (let i = 0; i < out.length; i++) out[i] /= matrices.length;
+  let out = null, n = 0;
+  for (const m of matrices) {
+    out ??= new Float32Array(m.length);
+    n++;
+    if (how === 'max') { for (let i = 0; i < out.length; i++) if (m[i] > out[i]) out[i] = m[i]; }
+    else for (let i = 0; i < out.length; i++) out[i] += m[i];
   }
+  if (how !== 'max') for (let i = 0; i < out.length; i++) out[i] /= n;
   return out;
+}
+
+// The heads a view's matrix is made of: [[layer, head], ...] for viewMatrix's layer and head.
+export function viewHeads([L, H], layer, which) {
+  const layers = typeof layer === 'number' ? [layer] : range(L), heads = typeof which === 'number' ? [which] : range(H);
+  return heads.flatMap((h) => layers.map((l) => [l, h]));
+}
+
+// One (T, T) matrix of a view, from head(l, h) -> that head's (T, T): layer a number or 'mean' / 'max' over layers,
+// head a number or 'mean' / 'max' over heads. Layers are aggregated first, then heads, as the views always have.
+// The worker computes it from the engine's heads, and the page from a full tensor, with this one function.
+export function viewMatrix(head, [L, H], layer, which) {
+  const perHead = (h) => {
+    if (typeof layer === 'number') return head(layer, h);
+    return aggregate((function* () { for (let l = 0; l < L; l++) yield head(l, h); })(), layer);
+  };
+  if (typeof which === 'number') return perHead(which);
+  return aggregate((function* () { for (let h = 0; h < H; h++) yield perHead(h); })(), which);
 }
 
 // Drops attention to token 0 (the "sink") and rescales each row to sum to 1 again. Row 0 can only see token 0,
@@ -32,23 +52,6 @@ export function hideSink(matrix, T) {
     if (sum > 0) for (let j = 0; j < T; j++) row[j] /= sum;
   }
   return out;
-}
-
-// The view's layers: a number, or 'mean' / 'max' over all layers. Heads: a number, 'all' (one colour per head),
-// or 'mean' / 'max' over heads. Returns [{head, matrix}] where head is the colour index (-1 for an aggregate).
-export function selectMatrices(attention, shape, { layer, head, sink = true }) {
-  const [L, H, T] = shape;
-  const layers = typeof layer === 'number' ? [layer] : range(L);
-  const perHead = (h) => {
-    const ms = layers.map((l) => headMatrix(attention, shape, l, h));
-    return ms.length === 1 ? ms[0] : aggregate(ms, layer);
-  };
-  let picked;
-  if (typeof head === 'number') picked = [{ head, matrix: perHead(head) }];
-  else if (head === 'all') picked = range(H).map((h) => ({ head: h, matrix: perHead(h) }));
-  else picked = [{ head: -1, matrix: aggregate(range(H).map(perHead), head) }];
-  if (!sink) for (const p of picked) p.matrix = hideSink(p.matrix, T);
-  return picked;
 }
 
 // Arcs of one matrix that pass the filter: per query row, the topK largest weights (0 = all) at or above threshold.
@@ -86,15 +89,25 @@ export function topAttended(matrix, T, query, k = 5) {
   return row.sort((a, b) => b.weight - a.weight).slice(0, k);
 }
 
-// [L, H, T, T] plus one new row per layer/head ([L, H, T+1]) -> [L, H, T+1, T+1].
-export function growAttention(attention, shape, row) {
-  const [L, H, T] = shape, N = T + 1;
-  const out = new Float32Array(L * H * N * N);
-  for (let m = 0; m < L * H; m++) {
-    for (let i = 0; i < T; i++) out.set(attention.subarray((m * T + i) * T, (m * T + i + 1) * T), (m * N + i) * N);
-    out.set(row.subarray(m * N, (m + 1) * N), (m * N + T) * N);
+// A (T, T) matrix plus its next query row (T + 1 weights, as a generation step gives it) -> (T + 1, T + 1).
+export function growMatrix(matrix, T, row) {
+  const N = T + 1, out = new Float32Array(N * N);
+  for (let i = 0; i < T; i++) out.set(matrix.subarray(i * T, i * T + T), i * N);
+  out.set(row.subarray(0, N), T * N);
+  return out;
+}
+
+// A (T, T) matrix max-pooled to (size, size) for a thumbnail (size <= T), so a single strong weight still shows.
+export function poolMax(matrix, T, size) {
+  const pooled = new Float32Array(size * size);
+  for (let i = 0; i < T; i++) {
+    const row = Math.floor((i * size) / T) * size;
+    for (let j = 0; j <= i && j < T; j++) {
+      const k = row + Math.floor((j * size) / T);
+      if (matrix[i * T + j] > pooled[k]) pooled[k] = matrix[i * T + j];
+    }
   }
-  return { attention: out, shape: [L, H, N, N] };
+  return pooled;
 }
 
 // topk 'auto' (the default) draws every arc of a short text and, past AUTO_ALL_TOKENS tokens, each query's

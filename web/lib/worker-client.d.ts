@@ -38,15 +38,23 @@ export type CheckpointSource =
   | { safetensorsUrl: string; configUrl: string }
   | { files: readonly File[] | FileList };
 
+/**
+ * A text run through the model. Its attention stays in the worker, as every layer's queries and keys: the
+ * attention, attentionTensor and attentionThumbnails ops compute what a view shows from them.
+ */
 export interface AnalyzeResult {
   ids: number[];
   labels: TokenLabel[];
-  /** [n_layer, n_head, T, T] flat: layer l, head h, query i, key j at ((l * n_head + h) * T + i) * T + j */
-  attention: Float32Array;
+  /** the attention's shape, [n_layer, n_head, T, T] */
   shape: [n_layer: number, n_head: number, queries: number, keys: number];
   /** the likely next tokens, most likely first */
   next: TopToken[];
 }
+
+/** A layer of the attention op: an index, or the mean or max over layers. */
+export type LayerChoice = number | 'mean' | 'max';
+/** A head of the attention op: an index, or the mean or max over heads (layers are combined first). */
+export type HeadChoice = number | 'mean' | 'max';
 
 /** One generated token, as progress. */
 export interface GenerateProgress {
@@ -73,6 +81,17 @@ export interface WorkerOps {
   /** text or ids; topk: how many next tokens (default 10) */
   analyze: { args: { model: string; text?: string; ids?: TokenIds; topk?: number }; result: AnalyzeResult;
     progress: LoadProgress };
+  /** one [T, T] matrix (query rows) of analysed ids, the engine's exact weights */
+  attention: { args: { model: string; ids: TokenIds; layer: LayerChoice; head: HeadChoice };
+    result: { data: Float32Array; shape: [queries: number, keys: number] }; progress: LoadProgress };
+  /** every head of every layer, [n_layer, n_head, T, T] flat: for short texts (GPT-2 small on 1,024 tokens is 604 MB) */
+  attentionTensor: { args: { model: string; ids: TokenIds };
+    result: { data: Float32Array; shape: [n_layer: number, n_head: number, queries: number, keys: number] };
+    progress: LoadProgress };
+  /** each head max-pooled to at most size x size (default 64), a layer at a time as progress; cancel stops it */
+  attentionThumbnails: { args: { model: string; ids: TokenIds; size?: number };
+    result: { shape: [n_layer: number, n_head: number, size: number, size: number] };
+    progress: { layer: number; size: number; data: Float32Array } | LoadProgress };
   headScores: { args: { model: string }; result: HeadScores; progress: LoadProgress };
   /** defaults: maxTokens 20, temperature 0, topK 40, topP 1, seed 1; result ids: the prompt and the new tokens */
   generate: {

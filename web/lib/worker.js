@@ -11,6 +11,8 @@
 import { createEngine } from './arcscope.js';
 import { spanLabels } from './token-text.js';
 import { loadModelBytes, convertToModel, cachedModel, storeModel, setStallTimeout } from './model-source.js';
+import { keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
+import { viewMatrix, poolMax } from './attention-math.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
 const models = new Map();     // key (model URL or cache key) -> {model, name, size}, least recently used first
@@ -74,24 +76,66 @@ export const ops = {
     return withModel(key, ctx, `loading ${name}`, () => describe(key));
   },
 
-  // A full forward over text (or ids): tokens, labels, every head's attention, and the next-token top-k.
+  // A forward pass over text (or ids): tokens, labels, the attention's shape [L, H, T, T] and the next-token top-k.
+  // The attention itself stays here, as every layer's queries and keys (kept-queries.js): the attention and
+  // attentionThumbnails ops compute the heads a view shows from them.
   async analyze({ model: key, text, ids, topk = 10 }, ctx) {
     let doing = 'splitting the text into tokens';
     return withModel(key, ctx, () => doing, ({ model }, e) => {
       if (!ids) ids = model.tokenize(text).ids;
       if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
-      const n_ctx = model.config.n_ctx;
+      const { n_ctx, n_layer: L, n_head: H } = model.config;
       if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
       doing = `running the model on ${ids.length} tokens`;
-      const out = model.forward(ids, { attention: true });
-      return {
-        ids,
-        labels: labelsFor(e, ids),
-        attention: out.attention,
-        shape: out.attentionShape,
-        next: model.topk(lastRow(out.logits, out.logitsShape), topk),
-      };
+      const { logits } = runKeepingQueries(model, key, ids);
+      return { ids, labels: labelsFor(e, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk) };
     });
+  },
+
+  // One (T, T) attention matrix of analysed ids, the engine's own numbers: layer an index or 'mean' / 'max' over
+  // layers, head an index or 'mean' / 'max' over heads (attention-math.js's viewMatrix, layers first).
+  // -> {data: Float32Array (T * T), shape: [T, T]}
+  async attention({ model: key, ids, layer, head }, ctx) {
+    return withModel(key, ctx, `computing attention on ${ids.length} tokens`, ({ model }) => {
+      const { n_layer: L, n_head: H } = model.config;
+      checkChoice('layer', layer, L, ['mean', 'max']);
+      checkChoice('head', head, H, ['mean', 'max']);
+      const layers = queriesAndKeys(model, key, ids);
+      const data = viewMatrix((l, h) => model.attentionPattern(layers[l].q, layers[l].k, h), [L, H], layer, head);
+      return { data, shape: [ids.length, ids.length] };
+    });
+  },
+
+  // Every head of every layer of analysed ids, [L, H, T, T] flat, as forward({attention: true}) captures it: for
+  // short texts only (GPT-2 small on 1,024 tokens would be 604 MB). -> {data, shape}
+  async attentionTensor({ model: key, ids }, ctx) {
+    return withModel(key, ctx, `computing attention on ${ids.length} tokens`, ({ model }) => {
+      const { n_layer: L, n_head: H } = model.config, T = ids.length;
+      const layers = queriesAndKeys(model, key, ids), data = new Float32Array(L * H * T * T);
+      layers.forEach(({ q, k }, l) => data.set(model.attentionPattern(q, k), l * H * T * T));
+      return { data, shape: [L, H, T, T] };
+    });
+  },
+
+  // Every head's attention on analysed ids max-pooled to at most size x size, for thumbnails: one layer at a time as
+  // progress {layer, size, data: Float32Array (H * size * size)}. Each head is one turn of the engine, so a view
+  // asked for meanwhile waits for one head, not for all of them; a 'cancel' stops it. -> {shape: [L, H, size, size]}
+  async attentionThumbnails({ model: key, ids, size = 64 }, ctx) {
+    const T = ids.length, s = Math.min(size, T);
+    const { n_layer: L, n_head: H } = await withModel(key, ctx, 'drawing thumbnails', ({ model }) => model.config);
+    for (let l = 0; l < L; l++) {
+      const data = new Float32Array(H * s * s);
+      for (let h = 0; h < H; h++) {
+        await nextMessage(); // the turns alone chain as microtasks: a request posted meanwhile would wait for them all
+        await withModel(key, ctx, `drawing thumbnails of ${T} tokens`, ({ model }) => {
+          if (ctx.signal.aborted) throw ctx.signal.reason;
+          const { q, k } = queriesAndKeys(model, key, ids)[l];
+          data.set(poolMax(model.attentionPattern(q, k, h), T, s), h * s * s);
+        });
+      }
+      ctx.progress({ layer: l, size: s, data });
+    }
+    return { shape: [L, H, s, s] };
   },
 
   // model.runWithCache in the worker: the activations named (TransformerLens hook names, an array), for ids or for a
@@ -297,13 +341,30 @@ function labelsFor(engine, ids) {
   return spanLabels(engine.tokenSpans(ids), ids.length);
 }
 
-// The last row of logits (rows, n_vocab).
-function lastRow(logits, shape) {
-  const [rows, n] = shape;
-  return logits.subarray((rows - 1) * n, rows * n);
+// One pass over ids that keeps every layer's queries and keys for the attention ops. -> {logits (the last
+// position's), layers}
+function runKeepingQueries(model, key, ids) {
+  const { n_layer: L } = model.config;
+  const { logits, cache } = model.runWithCache(ids, { names: queryKeyHooks(L), allLogits: false });
+  return { logits, layers: keepQueries(key, ids, cache, L) };
+}
+
+// The queries and keys of analysed ids: kept, or computed again (they were evicted, or the worker restarted).
+const queriesAndKeys = (model, key, ids) => keptLayers(key, ids) ?? runKeepingQueries(model, key, ids).layers;
+
+// A layer or head as the attention op takes it: an index below n or one of words.
+function checkChoice(name, value, n, words) {
+  if (words.includes(value) || (Number.isInteger(value) && value >= 0 && value < n)) return;
+  throw new Error(`${name} must be an integer from 0 to ${n - 1}, ${words.map((w) => `'${w}'`).join(' or ')}; got ${JSON.stringify(value)}`);
 }
 
 const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
+
+// Lets the messages already posted to the worker in first, without setTimeout's 4 ms clamp on chained timers.
+function nextMessage() {
+  const { port1, port2 } = new MessageChannel();
+  return new Promise((ok) => { port1.onmessage = () => { port1.close(); ok(); }; port2.postMessage(0); });
+}
 
 // Every typed array inside a result travels by transfer.
 // (Only arrays that own their whole buffer: a view into wasm memory must never be detached.)
