@@ -1,10 +1,12 @@
 // Makes the browser tests' model fixtures once (kept under build/, never committed): a tiny random GPT-2 in the
 // Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion, a
-// GPT-2-small-shaped one (12 layers, 12 heads), and the
+// GPT-2-small-shaped one (12 layers, 12 heads), the same with GPT-2's 1,024-token context for the long-text tests
+// (and a link to the real GPT-2 small of the benchmarks when build/bench has it), and the
 // crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
 // weight, a model with a 32769-token context (its attention capture would need 4.3 GB) and one with a NaN scale.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { checkpoint, tensorAt, reseal } from '../js/crafted_files.mjs';
 
 export const FIXTURES = 'build/test-fixtures';
@@ -20,16 +22,25 @@ export default function globalSetup() {
     execFileSync('build/native/arcscope', ['convert', '--in', hf, '--out', arcs, '--dtype', 'q8'], { stdio: 'inherit' });
   }
   makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12`);
+  makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12-1024`, 1024);
+  linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
 }
 
 // GPT-2 small's 12 layers and 12 heads and its vocabulary, narrow (n_embd 96) so it is small: what the article's
-// experiment (layer 8, head 5) and the GPT-2 presets need, at 20 MB.
-function makeGpt2ShapedFixture(dir) {
+// experiment (layer 8, head 5) and the GPT-2 presets need, at 20 MB. The long-text tests need GPT-2's context.
+function makeGpt2ShapedFixture(dir, n_ctx = 64) {
   if (existsSync(`${dir}.q8.arcs`)) return;
   execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '12', '--n-head', '12',
-    '--n-embd', '96', '--n-ctx', '64', '--vocab', '50257', '--seed', '8'], { stdio: 'ignore' });
+    '--n-embd', '96', '--n-ctx', String(n_ctx), '--vocab', '50257', '--seed', '8'], { stdio: 'ignore' });
   execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', `${dir}.q8.arcs`, '--dtype', 'q8'], { stdio: 'ignore' });
+}
+
+// The real GPT-2 small (scripts/bench.sh converts it into build/bench/), served at /fixtures/ when it is there: the
+// long-text spec times the page on it, since a narrow fixture's forward pass is no measure of GPT-2's.
+function linkBenchModel(link) {
+  const target = 'build/bench/gpt2-small.q8.arcs';
+  if (existsSync(target) && !existsSync(link)) symlinkSync(resolve(target), link);
 }
 
 function makeHostileFixtures(dir) {
