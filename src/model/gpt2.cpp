@@ -7,6 +7,7 @@
 
 #include "arcscope/error.h"
 #include "arcscope/sizes.h"
+#include "arcscope/threads.h"
 #include "core/portable_math.h"
 
 namespace arcscope {
@@ -396,18 +397,23 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         float* probs =
             cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
         const int stride = cap.data ? cap.keys : Tk;
-        // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax, for every query row of this head
-        for (int i = 0; i < T; ++i) {
-            const int n = p0 + i + 1;  // keys this query may see
-            float* row = probs + size_t(i) * stride;
-            scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
-            masked_softmax_row(row, n, stride);
-        }
+        // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax, for every query row of this head. Rows are
+        // independent, so the threads take them in parts (threads.h).
+        parallel_for(T, [&](int begin, int end) {
+            for (int i = begin; i < end; ++i) {
+                const int n = p0 + i + 1;  // keys this query may see
+                float* row = probs + size_t(i) * stride;
+                scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
+                masked_softmax_row(row, n, stride);
+            }
+        });
         hook(HookPoint::Pattern, l, probs, T, Tk, stride, h);
         // 2. out (hd) = probs . V
-        for (int i = 0; i < T; ++i)
-            weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v, p0 + i + 1, hd,
-                            kv.ldv);
+        parallel_for(T, [&](int begin, int end) {
+            for (int i = begin; i < end; ++i)
+                weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v, p0 + i + 1,
+                                hd, kv.ldv);
+        });
     }
 }
 
