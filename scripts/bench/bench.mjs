@@ -3,7 +3,7 @@
 // Chromium, systems alternating round by round; every run is a fresh process (Node) or a fresh browser (Chromium).
 // First the accuracy of each system's logits (accuracy.mjs), then one table per environment with best and median
 // and the ratios arcscope q8 / ORT of the best figures. scripts/bench.sh prepares the files and calls this.
-//   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only] [--no-accuracy]
+//   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only] [--no-accuracy] [--systems q8,ort-int8]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -27,7 +27,12 @@ const systems = [
   { key: 'ort-fp32', label: 'ORT-Web fp32', kind: 'ort', model: `${dir}/gpt2-small.onnx`,
     kvModel: `${dir}/gpt2-small.kv.onnx` },
   { key: 'f32', label: 'arcscope f32', kind: 'arcscope', model: `${dir}/gpt2-small.f32.arcs` },
+  // The f16 KV cache: half the cache's memory (the wasm memory row), the same kernels.
+  { key: 'q8-f16kv', label: 'arcscope q8, f16 KV cache', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`,
+    engine: { kvCache: 'f16' }, accuracy: false },
   // Threads need SharedArrayBuffer: the bench server is cross-origin isolated, Node is left out.
+  { key: 'q8-2t', label: 'arcscope q8, 2 threads', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`,
+    engine: { threads: 2 }, threads: 2, envs: ['chromium'], accuracy: false },
   { key: 'ort-int8-2t', label: 'ORT int8, 2 threads', kind: 'ort', model: `${dir}/gpt2-small.int8.onnx`,
     kvModel: `${dir}/gpt2-small.kv.int8.onnx`, threads: 2, envs: ['chromium'], accuracy: false },
 ];
@@ -35,6 +40,8 @@ const systems = [
 const ratios = [
   { label: 'q8 ÷ ORT int8', num: 'q8', den: 'ort-int8' },
   { label: 'q8 ÷ ORT fp32', num: 'q8', den: 'ort-fp32' },
+  { label: 'q8 2 threads ÷ 1', num: 'q8-2t', den: 'q8' },
+  { label: 'q8 ÷ ORT int8, 2 threads each', num: 'q8-2t', den: 'ort-int8-2t' },
 ];
 
 function runNode(system) {
@@ -159,10 +166,14 @@ if (!argv.includes('--no-accuracy')) {
   if (r.status !== 0) throw new Error('accuracy check failed');
   console.log('');
 }
+// --systems KEY,KEY: only those columns (a quicker run while working on one of them)
+const only = argv.includes('--systems') ? argv[argv.indexOf('--systems') + 1].split(',') : null;
+const unknown = only?.filter((k) => !systems.some((s) => s.key === k)) ?? [];
+if (unknown.length) throw new Error(`--systems: no system ${unknown.join(', ')}; the keys are ${systems.map((s) => s.key).join(', ')}`);
 const results = {};
 const server = envs.includes('chromium') ? await serve() : null;
 for (const env of envs) {
-  const active = systems.filter((s) => !s.envs || s.envs.includes(env));
+  const active = systems.filter((s) => (!s.envs || s.envs.includes(env)) && (!only || only.includes(s.key)));
   const runs = Object.fromEntries(active.map((s) => [s.key, []]));
   for (let round = 0; round < rounds; round++) {
     // Alternate: each round starts with a different system.

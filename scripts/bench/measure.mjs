@@ -28,14 +28,15 @@ export function q8BytesPerToken({ n_layer, n_embd, n_vocab }) {
 }
 
 // createEngine: the library's; engineOptions go to it as they are (a system's `engine` entry in bench.mjs, e.g.
-// {threads: 2}, on top of what the caller needs to find the wasm). diagnostics: the kernel diagnostics module
+// {threads: 2}, on top of what the caller needs to find the wasm), except kvCache, which goes to loadModel. diagnostics: the kernel diagnostics module
 // (arcscope_diagnostics.js), for the streaming-read bandwidth. memory: optional async () => bytes, called while the
 // model is still loaded (the browser page's measurement).
 export async function measureArcscope({ createEngine, engineOptions = {}, diagnostics, modelBytes, memory = null }) {
-  const engine = await createEngine(engineOptions);
-  const r = { prefillMs: {} };
+  const { kvCache = 'f32', ...createOptions } = engineOptions;
+  const engine = await createEngine(createOptions);
+  const r = { prefillMs: {}, threads: engine.threads, kvCache };
   let t0 = now();
-  const model = engine.loadModel(modelBytes);
+  const model = engine.loadModel(modelBytes, { kvCache });
   r.loadMs = now() - t0;
   r.dtype = model.config.dtype;
   model.forward(benchIds(8), { attention: false });  // warm-up: scratch and cache grow once

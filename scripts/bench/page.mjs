@@ -33,7 +33,8 @@ async function run() {
       tokenizerBytes: await bytesOf('/build/lib/models/gpt2-tokenizer.bin'),
       ...JSON.parse(params.get('engine') ?? '{}'),
     };
-    if (engineOptions.wasmUrl) delete engineOptions.wasmBinary;
+    // Another wasm, or more than one thread (the library then picks its threaded module): not the plain bytes.
+    if (engineOptions.wasmUrl || engineOptions.threads > 1) delete engineOptions.wasmBinary;
     result = await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory });
   } else if (system === 'ort') {
     const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
