@@ -298,6 +298,7 @@ export class Explorer {
     }
     this.draw(picked, view, latest.source);
     latest.settle?.(true);
+    if (typeof view.layer === 'number') latest.source.prefetchLayer?.(view.layer); // the switch to all its heads
     return true;
   }
 

@@ -44,6 +44,14 @@ export class EngineAttention {
     return entry.promise;
   }
 
+  // Asks for every head of a layer ahead of a switch to them or to their mean or max, when the layer fits in the
+  // page's share (GPT-2 small up to about 580 tokens); those already here cost nothing.
+  prefetchLayer(layer) {
+    const [, H, T] = this.shape;
+    if (H * T * T * 4 > BUDGET) return;
+    for (let h = 0; h < H; h++) this.matrix(layer, h).catch(() => {}); // a failure shows when a view asks for it
+  }
+
   // A mean or max whose heads the page holds already, computed here exactly as the worker would (the same
   // viewMatrix over the same arrays), or null.
   fromHeld(layer, head) {
