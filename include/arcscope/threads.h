@@ -13,7 +13,9 @@ int set_threads(int n);
 int threads();
 
 // Calls body(begin, end) over [0, n) split in contiguous parts, one per thread, and returns when all are done.
-// body must not throw.
-void parallel_for(int n, const std::function<void(int begin, int end)>& body);
+// work: about how many multiply-adds the whole loop does; below kParallelWork it runs on the caller alone, since
+// waking the other threads costs more than they would save. body must not throw.
+constexpr double kParallelWork = 1 << 18;
+void parallel_for(int n, double work, const std::function<void(int begin, int end)>& body);
 
 }  // namespace arcscope

@@ -28,7 +28,7 @@ int set_threads(int) {
 int threads() {
     return 1;
 }
-void parallel_for(int n, const std::function<void(int, int)>& body) {
+void parallel_for(int n, double, const std::function<void(int, int)>& body) {
     if (n > 0) body(0, n);
 }
 
@@ -130,9 +130,9 @@ int threads() {
     return pool().size();
 }
 
-void parallel_for(int n, const std::function<void(int, int)>& body) {
+void parallel_for(int n, double work, const std::function<void(int, int)>& body) {
     if (n <= 0) return;
-    if (pool().size() == 1 || n == 1) return body(0, n);
+    if (pool().size() == 1 || n == 1 || work < kParallelWork) return body(0, n);
     pool().run(n, body);
 }
 

@@ -49,7 +49,7 @@ void linear_f32(float* out, const float* x, int T, const float* w, int rows, int
     if (T == 1) {
         // GEMV (decode): 8 rows per pass read more of the matrix at once (measured: 768x2304 in wasm 13-17 ->
         // 21 GB/s). Each output's sum runs in the same order as in the tiles below, so the bits do not change.
-        parallel_for((rows + 7) / 8, [&](int begin, int end) {
+        parallel_for((rows + 7) / 8, double(rows) * cols, [&](int begin, int end) {
             for (int r = 8 * begin; r < std::min(rows, 8 * end); r += 8) {
                 if (r + 8 <= rows) tile<8, 1>(w + size_t(r) * cols, x, cols, out + r, rows);
                 else
@@ -63,7 +63,7 @@ void linear_f32(float* out, const float* x, int T, const float* w, int rows, int
     // Tokens per pass over the weights: their activations stay in cache while the weights stream by.
     constexpr int kChunk = 16;
     // Each thread takes a contiguous range of 4-row blocks.
-    parallel_for((rows + 3) / 4, [&](int begin, int end) {
+    parallel_for((rows + 3) / 4, double(T) * rows * cols, [&](int begin, int end) {
         for (int t0 = 0; t0 < T; t0 += kChunk) {
             const int t1 = std::min(T, t0 + kChunk);
             for (int r0 = 4 * begin; r0 < std::min(rows, 4 * end); r0 += 4) {

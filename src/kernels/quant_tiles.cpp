@@ -77,7 +77,7 @@ void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const floa
     // token tile reads it. At T = 1 the records are still read in file order.
     constexpr int kBlockChunk = 24;
     // Each thread takes a contiguous range of row groups: its own slice of the weights, the same sums per row.
-    parallel_for(w.groups(), [&](int g_begin, int g_end) {
+    parallel_for(w.groups(), double(T) * w.rows * w.cols, [&](int g_begin, int g_end) {
         float res[16 * kQ8RowGroup];
         for (int t0 = 0; t0 < T; t0 += kTokenChunk) {
             const int t1 = std::min(T, t0 + kTokenChunk);

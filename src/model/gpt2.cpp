@@ -399,7 +399,8 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         const int stride = cap.data ? cap.keys : Tk;
         // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax, for every query row of this head. Rows are
         // independent, so the threads take them in parts (threads.h).
-        parallel_for(T, [&](int begin, int end) {
+        const double work = double(T) * (p0 + T) * hd;  // about: each row's scores, or its weighted values
+        parallel_for(T, work, [&](int begin, int end) {
             for (int i = begin; i < end; ++i) {
                 const int n = p0 + i + 1;  // keys this query may see
                 float* row = probs + size_t(i) * stride;
@@ -409,7 +410,7 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         });
         hook(HookPoint::Pattern, l, probs, T, Tk, stride, h);
         // 2. out (hd) = probs . V
-        parallel_for(T, [&](int begin, int end) {
+        parallel_for(T, work, [&](int begin, int end) {
             for (int i = begin; i < end; ++i)
                 weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v, p0 + i + 1,
                                 hd, kv.ldv);

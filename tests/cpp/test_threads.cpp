@@ -35,18 +35,24 @@ TEST(Threads, ParallelForCoversEveryIndexOnce) {
         for (int n : {0, 1, 3, 7, 1000}) {
             std::vector<std::atomic<int>> seen(static_cast<size_t>(n));
             for (int repeat = 0; repeat < 50; ++repeat)
-                parallel_for(n, [&](int begin, int end) {
+                parallel_for(n, kParallelWork, [&](int begin, int end) {
                     for (int i = begin; i < end; ++i) seen[size_t(i)].fetch_add(1);
                 });
             for (int i = 0; i < n; ++i) ASSERT_EQ(seen[size_t(i)].load(), 50) << t << " threads, n " << n;
         }
+    }
+    {  // too little work to share: the caller does it all
+        Threads threads(2);
+        int calls = 0;
+        parallel_for(10, kParallelWork / 2, [&](int begin, int end) { calls += begin == 0 && end == 10; });
+        EXPECT_EQ(calls, 1);
     }
     EXPECT_EQ(set_threads(99), kMaxThreads);
     EXPECT_EQ(set_threads(0), 1);
 }
 
 TEST(Threads, MatrixProductsAreTheSameBitsOnAnyNumberOfThreads) {
-    const int rows = 200, cols = 96;  // 25 row groups: uneven parts
+    const int rows = 200, cols = 1400;  // 25 row groups: uneven parts; enough work to share even at T = 1
     const std::vector<float> w = random_values(size_t(rows) * cols, 3), bias = random_values(rows, 4);
     std::vector<uint8_t> packed(q8_packed_bytes(rows, cols));
     q8_pack(w.data(), rows, cols, packed.data());
@@ -68,15 +74,23 @@ TEST(Threads, MatrixProductsAreTheSameBitsOnAnyNumberOfThreads) {
 }
 
 TEST(Threads, ForwardPassIsTheSameBitsOnThreeThreads) {
-    Loaded m = load_tiny(DType::Q8);
-    GPT2& g = *m.model;
-    std::vector<int> ids(40);
-    for (int i = 0; i < 40; ++i) ids[i] = (i * 37 + 5) % 300;
-    g.forward(ids.data(), 40, true, true);
-    const std::vector<float> logits(g.logits(), g.logits() + size_t(40) * g.config().n_vocab);
-    const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
-    Threads threads(3);
-    g.forward(ids.data(), 40, true, true);
-    EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + logits.size()), logits);
-    EXPECT_EQ(std::vector<float>(g.attention(), g.attention() + att.size()), att);
+    // Wide enough and long enough that the products and the attention rows are shared (kParallelWork).
+    for (DType dtype : {DType::Q8, DType::F32}) {
+        Loaded m(tiny_model_bytes(dtype, 2, gpt2_config(2, 4, 256, 128, 300)));
+        GPT2& g = *m.model;
+        const int T = 100;
+        std::vector<int> ids(T);
+        for (int i = 0; i < T; ++i) ids[i] = (i * 37 + 5) % 300;
+        g.forward(ids.data(), T, true, true);
+        const std::vector<float> logits(g.logits(), g.logits() + size_t(T) * g.config().n_vocab);
+        const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
+        Threads threads(3);
+        g.forward(ids.data(), T, true, true);
+        EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + logits.size()), logits);
+        EXPECT_EQ(std::vector<float>(g.attention(), g.attention() + att.size()), att);
+        g.forward(ids.data(), T - 1, false);  // and one token through the KV cache
+        g.append(ids[T - 1], false);
+        EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + g.config().n_vocab),
+                  std::vector<float>(logits.end() - g.config().n_vocab, logits.end()));
+    }
 }
