@@ -1,6 +1,6 @@
 // Playwright: the page and <arc-scope> in Debian's Chromium (Playwright cannot download browsers here).
 // Three servers, started by Playwright itself on free ports: the plain one, one sending the strict CSP, and one
-// cross-origin isolated (COOP/COEP), where the engine runs its threaded module.
+// cross-origin isolated (COOP/COEP) under the strict CSP, where the engine runs its threaded module.
 // Test checkpoints are made once by tests/e2e/global-setup.mjs under build/test-fixtures and served at /fixtures/;
 // --test-routes adds the misbehaving servers of /hostile/ (scripts/serve.mjs).
 import { defineConfig } from '@playwright/test';
@@ -49,5 +49,5 @@ export default defineConfig({
     { name: 'csp', testMatch: /csp\.spec\.mjs/, use: { baseURL: `http://127.0.0.1:${cspPort}/` } },
     { name: 'isolated', testMatch: /threads\.spec\.mjs/, use: { baseURL: `http://127.0.0.1:${isolatedPort}/` } },
   ],
-  webServer: [serve(port), serve(cspPort, '--csp'), serve(isolatedPort, '--isolate')],
+  webServer: [serve(port), serve(cspPort, '--csp'), serve(isolatedPort, '--isolate --csp')],
 });

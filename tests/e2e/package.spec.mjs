@@ -10,15 +10,17 @@ import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks } from '../package/code-blocks.mjs';
 import { installedConsumer, repoRoot, selfHostFolder, serveFolder } from '../package/consumer.mjs';
-import { STRICT_CSP } from '../../scripts/serve.mjs';
+import { STRICT_CSP, startServer } from '../../scripts/serve.mjs';
 import { ARTICLE_TEXT, watchConsole } from './helpers.mjs';
 
 const servers = [];
 let assets, site, bundled, guideServer, guideSite;
-// The guide's code blocks: its two policies (http), its snippets (html) and its theming (css) are what these pages use.
+// The guide's code blocks: its two policies and its isolation headers (http), its snippets (html) and its theming
+// (css) are what these pages use.
 const guide = codeBlocks(join(repoRoot, 'docs', 'embedding.md'));
-const policies = guide.filter((b) => b.lang === 'http').map((b) => b.code.replace(/^Content-Security-Policy:\s*/, '')
-  .replace(/\s*\n\s*/g, ' ').trim());
+const policies = guide.filter((b) => b.lang === 'http' && b.code.startsWith('Content-Security-Policy:'))
+  .map((b) => b.code.replace(/^Content-Security-Policy:\s*/, '').replace(/\s*\n\s*/g, ' ').trim());
+const isolation = guide.filter((b) => b.lang === 'http' && b.code.startsWith('Cross-Origin-'));
 const crossOriginPolicy = () => policies.find((p) => p.includes('assets.example'))
   .replaceAll('https://assets.example', new URL(assets.url).origin);
 
@@ -104,6 +106,20 @@ test('on another origin under the Content-Security-Policy the guide gives, with 
 test("the guide's same-origin policy is the strict one the tutorial runs under", () => {
   expect(policies).toHaveLength(2);
   expect(policies[0]).toBe(STRICT_CSP);
+});
+
+test("the guide's isolation headers are those the threaded module is tested under (serve.mjs --isolate)", async () => {
+  expect(isolation).toHaveLength(1);
+  const server = await startServer({ port: 0, isolate: true });
+  try {
+    const { headers } = await fetch(`http://127.0.0.1:${server.address().port}/`);
+    for (const line of isolation[0].code.trim().split('\n')) {
+      const [name, value] = line.split(/:\s*/);
+      expect(headers.get(name), name).toBe(value);
+    }
+  } finally {
+    server.close();
+  }
 });
 
 test("the guide's HTML and CSS blocks work as written, with the folder at /arcscope/", async ({ page: p }) => {

@@ -1,5 +1,5 @@
-// On a cross-origin isolated page (served with --isolate) the engine runs its threaded module: the same bits as the
-// plain module, and the page and <arc-scope> work on it with a clean console.
+// On a cross-origin isolated page (served with --isolate, and the strict --csp) the engine runs its threaded module:
+// the same bits as the plain module, and the page and <arc-scope> work on it with a clean console.
 import { test, expect } from '@playwright/test';
 import { watchConsole, openPage, drawnArcs } from './helpers.mjs';
 
