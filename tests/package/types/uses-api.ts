@@ -102,7 +102,11 @@ el.addEventListener('arcscope-ready', (e) => console.log(e.detail.model, e.detai
 el.addEventListener('arcscope-rendered', (e) => {
   const count: number = e.detail.tokens;
   const result: ArcScopeResult | null = el.result;
-  console.log(count, e.detail.layer, e.detail.head, e.detail.mode, result?.attention.length, result?.shape[3]);
+  console.log(count, e.detail.layer, e.detail.head, e.detail.mode, result?.attention?.length, result?.shape[3]);
+  // Long texts: no whole tensor, but any head (or a mean or max) on request, and the arcs as drawn.
+  result?.pattern(0, 'mean').then((rows: Float32Array) => console.log(rows.length));
+  const drawn = result?.drawnArcs() ?? [];
+  console.log(drawn.length);
 });
 el.addEventListener('arcscope-error', (e) => console.error(e.detail.message));
 document.body.append(el);
