@@ -2,8 +2,8 @@
 // The misbehaving servers are scripts/serve.mjs's /hostile/ routes (--test-routes).
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { openPage, waitForRender, renders, addElement, change, engineCall, stallAfter, watchConsole, ARTICLE_TEXT,
-  DEFAULT_MODEL, FIXTURE_ARCS } from './helpers.mjs';
+import { openPage, waitForRender, renders, addElement, change, engineCall, engineAttention, stallAfter, watchConsole,
+  ARTICLE_TEXT, DEFAULT_MODEL, FIXTURE_ARCS } from './helpers.mjs';
 
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
 const MODEL_SIZE = readFileSync('models/shakespeare-4l.q8.arcs').length;
@@ -207,6 +207,29 @@ test('a crash in the engine says what it was doing, restarts the engine, and eve
   await page.fill('#text', 'After the crash');
   await waitForRender(page, shown);
   await expect(page.locator('#explore-error')).toBeHidden();
+});
+
+test('the queries and keys the worker keeps outlive other operations and a crash: a head asked for later is the engine\'s', async ({ page, baseURL }) => {
+  await trapOnTopK13(page);
+  await openPage(page);
+  const key = new URL(DEFAULT_MODEL, baseURL).href;
+  const { ids } = await engineCall(page, 'analyze', { model: key, text: ARTICLE_TEXT });
+  const { attention, shape: [L, H, T] } = await engineAttention(page, DEFAULT_MODEL, ARTICLE_TEXT);
+  const head = (l, h) => attention.slice((l * H + h) * T * T, (l * H + h + 1) * T * T);
+  // Other texts, a generation and the head scores run on the model in between, then the engine crashes.
+  await engineCall(page, 'analyze', { model: key, text: 'Now is the winter of our discontent' });
+  await engineCall(page, 'generate', { model: key, ids: [464, 3797], maxTokens: 3 });
+  await engineCall(page, 'headScores', { model: key });
+  const crash = await engineCall(page, 'analyze', { model: key, ids, topk: 13 }).then(() => null, (e) => e.message);
+  expect(crash).toContain('the engine crashed');
+  const { data, shape } = await engineCall(page, 'attention', { model: key, ids, layer: 1, head: 2 });
+  expect(shape).toEqual([T, T]);
+  expect(Array.from(data)).toEqual(head(1, 2));
+  const max = await engineCall(page, 'attention', { model: key, ids, layer: 'max', head: 0 });
+  const layers = Array.from({ length: L }, (_, l) => head(l, 0));
+  for (let i = 0; i < T * T; i++) expect(max.data[i]).toBe(Math.max(...layers.map((m) => m[i])));
+  expect(await engineCall(page, 'attention', { model: key, ids, layer: L, head: 0 }).catch((e) => e.message))
+    .toBe(`layer must be an integer from 0 to ${L - 1}, 'mean' or 'max'; got ${L}`);
 });
 
 test('an element keeps to its own error when the worker cannot even start, and never hangs', async ({ page }) => {
