@@ -36,7 +36,7 @@ void parallel_for(int n, double, const std::function<void(int, int)>& body) {
 
 namespace {
 
-constexpr int kSpins = 20000;  // about 50 us of polling before a worker or the caller sleeps
+constexpr int kSpins = 100000;  // some 100 us of polling before a worker or the caller sleeps
 
 class Pool {
 public:

@@ -54,16 +54,21 @@ QuantizedActs quantize_activations(const float* x, int T, int cols) {
     const int ld = blocks * kQ8Block;
     if (q.size() < size_t(T) * ld) q.resize(size_t(T) * ld);
     if (scale.size() < size_t(T) * blocks) scale.resize(size_t(T) * blocks);
-    for (int t = 0; t < T; ++t) {
-        int16_t* qt = q.data() + size_t(t) * ld;
-        for (int b = 0; b < blocks; ++b) {
-            const int n = std::min(kQ8Block, cols - b * kQ8Block);
-            const float* xb = x + size_t(t) * cols + b * kQ8Block;
-            scale[size_t(t) * blocks + b] =
-                n == kQ8Block ? quantize_full_block(xb, qt + b * kQ8Block) : quantize_block(xb, n, qt + b * kQ8Block);
-            std::fill(qt + b * kQ8Block + n, qt + (b + 1) * kQ8Block, int16_t(0));
+    // Tokens apart on the threads, into the caller's scratch.
+    int16_t* const q_data = q.data();
+    float* const s_data = scale.data();
+    parallel_for(T, 4.0 * T * cols, [&](int t0, int t1) {
+        for (int t = t0; t < t1; ++t) {
+            int16_t* qt = q_data + size_t(t) * ld;
+            for (int b = 0; b < blocks; ++b) {
+                const int n = std::min(kQ8Block, cols - b * kQ8Block);
+                const float* xb = x + size_t(t) * cols + b * kQ8Block;
+                s_data[size_t(t) * blocks + b] = n == kQ8Block ? quantize_full_block(xb, qt + b * kQ8Block)
+                                                               : quantize_block(xb, n, qt + b * kQ8Block);
+                std::fill(qt + b * kQ8Block + n, qt + (b + 1) * kQ8Block, int16_t(0));
+            }
         }
-    }
+    });
     return {q.data(), scale.data(), ld, blocks};
 }
 

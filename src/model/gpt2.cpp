@@ -17,21 +17,23 @@ namespace {
 // x (T, C) -> out (T, C): normalise each row, then scale and shift (w, b); with w null, only normalise (scale_shift
 // then finishes the job with the same bits: the sums run in the same order).
 void layernorm(float* out, const float* x, int T, int C, const float* w, const float* b, float eps) {
-    for (int t = 0; t < T; ++t) {
-        const float* xt = x + size_t(t) * C;
-        float* ot = out + size_t(t) * C;
-        float mean = 0;
-        for (int i = 0; i < C; ++i) mean += xt[i];
-        mean /= C;
-        float var = 0;
-        for (int i = 0; i < C; ++i) var += (xt[i] - mean) * (xt[i] - mean);
-        var /= C;
-        float inv = 1.0f / std::sqrt(var + eps);
-        if (w)
-            for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv * w[i] + b[i];
-        else
-            for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv;
-    }
+    parallel_for(T, 8.0 * T * C, [&](int t0, int t1) {  // rows apart on the threads: the same bits
+        for (int t = t0; t < t1; ++t) {
+            const float* xt = x + size_t(t) * C;
+            float* ot = out + size_t(t) * C;
+            float mean = 0;
+            for (int i = 0; i < C; ++i) mean += xt[i];
+            mean /= C;
+            float var = 0;
+            for (int i = 0; i < C; ++i) var += (xt[i] - mean) * (xt[i] - mean);
+            var /= C;
+            float inv = 1.0f / std::sqrt(var + eps);
+            if (w)
+                for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv * w[i] + b[i];
+            else
+                for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv;
+        }
+    });
 }
 
 void scale_shift(float* x, int T, int C, const float* w, const float* b) {
@@ -39,13 +41,15 @@ void scale_shift(float* x, int T, int C, const float* w, const float* b) {
         for (int i = 0; i < C; ++i) x[size_t(t) * C + i] = x[size_t(t) * C + i] * w[i] + b[i];
 }
 
-// In place, n values: GPT-2's tanh approximation ("gelu_new").
-void gelu(float* x, size_t n) {
+// In place, rows x width values: GPT-2's tanh approximation ("gelu_new"), rows apart on the threads.
+void gelu(float* x, int rows, int width) {
     const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-    for (size_t i = 0; i < n; ++i) {
-        float v = x[i];
-        x[i] = 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
-    }
+    parallel_for(rows, 20.0 * rows * width, [&](int r0, int r1) {
+        for (size_t i = size_t(r0) * width; i < size_t(r1) * width; ++i) {
+            float v = x[i];
+            x[i] = 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
+        }
+    });
 }
 
 // Attention's inner loops keep kLanes independent sums in registers, as four 4-float vectors (SSE natively,
@@ -364,7 +368,7 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
 
         layernorm(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
         w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
-        gelu(fc_.data(), size_t(T) * 4 * C);
+        gelu(fc_.data(), T, 4 * C);
         hook(HookPoint::MlpPost, l, fc_.data(), T, 4 * C, 4 * C);
         w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
         hook(HookPoint::MlpOut, l, proj_.data(), T, C, C);
@@ -398,10 +402,13 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
             cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
         const int stride = cap.data ? cap.keys : Tk;
         // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax, for every query row of this head. Rows are
-        // independent, so the threads take them in parts (threads.h).
+        // independent, so the threads take them in parts (threads.h); a later row sees more keys, so each part takes
+        // rows from both ends (the order of rows changes nothing in any row).
         const double work = double(T) * (p0 + T) * hd;  // about: each row's scores, or its weighted values
+        const auto row_at = [T](int k) { return k % 2 ? T - 1 - k / 2 : k / 2; };
         parallel_for(T, work, [&](int begin, int end) {
-            for (int i = begin; i < end; ++i) {
+            for (int k = begin; k < end; ++k) {
+                const int i = row_at(k);
                 const int n = p0 + i + 1;  // keys this query may see
                 float* row = probs + size_t(i) * stride;
                 scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
@@ -411,9 +418,11 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         hook(HookPoint::Pattern, l, probs, T, Tk, stride, h);
         // 2. out (hd) = probs . V
         parallel_for(T, work, [&](int begin, int end) {
-            for (int i = begin; i < end; ++i)
+            for (int k = begin; k < end; ++k) {
+                const int i = row_at(k);
                 weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v, p0 + i + 1,
                                 hd, kv.ldv);
+            }
         });
     }
 }
