@@ -59,6 +59,13 @@ struct HookSite {
     int first, rows, width, stride;
 };
 
+// Where a site's rows go in its hook's full shape (hook_shape, row-major, `elements` values in all): rows of
+// `length` values from row `first`. Rows are positions for [T, ...] hooks and (head, query) for the pattern.
+struct HookRows {
+    size_t first, length;
+};
+HookRows hook_rows(const HookSite& site, int T, size_t elements);
+
 class Hooks {
 public:
     virtual ~Hooks() = default;

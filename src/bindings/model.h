@@ -15,6 +15,64 @@ namespace model_bindings {
 using namespace arcscope;
 using namespace arcscope::bindings;  // guarded, token_ids, float32_array: the bindings' helpers
 
+// ActivationCache's entries (hooks.h), written straight into JavaScript Float32Arrays as the pass produces each
+// chunk's rows: the values are never also held in wasm memory, which would grow by all of them and never shrink
+// (every layer's q and k of 1,024 tokens of GPT-2 small are 75 MB).
+class JSCache : public Hooks {
+public:
+    JSCache(const GPT2Config& c, const std::vector<HookName>& names, int T) : T_(T) {
+        for (const HookName& h : names) {
+            if (wants(h)) continue;
+            const std::vector<int> shape = hook_shape(h, c, T);
+            const std::vector<uint64_t> dims(shape.begin(), shape.end());
+            const std::string what = "cache of " + hook_name(h);
+            const size_t n = buffer_elements(what.c_str(), dims.data(), dims.size(), sizeof(float));
+            entries_.push_back({h, shape, n, val::global("Float32Array").new_(double(n))});
+        }
+    }
+    bool wants(const HookName& hook) const override {
+        for (const Entry& e : entries_)
+            if (e.hook == hook) return true;
+        return false;
+    }
+    void visit(const HookSite& site, float* values) override {
+        for (Entry& e : entries_) {
+            if (!(e.hook == site.hook)) continue;
+            const HookRows to = hook_rows(site, T_, e.size);
+            if (site.stride == site.width && to.length == size_t(site.width)) {  // the rows are contiguous both sides
+                e.data.call<void>("set", val(emscripten::typed_memory_view(size_t(site.rows) * site.width, values)),
+                                  double(to.first * to.length));
+                continue;
+            }
+            for (int r = 0; r < site.rows; ++r)
+                e.data.call<void>(
+                    "set", val(emscripten::typed_memory_view(size_t(site.width), values + size_t(r) * site.stride)),
+                    double((to.first + r) * to.length));
+        }
+    }
+    // {name: {data, shape}}
+    val entries() const {
+        val o = val::object();
+        for (const Entry& e : entries_) {
+            val entry = val::object();
+            entry.set("data", e.data);
+            entry.set("shape", val::array(e.shape));
+            o.set(hook_name(e.hook), entry);
+        }
+        return o;
+    }
+
+private:
+    struct Entry {
+        HookName hook;
+        std::vector<int> shape;
+        size_t size;
+        val data;
+    };
+    int T_;
+    std::vector<Entry> entries_;
+};
+
 // A model file copied once into wasm memory and run in place, with its KV cache and sampler.
 class Model {
 public:
@@ -67,17 +125,10 @@ public:
                         "names[" + std::to_string(i) + "] is " + js_description(names[i]) + ", not a hook name");
                 hooks.push_back(parse_hook_name(names[i].as<std::string>(), c));
             }
-            ActivationCache cache(c, hooks, int(v.size()));
+            JSCache cache(c, hooks, int(v.size()));
             gpt2_->forward(v.data(), int(v.size()), false, all_logits, &cache);
             val o = result(false);
-            val entries = val::object();
-            for (const ActivationCache::Entry& e : cache.entries()) {
-                val entry = val::object();
-                entry.set("data", float32_array(e.data.data(), e.data.size()));
-                entry.set("shape", val::array(e.shape));
-                entries.set(hook_name(e.hook), entry);
-            }
-            o.set("cache", entries);
+            o.set("cache", cache.entries());
             return o;
         });
     }

@@ -103,16 +103,18 @@ bool ActivationCache::wants(const HookName& hook) const {
     return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.hook == hook; });
 }
 
+HookRows hook_rows(const HookSite& site, int T, size_t elements) {
+    if (site.hook.point == HookPoint::Pattern) return {size_t(site.head) * T + site.first, size_t(T)};
+    return {size_t(site.first), elements / size_t(T)};
+}
+
 void ActivationCache::visit(const HookSite& site, float* values) {
     for (Entry& e : entries_) {
         if (!(e.hook == site.hook)) continue;
-        // Rows of the full shape: positions for [T, ...] hooks, (head, query) for the pattern.
-        const size_t row_length = site.hook.point == HookPoint::Pattern ? size_t(T_) : e.data.size() / size_t(T_);
-        const size_t first_row =
-            site.hook.point == HookPoint::Pattern ? size_t(site.head) * T_ + site.first : size_t(site.first);
+        const HookRows to = hook_rows(site, T_, e.data.size());
         for (int r = 0; r < site.rows; ++r)
             std::copy(values + size_t(r) * site.stride, values + size_t(r) * site.stride + site.width,
-                      e.data.data() + (first_row + r) * row_length);
+                      e.data.data() + (to.first + r) * to.length);
     }
 }
 
