@@ -73,6 +73,15 @@ public:
     virtual void visit(const HookSite& site, float* values) = 0;
 };
 
+// The names asked for, each once, with its full shape and its size checked (Error if too large): what a cache of
+// them holds, whichever memory it writes to.
+struct HookSlot {
+    HookName hook;
+    std::vector<int> shape;
+    size_t elements;
+};
+std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T);
+
 // Records the named activations of one pass (GPT2::forward with these hooks), each in its full shape.
 class ActivationCache : public Hooks {
 public:

@@ -21,14 +21,9 @@ using namespace arcscope::bindings;  // guarded, token_ids, float32_array: the b
 class JSCache : public Hooks {
 public:
     JSCache(const GPT2Config& c, const std::vector<HookName>& names, int T) : T_(T) {
-        for (const HookName& h : names) {
-            if (wants(h)) continue;
-            const std::vector<int> shape = hook_shape(h, c, T);
-            const std::vector<uint64_t> dims(shape.begin(), shape.end());
-            const std::string what = "cache of " + hook_name(h);
-            const size_t n = buffer_elements(what.c_str(), dims.data(), dims.size(), sizeof(float));
-            entries_.push_back({h, shape, n, val::global("Float32Array").new_(double(n))});
-        }
+        for (HookSlot& s : hook_slots(c, names, T))
+            entries_.push_back(
+                {s.hook, std::move(s.shape), s.elements, val::global("Float32Array").new_(double(s.elements))});
     }
     bool wants(const HookName& hook) const override {
         for (const Entry& e : entries_)

@@ -88,15 +88,23 @@ std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T) {
     }
 }
 
+std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T) {
+    std::vector<HookSlot> slots;
+    for (const HookName& h : names) {
+        if (std::any_of(slots.begin(), slots.end(), [&](const HookSlot& s) { return s.hook == h; })) continue;
+        std::vector<int> shape = hook_shape(h, config, T);
+        const std::vector<uint64_t> dims(shape.begin(), shape.end());
+        const std::string what = "cache of " + hook_name(h);
+        const size_t n = buffer_elements(what.c_str(), dims.data(), dims.size(), sizeof(float));
+        slots.push_back({h, std::move(shape), n});
+    }
+    return slots;
+}
+
 ActivationCache::ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T)
     : config_(config), T_(T) {
-    for (const HookName& h : names) {
-        if (std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.hook == h; })) continue;
-        std::vector<int> shape = hook_shape(h, config, T);
-        std::vector<uint64_t> dims(shape.begin(), shape.end());
-        const std::string what = "cache of " + hook_name(h);
-        entries_.push_back({h, shape, std::vector<float>(buffer_elements(what.c_str(), dims.data(), dims.size(), 4))});
-    }
+    for (HookSlot& s : hook_slots(config, names, T))
+        entries_.push_back({s.hook, std::move(s.shape), std::vector<float>(s.elements)});
 }
 
 bool ActivationCache::wants(const HookName& hook) const {
