@@ -324,14 +324,18 @@ class SmallShapeSelfChecks(unittest.TestCase):
         self.assertLessEqual(abs(residual), 1e-4 * max(1.0, abs(dla["logit"])))
 
 
-class DefaultModelInduction(unittest.TestCase):
-    """On the default model the repeated line is copied through layer 1 head 0; ablating it breaks the copy."""
+class OnDefaultModel(unittest.TestCase):
+    """Set-up of the tests on the default model: its dequantized weights in the reference, and the tokenizer."""
 
     @classmethod
     def setUpClass(cls):
         torch.set_num_threads(1)
         cls.model = default_model()
         cls.tokenizer = bpe_tokenizer.Tokenizer()
+
+
+class DefaultModelInduction(OnDefaultModel):
+    """On the default model the repeated line is copied through layer 1 head 0; ablating it breaks the copy."""
 
     def test_ablating_the_induction_head_breaks_the_copy(self):
         ex = induction_example(self.tokenizer, INDUCTION_SEED)
@@ -574,14 +578,12 @@ class EngineOnSmallShape(unittest.TestCase):
 
 
 @ENGINE
-class EngineOnDefaultModel(unittest.TestCase):
+class EngineOnDefaultModel(OnDefaultModel):
     """The default model (q8; the reference runs its dequantized weights in float32): every cell of every grid."""
 
     @classmethod
     def setUpClass(cls):
-        torch.set_num_threads(1)
-        cls.model = default_model()
-        cls.tokenizer = bpe_tokenizer.Tokenizer()
+        super().setUpClass()
         cls.ex = induction_example(cls.tokenizer, INDUCTION_SEED)
 
     def args(self):
