@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 6's benchmark, one command: arcscope q8/f32 against ONNX Runtime Web (int8, the dynamically quantized graph
 # transformers.js runs by default, and fp32) on the same GPT-2-small-shaped weights (124M parameters), in Node 20 and
-# headless Chromium, one thread (plus ORT int8 with 2 threads in Chromium), then the per-kernel figures.
+# headless Chromium, one thread (plus ORT int8 with 2 threads in Chromium), then the per-kernel figures and whether
+# relaxed SIMD would pay (scripts/bench/relaxed_simd.mjs).
 # Generated files (checkpoint, .arcs, .onnx, reference logits, results.json) go to build/bench/ and are reused on
 # later runs. Usage: scripts/bench.sh [--rounds N] [--node-only | --browser-only] [--no-accuracy]
 set -euo pipefail
@@ -11,7 +12,8 @@ dir=build/bench
 ckpt=$dir/gpt2-small
 py=/usr/bin/python3  # Debian's, with torch and onnx (the python3 first on PATH has neither)
 
-{ [ -d node_modules/onnxruntime-web ] && $py -c 'import onnx' 2>/dev/null; } || ./scripts/setup.sh
+{ [ -d node_modules/onnxruntime-web ] && $py -c 'import onnx' 2>/dev/null && command -v wat2wasm >/dev/null; } ||
+  ./scripts/setup.sh
 ./scripts/build.sh all >/dev/null
 mkdir -p "$dir"
 if [ ! -f "$ckpt/model.safetensors" ]; then
@@ -45,3 +47,5 @@ fi
 
 node scripts/bench/bench.mjs "$@"
 ./scripts/bench_kernels.sh
+echo
+node scripts/bench/relaxed_simd.mjs
