@@ -43,12 +43,11 @@ void scale_shift(float* x, int T, int C, const float* w, const float* b) {
 
 // In place, rows x width values: GPT-2's tanh approximation ("gelu_new"), rows apart on the threads.
 void gelu(float* x, int rows, int width) {
-    const float k = 0.7978845608028654f;  // sqrt(2 / pi)
     parallel_for(rows, 20.0 * rows * width, [&](int r0, int r1) {
-        for (size_t i = size_t(r0) * width; i < size_t(r1) * width; ++i) {
-            float v = x[i];
-            x[i] = 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
-        }
+        map4(x + size_t(r0) * width, size_t(r1 - r0) * width, [](F4 v) {
+            const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+            return 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
+        });
     });
 }
 
@@ -56,7 +55,6 @@ void gelu(float* x, int rows, int width) {
 // SIMD128 in wasm); each sum still runs in one fixed order, so both builds get the same bits.
 constexpr int kLanes = 16;
 static_assert(KVCache::kPad == kLanes, "K rows are padded for the score loop's blocks");
-using F4 = float __attribute__((vector_size(16)));
 inline F4 load4(const float* p) {
     F4 v;
     std::memcpy(&v, p, sizeof v);
@@ -77,7 +75,7 @@ void masked_softmax_row(float* row, int n, int total) {
     for (int k = 0; k < kLanes; ++k) mx = std::max(mx, lane[k]);
     for (; j < n; ++j) mx = std::max(mx, row[j]);
 
-    for (j = 0; j < n; ++j) row[j] = portable_exp(row[j] - mx);
+    map4(row, size_t(n), [mx](F4 v) { return portable_exp(v - mx); });
     for (int k = 0; k < kLanes; ++k) lane[k] = 0.0f;
     for (j = 0; j + kLanes <= n; j += kLanes)
         for (int k = 0; k < kLanes; ++k) lane[k] += row[j + k];
