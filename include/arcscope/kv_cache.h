@@ -43,11 +43,20 @@ public:
     Head head(int l, int h, int n);
 
 private:
+    // Every layer's K (transposed, C rows of ld) and V (capacity rows of C), in one element type.
+    template <class T>
+    struct Planes {
+        std::vector<std::vector<T>> k, v;
+        void grow(int C, int old_ld, int ld, int capacity, int keep);  // keeps each row's first `keep` positions
+        void release();                                                  // frees the storage, keeps the layers
+        size_t bytes() const;
+    };
+
     int layers_ = 0, C_ = 0, hd_ = 0, n_ctx_ = 0;
     bool half_ = false;
     int capacity_ = 0, ld_ = 0;
-    std::vector<std::vector<float>> k32_, v32_;
-    std::vector<std::vector<uint16_t>> k16_, v16_;
+    Planes<float> f32_;
+    Planes<uint16_t> f16_;
     std::vector<float> kt_scratch_, v_scratch_;
 };
 

@@ -9,19 +9,31 @@
 
 namespace arcscope {
 
-namespace {
-
-// Grows a transposed K (rows of old_ld -> rows of new_ld), keeping each row's first `keep` entries.
 template <class T>
-void regrow_rows(std::vector<T>& k, int rows, int old_ld, int new_ld, int keep) {
-    std::vector<T> grown(size_t(rows) * new_ld, T(0));
-    for (int r = 0; r < rows && keep > 0; ++r)
-        std::copy(k.begin() + size_t(r) * old_ld, k.begin() + size_t(r) * old_ld + keep,
-                  grown.begin() + size_t(r) * new_ld);
-    k.swap(grown);
+void KVCache::Planes<T>::grow(int C, int old_ld, int ld, int capacity, int keep) {
+    for (auto& kl : k) {  // transposed: each of the C rows moves from old_ld to ld apart
+        std::vector<T> grown(size_t(C) * ld, T(0));
+        for (int r = 0; r < C && keep > 0; ++r)
+            std::copy(kl.begin() + size_t(r) * old_ld, kl.begin() + size_t(r) * old_ld + keep,
+                      grown.begin() + size_t(r) * ld);
+        kl.swap(grown);
+    }
+    for (auto& vl : v) vl.resize(size_t(capacity) * C);
 }
 
-}  // namespace
+template <class T>
+void KVCache::Planes<T>::release() {
+    for (auto* layers : {&k, &v})
+        for (auto& l : *layers) std::vector<T>().swap(l);
+}
+
+template <class T>
+size_t KVCache::Planes<T>::bytes() const {
+    size_t n = 0;
+    for (const auto* layers : {&k, &v})
+        for (const auto& l : *layers) n += l.size() * sizeof(T);
+    return n;
+}
 
 const char* kv_type_name(KVType t) {
     return t == KVType::F16 ? "f16" : "f32";
@@ -41,10 +53,10 @@ void KVCache::configure(int n_layer, int n_embd, int n_head, int n_ctx, KVType t
     n_ctx_ = n_ctx;
     half_ = half;
     capacity_ = ld_ = 0;
-    k32_.assign(half ? 0 : n_layer, {});
-    v32_.assign(half ? 0 : n_layer, {});
-    k16_.assign(half ? n_layer : 0, {});
-    v16_.assign(half ? n_layer : 0, {});
+    f32_.k.assign(half ? 0 : n_layer, {});
+    f32_.v.assign(half ? 0 : n_layer, {});
+    f16_.k.assign(half ? n_layer : 0, {});
+    f16_.v.assign(half ? n_layer : 0, {});
 }
 
 void KVCache::reserve(int positions, int keep) {
@@ -56,47 +68,35 @@ void KVCache::reserve(int positions, int keep) {
     buffer_elements("KV cache (2 x n_layer x positions x n_embd)", {2, uint64_t(layers_), uint64_t(ld), uint64_t(C_)},
                     half_ ? sizeof(uint16_t) : sizeof(float));
     if (keep == 0) {  // nothing to carry over: free the old storage first, so the new can take its place
-        for (auto* layers : {&k32_, &v32_})
-            for (auto& v : *layers) std::vector<float>().swap(v);
-        for (auto* layers : {&k16_, &v16_})
-            for (auto& v : *layers) std::vector<uint16_t>().swap(v);
+        f32_.release();
+        f16_.release();
         ld_ = 0;
     }
-    for (int l = 0; l < layers_; ++l) {
-        if (half_) {
-            regrow_rows(k16_[l], C_, ld_, ld, keep);
-            v16_[l].resize(size_t(cap) * C_);
-        } else {
-            regrow_rows(k32_[l], C_, ld_, ld, keep);
-            v32_[l].resize(size_t(cap) * C_);
-        }
-    }
+    if (half_)
+        f16_.grow(C_, ld_, ld, cap, keep);
+    else
+        f32_.grow(C_, ld_, ld, cap, keep);
     capacity_ = cap;
     ld_ = ld;
 }
 
 void KVCache::store(int l, int p, const float* k, const float* v) {
     if (half_) {
-        uint16_t* kt = k16_[l].data() + p;
-        uint16_t* vp = v16_[l].data() + size_t(p) * C_;
+        uint16_t* kt = f16_.k[l].data() + p;
+        uint16_t* vp = f16_.v[l].data() + size_t(p) * C_;
         for (int c = 0; c < C_; ++c) {
             kt[size_t(c) * ld_] = f16_from_float(k[c]);
             vp[c] = f16_from_float(v[c]);
         }
     } else {
-        float* kt = k32_[l].data() + p;
+        float* kt = f32_.k[l].data() + p;
         for (int c = 0; c < C_; ++c) kt[size_t(c) * ld_] = k[c];
-        std::copy(v, v + C_, v32_[l].data() + size_t(p) * C_);
+        std::copy(v, v + C_, f32_.v[l].data() + size_t(p) * C_);
     }
 }
 
 size_t KVCache::bytes() const {
-    size_t n = 0;
-    for (const auto* layers : {&k32_, &v32_})
-        for (const auto& v : *layers) n += v.size() * sizeof(float);
-    for (const auto* layers : {&k16_, &v16_})
-        for (const auto& v : *layers) n += v.size() * sizeof(uint16_t);
-    return n;
+    return f32_.bytes() + f16_.bytes();
 }
 
 float KVCache::stored(float x) const {
@@ -104,18 +104,18 @@ float KVCache::stored(float x) const {
 }
 
 KVCache::Head KVCache::head(int l, int h, int n) {
-    if (!half_) return {k32_[l].data() + size_t(h) * hd_ * ld_, ld_, v32_[l].data() + size_t(h) * hd_, C_};
+    if (!half_) return {f32_.k[l].data() + size_t(h) * hd_ * ld_, ld_, f32_.v[l].data() + size_t(h) * hd_, C_};
     // f16: this head's slice converted once, then read by every query row of the chunk.
     const int ld = (n + kPad - 1) / kPad * kPad;
     if (kt_scratch_.size() < size_t(hd_) * ld) kt_scratch_.resize(size_t(hd_) * ld);
     if (v_scratch_.size() < size_t(n) * hd_) v_scratch_.resize(size_t(n) * hd_);
     for (int d = 0; d < hd_; ++d) {
         float* row = kt_scratch_.data() + size_t(d) * ld;
-        f16_to_float_n(k16_[l].data() + size_t(h * hd_ + d) * ld_, row, n);
+        f16_to_float_n(f16_.k[l].data() + size_t(h * hd_ + d) * ld_, row, n);
         std::fill(row + n, row + ld, 0.0f);
     }
     for (int j = 0; j < n; ++j)
-        f16_to_float_n(v16_[l].data() + size_t(j) * C_ + h * hd_, v_scratch_.data() + size_t(j) * hd_, hd_);
+        f16_to_float_n(f16_.v[l].data() + size_t(j) * C_ + h * hd_, v_scratch_.data() + size_t(j) * hd_, hd_);
     return {kt_scratch_.data(), ld, v_scratch_.data(), hd_};
 }
 
