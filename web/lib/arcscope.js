@@ -95,11 +95,10 @@ export function threadsAvailable() {
 // The module to run: the threaded one when more than one thread is asked for (default: every core, up to 4) and
 // available; the plain one otherwise, and whenever the caller hands in its own wasm (it is the plain module's).
 async function coreFactory({ threads = hardwareThreads, wasmBinary, wasmUrl }) {
-  const wanted = Number.isInteger(threads) && threads >= 1 ? threads
-    : (() => { throw new Error(`threads must be a whole number from 1 up, got ${threads}`); })();
-  if (wanted > 1 && !wasmBinary && !wasmUrl && threadsAvailable() > 1) {
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be a whole number from 1 up, got ${threads}`);
+  if (threads > 1 && !wasmBinary && !wasmUrl && threadsAvailable() > 1) {
     const { default: create } = await import('./wasm/arcscope_core_threads.js');
-    return { create, wasmUrl: assets.wasmThreads, threads: Math.min(wanted, threadsAvailable()) };
+    return { create, wasmUrl: assets.wasmThreads, threads: Math.min(threads, threadsAvailable()) };
   }
   return { create: createArcscopeCore, wasmUrl: wasmUrl ?? assets.wasm, threads: 1 };
 }
