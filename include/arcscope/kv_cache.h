@@ -48,7 +48,7 @@ private:
     struct Planes {
         std::vector<std::vector<T>> k, v;
         void grow(int C, int old_ld, int ld, int capacity, int keep);  // keeps each row's first `keep` positions
-        void release();                                                  // frees the storage, keeps the layers
+        void release();                                                // frees the storage, keeps the layers
         size_t bytes() const;
     };
 

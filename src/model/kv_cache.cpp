@@ -72,10 +72,8 @@ void KVCache::reserve(int positions, int keep) {
         f16_.release();
         ld_ = 0;
     }
-    if (half_)
-        f16_.grow(C_, ld_, ld, cap, keep);
-    else
-        f32_.grow(C_, ld_, ld, cap, keep);
+    if (half_) f16_.grow(C_, ld_, ld, cap, keep);
+    else f32_.grow(C_, ld_, ld, cap, keep);
     capacity_ = cap;
     ld_ = ld;
 }

@@ -89,7 +89,8 @@ TEST(PortableMath, FourLanesGiveTheOneValueFormulasBitForBit) {
     const std::vector<float> t = four_at_a_time(xs, [](F4 v) { return portable_tanh(v); });
     size_t mismatches = 0;
     for (size_t i = 0; i < xs.size(); ++i) {
-        for (const auto& [got, want, what] : {std::tuple{e[i], exp_one(xs[i]), "exp"}, {t[i], tanh_one(xs[i]), "tanh"}}) {
+        for (const auto& [got, want, what] :
+             {std::tuple{e[i], exp_one(xs[i]), "exp"}, {t[i], tanh_one(xs[i]), "tanh"}}) {
             if (same(got, want)) continue;
             if (++mismatches <= 10) ADD_FAILURE() << what << "(" << xs[i] << ") = " << got << ", formula " << want;
         }
@@ -117,9 +118,10 @@ TEST(PortableMath, CloseToLibm) {
         tanh_abs = std::max(tanh_abs, std::fabs(t[i] - want_t));
         if (std::fabs(x) >= 0.5) tanh_ulp = std::max(tanh_ulp, std::fabs(t[i] - want_t) / ulp(want_t));
     }
-    std::printf("largest error against libm (double), %zu values: exp %.2f ulp; tanh %.3g absolute, %.2f ulp where "
-                "|x| >= 0.5\n",
-                xs.size(), exp_ulp, tanh_abs, tanh_ulp);
+    std::printf(
+        "largest error against libm (double), %zu values: exp %.2f ulp; tanh %.3g absolute, %.2f ulp where "
+        "|x| >= 0.5\n",
+        xs.size(), exp_ulp, tanh_abs, tanh_ulp);
     EXPECT_LE(exp_ulp, 2.0);
     EXPECT_LE(tanh_abs, std::ldexp(1.0, -22));
     EXPECT_LE(tanh_ulp, 2.5);
