@@ -42,6 +42,7 @@ import { filterArcs, aggregate, range, topKFor } from './attention-math.js';
 import { EngineAttention, TensorAttention, selectView } from './attention-source.js';
 import { displayPiece, plainLabel } from './token-text.js';
 import { parseAttention } from './attention-data.js';
+import { PromiseCache } from './promise-cache.js';
 import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
   from './view-options.js';
 
@@ -52,47 +53,24 @@ const ATTRIBUTES = ['text', 'model', 'src', 'layer', 'head', 'mode', 'topk', 'th
 const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the default model';
 const SRC_URL = 'the URL of an attention JSON file, or leave it out to run a model on the text';
 
-// The analyses (a model's on a text, or a src file), shared by elements: key -> {promise, bytes}, least recently
-// used first. Bounded by the bytes of the attention tensors they hold, counted on arrival, and by their number
-// (thousands of short texts would cost little attention but more than their labels). A long text holds no tensor:
-// the worker computes the heads its views show (attention-source.js).
+// The analyses (a model's on a text, or a src file), shared by elements, least recently used first. Bounded by the
+// bytes of the attention tensors they hold and by their number (thousands of short texts would cost little attention
+// but more than their labels). A long text holds no tensor: the worker computes the heads its views show
+// (attention-source.js).
 const CACHE_BYTES = 64 << 20;
 // A model's analysis carries its whole [L, H, T, T] tensor (element.result.attention) up to this size: GPT-2 small
 // up to 166 tokens, the default model up to 512.
 const FULL_TENSOR_BYTES = 16 << 20;
 const CACHE_ENTRIES = 256;
-const analyses = new Map();
-let cachedBytes = 0;
+const analyses = new PromiseCache({ budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES,
+  sizeOf: (r) => (r.attention ?? r.heads?.data)?.byteLength ?? 0 }); // an ablation sweep holds its grid only
 
 // The analysis under key, started by start() if it is not cached; a failed one is forgotten.
-function cached(key, start) {
-  let entry = analyses.get(key);
-  if (entry) analyses.delete(key); // set again below: most recently used last
-  else {
-    entry = { promise: start(), bytes: 0 };
-    entry.promise.then((r) => {
-      if (analyses.get(key) !== entry) return;
-      entry.bytes = (r.attention ?? r.heads?.data)?.byteLength ?? 0; // an ablation sweep holds its grid only
-      cachedBytes += entry.bytes;
-      for (const [k, e] of analyses) {
-        if (cachedBytes <= CACHE_BYTES && analyses.size <= CACHE_ENTRIES) break;
-        if (e.bytes) forget(k, e); // pending ones cost nothing yet
-      }
-    }, () => forget(key, entry));
-  }
-  analyses.set(key, entry);
-  return entry.promise;
-}
-
-function forget(key, entry) {
-  if (analyses.get(key) !== entry) return;
-  analyses.delete(key);
-  cachedBytes -= entry.bytes;
-}
+const cached = (key, start) => analyses.get(key, start);
 
 // What the shared analysis cache holds (read-only; for tests and the curious).
 export function analysisCache() {
-  return { entries: analyses.size, bytes: cachedBytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
+  return { entries: analyses.size, bytes: analyses.bytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
 }
 
 // A src file, fetched with plain fetch (no worker, no wasm) and read strictly.

@@ -6,13 +6,13 @@
 //   TensorAttention   a full [L, H, T, T] tensor held in the page (src=, data, a short text's element.result)
 //   GrowingAttention  another source plus the query rows a generation appends, one token at a time
 import { viewMatrix, viewHeads, headMatrix, hideSink, growMatrix, range } from './attention-math.js';
+import { PromiseCache } from './promise-cache.js';
 
-// The worker's matrices, shared by every EngineAttention on the page: key -> {promise, value, bytes}, least recently
-// used first, bounded by their bytes: every head of a layer of GPT-2 small at 512 tokens (12 MB), so that their mean
-// or max needs no round trip; at 1,024 tokens a head is 4 MB, and the worker computes one in 15 ms.
+// The worker's matrices, shared by every EngineAttention on the page, least recently used first, bounded by their
+// bytes: every head of a layer of GPT-2 small at 512 tokens (12 MB), so that their mean or max needs no round trip;
+// at 1,024 tokens a head is 4 MB, and the worker computes one in 15 ms.
 const BUDGET = 16 << 20;
-const matrices = new Map();
-let heldBytes = 0;
+const matrices = new PromiseCache({ budget: BUDGET, sizeOf: (m) => m.byteLength, keepNewest: true });
 let sources = 0;
 
 export class EngineAttention {
@@ -22,26 +22,11 @@ export class EngineAttention {
   }
 
   matrix(layer, head) {
-    const key = `${this.id}/${layer}/${head}`;
-    let entry = matrices.get(key);
-    if (entry) matrices.delete(key); // set again below: most recently used last
-    else {
+    return matrices.get(`${this.id}/${layer}/${head}`, () => {
       const held = this.fromHeld(layer, head);
-      const args = { model: this.model, ids: this.ids, layer, head };
-      entry = { promise: held ? Promise.resolve(held) : this.engine.call('attention', args).then((r) => r.data), bytes: 0 };
-      entry.promise.then((m) => {
-        if (matrices.get(key) !== entry) return;
-        entry.value = m;
-        entry.bytes = m.byteLength;
-        heldBytes += entry.bytes;
-        for (const [k, e] of matrices) {
-          if (heldBytes <= BUDGET) break;
-          if (e.bytes && k !== key) forget(k, e);
-        }
-      }, () => forget(key, entry));
-    }
-    matrices.set(key, entry);
-    return entry.promise;
+      if (held) return Promise.resolve(held);
+      return this.engine.call('attention', { model: this.model, ids: this.ids, layer, head }).then((r) => r.data);
+    });
   }
 
   // Asks for every head of a layer ahead of a switch to them or to their mean or max, when the layer fits in the
@@ -58,7 +43,7 @@ export class EngineAttention {
     if (typeof layer === 'number' && typeof head === 'number') return null;
     const held = new Map();
     for (const [l, h] of viewHeads(this.shape, layer, head)) {
-      const m = matrices.get(`${this.id}/${l}/${h}`)?.value;
+      const m = matrices.value(`${this.id}/${l}/${h}`);
       if (!m) return null;
       held.set(`${l}/${h}`, m);
     }
@@ -73,14 +58,8 @@ export class EngineAttention {
   }
 }
 
-function forget(key, entry) {
-  if (matrices.get(key) !== entry) return;
-  matrices.delete(key);
-  heldBytes -= entry.bytes;
-}
-
 // What the page holds of the worker's matrices (for tests): {matrices, bytes, budget}.
-export const heldMatrices = () => ({ matrices: matrices.size, bytes: heldBytes, budget: BUDGET });
+export const heldMatrices = () => ({ matrices: matrices.size, bytes: matrices.bytes, budget: BUDGET });
 
 export class TensorAttention {
   constructor(attention, shape) {
