@@ -8,6 +8,7 @@ import { EngineAttention, TensorAttention, GrowingAttention, selectView, without
 import { parseHash, formatHash, defaults } from '../../web/js/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
 import { shapeText, tensorText } from '../../web/js/printout.js';
+import { PromiseCache } from '../../web/lib/promise-cache.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
 function randomAttention(L, H, T, seed = 1) {
@@ -174,4 +175,31 @@ test('printouts write shapes and tensors as the article\'s print() calls show th
   assert.equal(tensorText([0, 1, 0.8415, -0.5403], [2, 2]), 'tensor([[ 0.0000,  1.0000],\n        [ 0.8415, -0.5403]])');
   assert.equal(tensorText([1, 2, 3, 4, 5, 6, 7, 8], [2, 2, 2]),
     'tensor([[[1., 2.],\n         [3., 4.]],\n\n        [[5., 6.],\n         [7., 8.]]])');
+});
+
+test('PromiseCache: within its bytes and its number, oldest out first, failures forgotten', async () => {
+  const sized = (n) => new Float32Array(n);
+  const cache = new PromiseCache({ budget: 40, maxEntries: 3, sizeOf: (v) => v.byteLength });
+  let starts = 0;
+  const get = (key, value) => cache.get(key, () => { starts++; return Promise.resolve(value); });
+  await get('a', sized(4)); await get('b', sized(4)); // 16 + 16 bytes
+  assert.equal(await get('a', null).then((v) => v.length), 4); // a hit: not started again, a now the newest
+  assert.equal(starts, 2);
+  await get('c', sized(4)); // 48 bytes: the oldest (b) goes
+  assert.deepEqual([...cache.entries.keys()], ['a', 'c']);
+  assert.equal(cache.bytes, 32);
+  // Past the number: values holding no bytes (a long text's analysis) go too, oldest first.
+  for (const key of ['e1', 'e2', 'e3', 'e4', 'e5']) await get(key, sized(0));
+  assert.deepEqual([...cache.entries.keys()], ['e3', 'e4', 'e5']);
+  // A failure is forgotten, so the next caller asks again.
+  await assert.rejects(cache.get('bad', () => Promise.reject(new Error('no'))));
+  assert.equal(cache.value('bad'), undefined);
+  assert.ok(!cache.entries.has('bad'));
+  // keepNewest: the one just arrived stays even alone over the budget; without it, it goes too.
+  const keep = new PromiseCache({ budget: 8, sizeOf: (v) => v.byteLength, keepNewest: true });
+  await keep.get('big', () => Promise.resolve(sized(4)));
+  assert.ok(keep.value('big'));
+  const drop = new PromiseCache({ budget: 8, sizeOf: (v) => v.byteLength });
+  await drop.get('big', () => Promise.resolve(sized(4)));
+  assert.equal(drop.size, 0);
 });

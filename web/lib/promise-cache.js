@@ -7,7 +7,7 @@ export class PromiseCache {
   // stays even if it alone is over the budget (else it goes too).
   constructor({ budget, maxEntries = Infinity, sizeOf, keepNewest = false }) {
     Object.assign(this, { budget, maxEntries, sizeOf, keepNewest });
-    this.entries = new Map(); // key -> {promise, value, bytes}
+    this.entries = new Map(); // key -> {promise, settled, value, bytes}
     this.bytes = 0;
   }
 
@@ -16,10 +16,10 @@ export class PromiseCache {
     let entry = this.entries.get(key);
     if (entry) this.entries.delete(key);
     else {
-      entry = { promise: start(), value: undefined, bytes: 0 };
+      entry = { promise: start(), settled: false, value: undefined, bytes: 0 };
       entry.promise.then((value) => {
         if (this.entries.get(key) !== entry) return;
-        Object.assign(entry, { value, bytes: this.sizeOf(value) });
+        Object.assign(entry, { settled: true, value, bytes: this.sizeOf(value) });
         this.bytes += entry.bytes;
         this.evict(this.keepNewest ? key : undefined);
       }, () => this.forget(key, entry));
@@ -37,11 +37,13 @@ export class PromiseCache {
     return this.entries.size;
   }
 
-  // Oldest first, those holding bytes other than keep, until within both bounds.
+  // Oldest first, settled ones other than keep, until within both bounds: past the number any of them, past the
+  // budget those holding bytes.
   evict(keep) {
     for (const [key, e] of this.entries) {
-      if (this.bytes <= this.budget && this.entries.size <= this.maxEntries) break;
-      if (e.bytes && key !== keep) this.forget(key, e);
+      const overEntries = this.entries.size > this.maxEntries;
+      if (!overEntries && this.bytes <= this.budget) break;
+      if (e.settled && key !== keep && (overEntries || e.bytes)) this.forget(key, e);
     }
   }
 
