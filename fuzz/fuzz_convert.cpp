@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     c.n_vocab = 8;
     const size_t cut = data[0] % (size);
     try {
-        arcscope::Converter conv(c, size % 2 ? arcscope::DType::Q8 : arcscope::DType::F32, size - 1);
+        arcscope::Converter conv(c, arcscope::DType(size % 3), size - 1);  // f32, q8 or q16
         conv.feed(data + 1, cut);
         conv.feed(data + 1 + cut, size - 1 - cut);
         conv.finish();

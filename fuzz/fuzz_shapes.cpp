@@ -98,7 +98,7 @@ void fuzz_config(Input& in) {
     c.n_embd = in.dim();
     c.n_ctx = in.dim();
     c.n_vocab = in.dim();
-    const arcscope::DType t = in.u32() % 2 ? arcscope::DType::Q8 : arcscope::DType::F32;
+    const arcscope::DType t = arcscope::DType(in.u32() % 3);  // f32, q8 or q16
     try {
         c.validate();
     } catch (const arcscope::Error&) {

@@ -2,8 +2,8 @@
 (not from the C++ loader), so that tests can check the engine against what the file says.
 
 load(path) -> (config, tensors): config is a Hugging Face config.json dict, tensors maps Hugging Face GPT-2 names
-(no `transformer.` prefix) to float32 arrays in Hugging Face's layout (Conv1D weights (in, out)), q8 matrices
-dequantized (scale * q). That is a state dict python/gpt2_reference.py's GPT2 loads as is.
+(no `transformer.` prefix) to float32 arrays in Hugging Face's layout (Conv1D weights (in, out)), q8 and q16
+matrices dequantized (scale * q). That is a state dict python/gpt2_reference.py's GPT2 loads as is.
 Every field is checked before it is used; a bad file raises ValueError naming what is wrong.
 """
 import math
@@ -12,15 +12,16 @@ import struct
 import numpy as np
 
 MAGIC = b"ARCSCOPE"
-VERSION = 1
+VERSIONS = (1, 2)  # 2 added q16; f32 and q8 files are still written as version 1
 HEADER_BYTES = 80
 ENTRY_BYTES = 96
 NAME_BYTES = 64
 ALIGN = 64
-F32, Q8 = 0, 1
-Q8_BLOCK = 32      # weights per scale, along in_features
-Q8_ROW_GROUP = 8   # rows per packed record
-Q8_RECORD_BYTES = Q8_ROW_GROUP * (4 + Q8_BLOCK)  # 288: 8 f32 scales, then 8 x 32 int8
+F32, Q8, Q16 = 0, 1, 2
+BLOCK = 32      # weights per scale, along in_features
+ROW_GROUP = 8   # rows per packed record
+# Per packed type: (the numpy type of a weight, record bytes: 8 f32 scales, then 8 x 32 weights).
+PACKED = {Q8: (np.int8, ROW_GROUP * (4 + BLOCK)), Q16: ("<i2", ROW_GROUP * (4 + 2 * BLOCK))}
 # The hyperparameter ranges a file may declare (models/README.md: far above GPT-2 xl).
 LIMITS = {"n_layer": 256, "n_head": 256, "n_embd": 16384, "n_ctx": 65536, "n_vocab": 1 << 20}
 # The matrices .arcs stores (out_features, in_features), i.e. Hugging Face's Conv1D weights transposed.
@@ -31,9 +32,9 @@ def align_up(n, a=ALIGN):
     return (n + a - 1) // a * a
 
 
-def q8_bytes(rows, cols):
-    """ceil(rows/8) x ceil(cols/32) records of 288 bytes, rounded up to 64."""
-    return align_up(-(-rows // Q8_ROW_GROUP) * -(-cols // Q8_BLOCK) * Q8_RECORD_BYTES)
+def packed_bytes(dtype, rows, cols):
+    """ceil(rows/8) x ceil(cols/32) records (288 bytes for q8, 544 for q16), rounded up to 64."""
+    return align_up(-(-rows // ROW_GROUP) * -(-cols // BLOCK) * PACKED[dtype][1])
 
 
 def fnv1a64_words(data):
@@ -59,17 +60,19 @@ def expected_tensors(n_layer, n_embd, n_ctx, n_vocab):
     return names + [("ln_f.weight", (C, 0)), ("ln_f.bias", (C, 0))]
 
 
-def dequantize_q8(data, rows, cols):
-    """Packed q8 bytes -> (rows, cols) float32. Record (g, b), b fastest, holds rows 8g..8g+7 x cols 32b..32b+31:
-    scale[r] (f32), then q[p][r][i] = weight(8g + r, 32b + 2p + i) (int8); padding rows and cols are cut off."""
-    groups, blocks = -(-rows // Q8_ROW_GROUP), -(-cols // Q8_BLOCK)
-    records = np.frombuffer(data, dtype=np.uint8, count=groups * blocks * Q8_RECORD_BYTES)
-    records = records.reshape(groups, blocks, Q8_RECORD_BYTES)
-    scale = records[:, :, :4 * Q8_ROW_GROUP].copy().view("<f4")                      # (g, b, r)
-    q = records[:, :, 4 * Q8_ROW_GROUP:].view(np.int8).reshape(groups, blocks, Q8_BLOCK // 2, Q8_ROW_GROUP, 2)
-    q = q.transpose(0, 3, 1, 2, 4).reshape(groups, Q8_ROW_GROUP, blocks, Q8_BLOCK)   # (g, r, b, col in block)
+def dequantize(dtype, data, rows, cols):
+    """Packed q8 or q16 bytes -> (rows, cols) float32. Record (g, b), b fastest, holds rows 8g..8g+7 x cols
+    32b..32b+31: scale[r] (f32), then q[p][r][i] = weight(8g + r, 32b + 2p + i) (int8, or little-endian int16);
+    padding rows and cols are cut off."""
+    weight, record_bytes = PACKED[dtype]
+    groups, blocks = -(-rows // ROW_GROUP), -(-cols // BLOCK)
+    records = np.frombuffer(data, dtype=np.uint8, count=groups * blocks * record_bytes)
+    records = records.reshape(groups, blocks, record_bytes)
+    scale = records[:, :, :4 * ROW_GROUP].copy().view("<f4")                                # (g, b, r)
+    q = records[:, :, 4 * ROW_GROUP:].copy().view(weight).reshape(groups, blocks, BLOCK // 2, ROW_GROUP, 2)
+    q = q.transpose(0, 3, 1, 2, 4).reshape(groups, ROW_GROUP, blocks, BLOCK)                  # (g, r, b, col)
     w = q.astype(np.float32) * scale.transpose(0, 2, 1)[:, :, :, None]
-    return w.reshape(groups * Q8_ROW_GROUP, blocks * Q8_BLOCK)[:rows, :cols]
+    return w.reshape(groups * ROW_GROUP, blocks * BLOCK)[:rows, :cols]
 
 
 def load(path):
@@ -88,12 +91,12 @@ def loads(blob, source="<bytes>"):
         fail(f"not an .arcs file (magic {blob[:8]!r}, expected {MAGIC!r})")
     version, weight_type, n_layer, n_head, n_embd, n_ctx, n_vocab = struct.unpack_from("<7I", blob, 8)
     (eps,) = struct.unpack_from("<f", blob, 36)
-    n_tensors, q8_block = struct.unpack_from("<2I", blob, 40)
+    n_tensors, block = struct.unpack_from("<2I", blob, 40)
     data_offset, data_size, checksum, reserved = struct.unpack_from("<4Q", blob, 48)
-    if version != VERSION:
-        fail(f"format version {version}, this reader knows {VERSION}")
-    if weight_type not in (F32, Q8):
-        fail(f"unknown weight type {weight_type}")
+    if version not in VERSIONS:
+        fail(f"format version {version}, this reader knows {VERSIONS}")
+    if weight_type not in (F32, Q8, Q16) or (weight_type == Q16 and version < 2):
+        fail(f"unknown weight type {weight_type} for format version {version}")
     shape = dict(n_layer=n_layer, n_head=n_head, n_embd=n_embd, n_ctx=n_ctx, n_vocab=n_vocab)
     for key, value in shape.items():
         if not 1 <= value <= LIMITS[key]:
@@ -102,8 +105,8 @@ def loads(blob, source="<bytes>"):
         fail(f"n_embd {n_embd} is not divisible by n_head {n_head}")
     if not (eps > 0 and math.isfinite(eps)):
         fail(f"LayerNorm epsilon {eps} is not a positive number")
-    if q8_block != (Q8_BLOCK if weight_type == Q8 else 0):
-        fail(f"q8 block size {q8_block} does not fit weight type {weight_type}")
+    if block != (BLOCK if weight_type in PACKED else 0):
+        fail(f"block size {block} does not fit weight type {weight_type}")
     if reserved:
         fail("reserved header field is not zero")
     expected = expected_tensors(n_layer, n_embd, n_ctx, n_vocab)
@@ -130,7 +133,7 @@ def loads(blob, source="<bytes>"):
         want_type = weight_type if cols else F32  # LayerNorm parameters and biases are always f32
         if dtype != want_type:
             fail(f"tensor {name}: type {dtype}, expected {want_type}")
-        want_size = q8_bytes(rows, cols) if dtype == Q8 else 4 * rows * max(cols, 1)
+        want_size = packed_bytes(dtype, rows, cols) if dtype in PACKED else 4 * rows * max(cols, 1)
         if size != want_size:
             fail(f"tensor {name}: {size} bytes, expected {want_size}")
         if offset % ALIGN or offset + size > data_size:
@@ -145,8 +148,8 @@ def loads(blob, source="<bytes>"):
     tensors = {}
     for offset, size, name, dtype, rows, cols in entries:
         data = memoryview(blob)[data_offset + offset:data_offset + offset + size]
-        if dtype == Q8:
-            w = dequantize_q8(data, rows, cols)
+        if dtype in PACKED:
+            w = dequantize(dtype, data, rows, cols)
         else:
             w = np.frombuffer(data, dtype="<f4").reshape((rows, cols) if cols else (rows,))
         if not np.isfinite(w).all():

@@ -18,11 +18,12 @@
 
 namespace arcscope {
 
-// A linear layer's weights, in place in the model file: W (rows, cols) either q8-packed or plain f32, bias (rows).
+// A linear layer's weights, in place in the model file: W (rows, cols) either packed (q8, q16) or plain f32,
+// bias (rows).
 struct Linear {
     DType type = DType::F32;
     const float* w = nullptr;  // f32 weights (rows, cols), when type == F32
-    Q8View q8;                 // packed weights, when type == Q8
+    QView q;                   // packed weights, when type is Q8 or Q16
     const float* bias = nullptr;
     int rows = 0;  // out_features
     int cols = 0;  // in_features

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "arcscope/quant.h"
+
 namespace arcscope {
 
 struct GPT2Config {
@@ -24,9 +26,6 @@ struct GPT2Config {
 // GPT-2's <|endoftext|>: where generation stops, and the one id head analysis never draws. (The tokenizer file
 // says the same; tests/cpp/test_tokenizer.cpp checks that they agree.)
 constexpr int kEndOfText = 50256;
-
-enum class DType : uint32_t { F32 = 0, Q8 = 1 };
-const char* dtype_name(DType t);  // "f32" | "q8"
 
 // One tensor the model file must hold. 1-D tensors have cols == 0.
 struct TensorSpec {

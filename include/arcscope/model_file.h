@@ -3,7 +3,7 @@
 //
 // Layout (little-endian; the full description is in models/README.md):
 //   header (80 bytes)  magic "ARCSCOPE", version, weight type, n_layer, n_head, n_embd, n_ctx, n_vocab, ln_eps,
-//                      tensor count, q8 block size, data offset, data size, checksum
+//                      tensor count, block size (q8, q16), data offset, data size, checksum
 //   tensor table       96 bytes per tensor: name (64, NUL-padded), type, ndim, shape[2], offset, size
 //   data               each tensor 64-byte aligned; the file ends on a 64-byte boundary
 //   checksum           FNV-1a 64 over the table and the data, taken as 64-bit little-endian words
@@ -23,7 +23,9 @@
 namespace arcscope {
 
 constexpr char kModelMagic[8] = {'A', 'R', 'C', 'S', 'C', 'O', 'P', 'E'};
-constexpr uint32_t kModelVersion = 1;
+// The newest version this build reads. Version 2 added the q16 weight type; a file is written with the oldest
+// version that can hold it (file_version), so f32 and q8 files stay version 1 and older builds still read them.
+constexpr uint32_t kModelVersion = 2;
 constexpr size_t kModelHeaderBytes = 80;
 constexpr size_t kTensorEntryBytes = 96;
 constexpr size_t kTensorNameBytes = 64;
@@ -54,6 +56,9 @@ void write_header(uint8_t* out, const GPT2Config& config, DType weight_type, con
                   const FileLayout& layout);
 // Computes the checksum over out[header, file_size) and stores it in the header. Call once the data is written.
 void seal_file(uint8_t* out, uint64_t file_size);
+
+// 1 for f32 and q8 files, 2 for q16.
+uint32_t file_version(DType weight_type);
 
 // FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words.
 uint64_t fnv1a64_words(const uint8_t* data, size_t n);

@@ -1,67 +1,100 @@
-// quant.h: int8 weights and the matrix kernels of every linear layer.
+// quant.h: blocked integer weights (q8 and q16) and the matrix kernels of every linear layer.
 //
-// Quantization: symmetric int8 in blocks of 32 along in_features, one f32 scale per block,
-//   scale = max|w| / 127, q = round(w / scale) in [-127, 127] (round to nearest, ties away from zero).
-// Activations are quantized the same way at run time (ties to even), per token and per block of 32 (int16 lanes holding
-// int8 values), so a block's dot product is exact in int32 and costs one f32 multiply-add by the two scales.
+// Both formats are symmetric, in blocks of 32 along in_features with one f32 scale per block:
+//   scale = max|w| / W, q = round(w / scale) in [-W, W] (round to nearest, ties away from zero).
+//   q8:  W = 127 (int8).                 q16: W = 8191 (14 bits, held in int16).
+// Activations are quantized the same way at run time (ties to even), per token and per block of 32, into int16:
+//   with q8 weights to A = 32767 (16 bits), with q16 weights to A = 8191 (14 bits).
+// A block's dot product is then exact in int32 (32 * W * A < 2^31: see kQ8/kQ16 below) and costs one f32 multiply-add
+// by the two scales. The int16 lanes were already there (i32x4.dot_i16x8_s, vpmaddwd), so 16-bit activations cost
+// q8 nothing; q16 reads twice the weight bytes and skips the widening.
 //
-// Packed layout (what q8_pack writes; the kernels read it in place, straight from the model file):
-//   rows are taken in groups of 8 (kQ8RowGroup), cols in blocks of 32; rows and cols are zero-padded up to that.
-//   For group g (rows 8g..8g+7) and block b (cols 32b..32b+31), one 288-byte record:
+// Packed layout (what q_pack writes; the kernels read it in place, straight from the model file):
+//   rows are taken in groups of 8 (kQRowGroup), cols in blocks of 32; rows and cols are zero-padded up to that.
+//   For group g (rows 8g..8g+7) and block b (cols 32b..32b+31), one record:
 //     float scale[8]            the 8 rows' scales for this block
-//     int8  q[16][8][2]         q[p][r][i] = weight(row 8g+r, col 32b+2p+i): column pairs, then rows
-//   Records run b-fastest: record(g, b) starts at (g * blocks + b) * 288. The total is rounded up to 64 bytes.
-//   Why: a SIMD pass loads one column pair of 8 rows (16 bytes), widens it to int16 and multiplies it with the
-//   token's broadcast activation pair (i32x4.dot_i16x8_s / pmaddwd): each i32 lane is one row, so no horizontal
-//   sums are needed, and one activation broadcast feeds 8 outputs.
+//     intN  q[16][8][2]         q[p][r][i] = weight(row 8g+r, col 32b+2p+i): column pairs, then rows
+//   The record is 288 bytes for q8 (int8 q) and 544 for q16 (int16 q, little-endian). Records run b-fastest:
+//   record(g, b) starts at (g * blocks + b) * record_bytes. The total is rounded up to 64 bytes.
+//   Why: a SIMD pass loads one column pair of 8 rows (16 bytes of int8, widened to int16, or 32 bytes of int16) and
+//   multiplies it with the token's broadcast activation pair (i32x4.dot_i16x8_s / pmaddwd): each i32 lane is one
+//   row, so no horizontal sums are needed, and one activation broadcast feeds 8 outputs.
 //   Keep the data 64-byte aligned (the model file does); the kernels do not require it but run best with it.
 //
 // f32 weights are not packed: plain (rows, cols) row-major, as the converter writes them.
 //
-// q8 kernels pick their path at compile time: WebAssembly SIMD128 (wasm build), AVX2 (native -march=native),
+// The kernels pick their path at compile time: WebAssembly SIMD128 (wasm build), AVX2 (native -march=native),
 // or portable C++; all round exactly alike (no FMA), so wasm and native agree bit for bit. No kernel allocates per
 // call: activation scratch is thread-local and only grows.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace arcscope {
 
-constexpr int kQ8Block = 32;                                     // weights per scale, along in_features
-constexpr int kQ8RowGroup = 8;                                   // rows interleaved per packed record
-constexpr size_t kQ8RecordBytes = kQ8RowGroup * (4 + kQ8Block);  // 288: 8 scales + 8x32 int8
-static_assert(kQ8RecordBytes == 288, "the q8 record is documented (models/README.md) as 288 bytes");
-constexpr size_t kQ8Align = 64;
+// How a matrix is stored. The values are the model file's (models/README.md).
+enum class DType : uint32_t { F32 = 0, Q8 = 1, Q16 = 2 };
+const char* dtype_name(DType t);  // "f32" | "q8" | "q16"
+// "q8" | "q16" | "f32" -> DType, or Error("--dtype must be q8, q16 or f32, got 'x'") with `what` for "--dtype".
+DType parse_dtype(const std::string& name, const char* what);
 
-// Bytes q8_pack writes for a (rows, cols) matrix: ceil(rows/8) * ceil(cols/32) * 288, rounded up to 64.
-size_t q8_packed_bytes(int rows, int cols);
+constexpr int kQBlock = 32;    // weights per scale, along in_features
+constexpr int kQRowGroup = 8;  // rows interleaved per packed record
+constexpr size_t kQAlign = 64;
 
-// w (rows, cols) row-major f32 -> out (q8_packed_bytes(rows, cols) bytes, layout above). Throws on bad sizes.
-void q8_pack(const float* w, int rows, int cols, uint8_t* out);
+// One blocked integer format: its weight and activation limits and its record size.
+struct QFormat {
+    int weight_bytes;     // 1 (int8) or 2 (int16)
+    int weight_max;       // W: weights round into [-W, W]
+    int activation_max;   // A: activations round into [-A, A]
+    size_t record_bytes;  // 8 scales + 8 x 32 weights
+};
+constexpr QFormat kQ8{1, 127, 32767, kQRowGroup*(4 + kQBlock * 1)};
+constexpr QFormat kQ16{2, 8191, 8191, kQRowGroup*(4 + kQBlock * 2)};
+static_assert(kQ8.record_bytes == 288 && kQ16.record_bytes == 544,
+              "the records are documented (models/README.md) as 288 and 544 bytes");
+// The overflow bound: a block's int32 sum of 32 products, and each dot_i16x8 / pmaddwd pair before it, stays below
+// 2^31 even with every weight and activation at its limit (q8: 1.33e8; q16: 2,146,959,392 < 2,147,483,647).
+constexpr bool block_sum_fits_int32(QFormat f) {
+    return int64_t(kQBlock) * f.weight_max * f.activation_max <= INT32_MAX;
+}
+static_assert(block_sum_fits_int32(kQ8) && block_sum_fits_int32(kQ16), "a block's int32 sum could overflow");
+
+// The format of a packed dtype (Q8 or Q16; Error for F32).
+const QFormat& q_format(DType type);
+
+// Bytes q_pack writes for a (rows, cols) matrix: ceil(rows/8) * ceil(cols/32) * record_bytes, rounded up to 64.
+size_t q_packed_bytes(DType type, int rows, int cols);
+
+// w (rows, cols) row-major f32 -> out (q_packed_bytes(type, rows, cols) bytes, layout above). Throws on bad sizes.
+void q_pack(DType type, const float* w, int rows, int cols, uint8_t* out);
 
 // A non-owning view over packed weights (e.g. inside a loaded model file).
-struct Q8View {
+struct QView {
     const uint8_t* data = nullptr;
     int rows = 0;  // out_features, e.g. 2304
     int cols = 0;  // in_features, e.g. 768
+    DType type = DType::Q8;
 
-    int groups() const { return (rows + kQ8RowGroup - 1) / kQ8RowGroup; }
-    int blocks() const { return (cols + kQ8Block - 1) / kQ8Block; }
+    int groups() const { return (rows + kQRowGroup - 1) / kQRowGroup; }
+    int blocks() const { return (cols + kQBlock - 1) / kQBlock; }
+    const QFormat& format() const { return type == DType::Q16 ? kQ16 : kQ8; }
 };
 
-// Checks that `bytes` is exactly q8_packed_bytes(rows, cols) and the dimensions are positive; throws Error if not.
-Q8View q8_view(const uint8_t* data, size_t bytes, int rows, int cols);
+// Checks that `bytes` is exactly q_packed_bytes(type, rows, cols) and the dimensions are positive; throws Error if not.
+QView q_view(DType type, const uint8_t* data, size_t bytes, int rows, int cols);
 
 // One weight back as f32 (scale * q), and a whole row: row r of view -> out (cols). For embedding lookups.
-float q8_weight(const Q8View& w, int row, int col);
-void q8_dequantize_row(const Q8View& w, int row, float* out);
+float q_weight(const QView& w, int row, int col);
+void q_dequantize_row(const QView& w, int row, float* out);
 
 // out (T, rows) = x (T, cols) . W^T + bias (bias may be null). The fast kernel: GEMV for T = 1, tiled GEMM above.
-void linear_q8(float* out, const float* x, int T, const Q8View& w, const float* bias);
+void linear_q(float* out, const float* x, int T, const QView& w, const float* bias);
 
 // The same product, computed plainly in scalar code (activation quantization included): what kernels are tested
 // against.
-void linear_q8_reference(float* out, const float* x, int T, const Q8View& w, const float* bias);
+void linear_q_reference(float* out, const float* x, int T, const QView& w, const float* bias);
 
 // out (T, rows) = x (T, cols) . W^T + bias for plain f32 weights w (rows, cols) row-major. One 4-lane vector
 // implementation for native and wasm (same summation order, same bits in both builds).

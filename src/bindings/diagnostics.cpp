@@ -15,7 +15,8 @@ using namespace arcscope::bindings;
 
 namespace kernels {
 
-// Every kernel of this (SIMD128) build against its scalar reference: {cases, q8MaxDiff, q8PortableMaxDiff, f32MaxDiff}.
+// Every kernel of this (SIMD128) build against its scalar reference: {cases, q8MaxDiff, q8PortableMaxDiff, q16MaxDiff,
+// ...}.
 val check(double seed) {
     return guarded("checking the kernels", [&] {
         arcscope::KernelCheck c = arcscope::check_kernels(uint64_t(seed));
@@ -24,13 +25,15 @@ val check(double seed) {
         o.set("cases", c.cases);
         o.set("q8MaxDiff", c.q8_max_diff);
         o.set("q8PortableMaxDiff", c.q8_portable_max_diff);
+        o.set("q16MaxDiff", c.q16_max_diff);
+        o.set("q16PortableMaxDiff", c.q16_portable_max_diff);
         o.set("f32MaxDiff", c.f32_max_diff);
         o.set("activationMismatches", c.activation_mismatches);
         return o;
     });
 }
 
-// {bestMs, medianMs, gops, gbs, weightBytes} of linear_q8/linear_f32 on random (rows, cols) weights and T tokens.
+// {bestMs, medianMs, gops, gbs, weightBytes} of linear_q/linear_f32 on random (rows, cols) weights and T tokens.
 val bench_linear(std::string dtype, double rows, double cols, double T, double reps) {
     return guarded("timing a kernel", [&] {
         arcscope::KernelTiming k =

@@ -38,11 +38,10 @@ public:
     // total_bytes: the length of model.safetensors, checked against its header before the output is allocated.
     static ModelConverter* create(std::string config_json, std::string dtype, double total_bytes) {
         return guarded("starting the conversion", [&] {
-            require(dtype == "q8" || dtype == "f32", "dtype must be 'q8' or 'f32', got '" + dtype + "'");
             const GPT2Config config = config_from_hf_json(config_json);
             require(total_bytes >= 0 && total_bytes < 9e15 && total_bytes == std::floor(total_bytes),
                     "the length of model.safetensors must be a byte count, got " + number_text(total_bytes));
-            return new ModelConverter(config, dtype == "q8" ? DType::Q8 : DType::F32, uint64_t(total_bytes));
+            return new ModelConverter(config, parse_dtype(dtype, "dtype"), uint64_t(total_bytes));
         });
     }
     // chunk: Uint8Array, copied into a reused wasm buffer (JavaScript keeps chunks to about a megabyte).

@@ -18,7 +18,7 @@ int run(const Args& args) {
     std::printf("kernels: %s (native)\n", kernel_isa());
     std::printf(
         "| dtype | shape (in x out) | T | best ms | median ms | GOP/s | GB/s |\n|---|---|---|---|---|---|---|\n");
-    for (const char* dtype : {"q8", "f32"})
+    for (const char* dtype : {"q8", "q16", "f32"})
         for (const auto& s : shapes)
             for (int T : tokens) {
                 KernelTiming k = bench_linear(dtype, s[1], s[0], T, reps);

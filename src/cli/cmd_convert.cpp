@@ -1,4 +1,4 @@
-// cmd_convert.cpp: `arcscope convert --in DIR --out FILE [--dtype q8|f32]`: a Hugging Face GPT-2 checkpoint
+// cmd_convert.cpp: `arcscope convert --in DIR --out FILE [--dtype q8|q16|f32]`: a Hugging Face GPT-2 checkpoint
 // (DIR/config.json + DIR/model.safetensors) -> an .arcs model file, streamed.
 #include <cstdio>
 
@@ -12,16 +12,14 @@ namespace {
 
 int run(const Args& args) {
     args.reject_unknown({"in", "out", "dtype"});
-    std::string dtype = args.get_or("dtype", "q8");
-    require(dtype == "q8" || dtype == "f32", "--dtype must be q8 or f32, got '" + dtype + "'");
-    uint64_t bytes =
-        convert_checkpoint_dir(args.require("in"), args.require("out"), dtype == "q8" ? DType::Q8 : DType::F32);
+    const std::string dtype = args.get_or("dtype", "q8");
+    uint64_t bytes = convert_checkpoint_dir(args.require("in"), args.require("out"), parse_dtype(dtype, "--dtype"));
     std::printf("wrote %s (%s, %llu bytes, %s)\n", args.require("out").c_str(), human_bytes(bytes).c_str(),
                 (unsigned long long)bytes, dtype.c_str());
     return 0;
 }
 
-const bool registered = register_command("convert", {"convert --in DIR --out FILE [--dtype q8|f32]", {}, run});
+const bool registered = register_command("convert", {"convert --in DIR --out FILE [--dtype q8|q16|f32]", {}, run});
 
 }  // namespace
 }  // namespace arcscope::cli

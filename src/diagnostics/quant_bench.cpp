@@ -37,8 +37,7 @@ std::vector<double> time_runs(int reps, F&& f) {
 }  // namespace
 
 KernelTiming bench_linear(const char* dtype, int rows, int cols, int T, int reps) {
-    const std::string kind = dtype;
-    require(kind == "q8" || kind == "f32", "bench dtype must be q8 or f32, got '" + kind + "'");
+    const DType type = parse_dtype(dtype, "bench dtype");
     require(rows > 0 && cols > 0 && T > 0 && reps > 0, "bench needs positive rows, cols, T and reps");
     std::mt19937 rng(1);
     std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -49,13 +48,13 @@ KernelTiming bench_linear(const char* dtype, int rows, int cols, int T, int reps
 
     std::vector<double> ms;
     size_t bytes = 0;
-    if (kind == "q8") {
-        std::vector<uint8_t> packed(q8_packed_bytes(rows, cols));
-        q8_pack(w.data(), rows, cols, packed.data());
+    if (type != DType::F32) {
+        std::vector<uint8_t> packed(q_packed_bytes(type, rows, cols));
+        q_pack(type, w.data(), rows, cols, packed.data());
         w = {};
-        const Q8View view = q8_view(packed.data(), packed.size(), rows, cols);
+        const QView view = q_view(type, packed.data(), packed.size(), rows, cols);
         bytes = packed.size();
-        ms = time_runs(reps, [&] { linear_q8(out.data(), x.data(), T, view, bias.data()); });
+        ms = time_runs(reps, [&] { linear_q(out.data(), x.data(), T, view, bias.data()); });
     } else {
         bytes = w.size() * sizeof(float);
         ms = time_runs(reps, [&] { linear_f32(out.data(), x.data(), T, w.data(), rows, cols, bias.data()); });

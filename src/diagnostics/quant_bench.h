@@ -13,7 +13,7 @@ struct KernelTiming {
     size_t weight_bytes = 0;
 };
 
-// Times linear_q8 ("q8") or linear_f32 ("f32") on random weights (rows, cols) and T tokens.
+// Times linear_q ("q8", "q16") or linear_f32 ("f32") on random weights (rows, cols) and T tokens.
 KernelTiming bench_linear(const char* dtype, int rows, int cols, int T, int reps);
 
 // Best GB/s of summing a buffer of `bytes` bytes, read once per repetition (as a GEMV reads its weights).

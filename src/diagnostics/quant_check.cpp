@@ -40,26 +40,34 @@ KernelCheck check_kernels(uint64_t seed) {
         for (float& v : bias) v = normal(rng);
         const float* b = (check.cases % 2) ? bias.data() : nullptr;  // alternate with and without bias
 
-        std::vector<uint8_t> packed(q8_packed_bytes(s.rows, s.cols));
-        q8_pack(w.data(), s.rows, s.cols, packed.data());
-        const Q8View view = q8_view(packed.data(), packed.size(), s.rows, s.cols);
         std::vector<float> fast(size_t(s.T) * s.rows), ref(fast.size());
-        linear_q8(fast.data(), x.data(), s.T, view, b);
-        linear_q8_reference(ref.data(), x.data(), s.T, view, b);
-        check.q8_max_diff = std::max(check.q8_max_diff, max_abs_diff(fast, ref));
-        detail::linear_q8_portable(fast.data(), x.data(), s.T, view, b);
-        check.q8_portable_max_diff = std::max(check.q8_portable_max_diff, max_abs_diff(fast, ref));
+        for (DType type : {DType::Q8, DType::Q16}) {
+            std::vector<uint8_t> packed(q_packed_bytes(type, s.rows, s.cols));
+            q_pack(type, w.data(), s.rows, s.cols, packed.data());
+            const QView view = q_view(type, packed.data(), packed.size(), s.rows, s.cols);
+            linear_q(fast.data(), x.data(), s.T, view, b);
+            linear_q_reference(ref.data(), x.data(), s.T, view, b);
+            const double simd = max_abs_diff(fast, ref);
+            detail::linear_q_portable(fast.data(), x.data(), s.T, view, b);
+            const double portable = max_abs_diff(fast, ref);
+            double& simd_max = type == DType::Q8 ? check.q8_max_diff : check.q16_max_diff;
+            double& portable_max = type == DType::Q8 ? check.q8_portable_max_diff : check.q16_portable_max_diff;
+            simd_max = std::max(simd_max, simd);
+            portable_max = std::max(portable_max, portable);
 
-        const detail::QuantizedActs acts = detail::quantize_activations(x.data(), s.T, s.cols);
-        int16_t q[kQ8Block];
-        for (int t = 0; t < s.T; ++t)
-            for (int blk = 0; blk < acts.blocks; ++blk) {
-                const int n = std::min(kQ8Block, s.cols - blk * kQ8Block);
-                const float scale = detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQ8Block, n, q);
-                check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
-                for (int k = 0; k < n; ++k)
-                    check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQ8Block + k];
-            }
+            const int limit = view.format().activation_max;
+            const detail::QuantizedActs acts = detail::quantize_activations(x.data(), s.T, s.cols, limit);
+            int16_t q[kQBlock];
+            for (int t = 0; t < s.T; ++t)
+                for (int blk = 0; blk < acts.blocks; ++blk) {
+                    const int n = std::min(kQBlock, s.cols - blk * kQBlock);
+                    const float scale =
+                        detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQBlock, n, q, limit);
+                    check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
+                    for (int k = 0; k < n; ++k)
+                        check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQBlock + k];
+                }
+        }
 
         linear_f32(fast.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);
         linear_f32_reference(ref.data(), x.data(), s.T, w.data(), s.rows, s.cols, b);

@@ -7,11 +7,14 @@ namespace arcscope {
 
 struct KernelCheck {
     int cases = 0;                    // shapes tried
-    double q8_max_diff = 0;           // largest |linear_q8 - linear_q8_reference|
+    double q8_max_diff = 0;           // largest |linear_q - linear_q_reference| on q8 weights
     double q8_portable_max_diff = 0;  // the same for the plain C++ kernel
-    double f32_max_diff = 0;          // largest |linear_f32 - linear_f32_reference|
-    int activation_mismatches = 0;    // int8 values or scales where the kernels' activation quantizer and the
-                                      // reference's differ (must be 0: the int32 sums are meant to be identical)
+    double q16_max_diff = 0;          // the same two on q16 weights
+    double q16_portable_max_diff = 0;
+    double f32_max_diff = 0;        // largest |linear_f32 - linear_f32_reference|
+    int activation_mismatches = 0;  // int16 values or scales where the kernels' activation quantizer and the
+                                    // reference's differ, at either limit (must be 0: the int32 sums are meant
+                                    // to be identical)
 };
 
 KernelCheck check_kernels(uint64_t seed);

@@ -1,5 +1,5 @@
-// quant_layout.h (internal): where each scale and int8 weight lives in a packed q8 record (see quant.h), and the
-// run-time quantization of activations that every q8 kernel shares.
+// quant_layout.h (internal): where each scale and integer weight lives in a packed record (see quant.h), and the
+// run-time quantization of activations that every q8 and q16 kernel shares.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -8,14 +8,18 @@
 
 namespace arcscope::detail {
 
-// Offset of weight (r, k) inside its record: r in [0, 8) row of the group, k in [0, 32) column of the block.
-inline size_t q_offset(int r, int k) {
-    return 4 * kQ8RowGroup + (size_t(k / 2) * kQ8RowGroup + r) * 2 + (k % 2);
+// Index of weight (r, k) among its record's weights: r in [0, 8) row of the group, k in [0, 32) column of the block.
+inline size_t q_index(int r, int k) {
+    return (size_t(k / 2) * kQRowGroup + r) * 2 + (k % 2);
+}
+// Byte offset of that weight inside a record of this format (the 8 scales come first).
+inline size_t q_offset(const QFormat& f, int r, int k) {
+    return 4 * kQRowGroup + q_index(r, k) * f.weight_bytes;
 }
 
 // The record holding (row, col).
-inline const uint8_t* record(const Q8View& w, int row, int col) {
-    return w.data + (size_t(row / kQ8RowGroup) * w.blocks() + col / kQ8Block) * kQ8RecordBytes;
+inline const uint8_t* record(const QView& w, int row, int col) {
+    return w.data + (size_t(row / kQRowGroup) * w.blocks() + col / kQBlock) * w.format().record_bytes;
 }
 
 inline float record_scale(const uint8_t* rec, int r) {
@@ -24,43 +28,56 @@ inline float record_scale(const uint8_t* rec, int r) {
     return s;
 }
 
-inline int record_q(const uint8_t* rec, int r, int k) {
-    return static_cast<int8_t>(rec[q_offset(r, k)]);
+inline int record_q(const QFormat& f, const uint8_t* rec, int r, int k) {
+    const uint8_t* p = rec + q_offset(f, r, k);
+    if (f.weight_bytes == 1) return static_cast<int8_t>(p[0]);
+    return static_cast<int16_t>(uint16_t(p[0] | (p[1] << 8)));
 }
 
-// One activation block quantized: scale = max|x| / 127, q = round(x * 127 / max|x|), ties to even (weights round ties
-// away from zero at pack time; the difference only matters at exact halves).
-inline float quantize_block(const float* x, int n, int16_t* q);
+// One activation block quantized to [-A, A] (A = limit): scale = max|x| / A, q = round(x * A / max|x|), ties to even
+// (weights round ties away from zero at pack time; the difference only matters at exact halves).
+inline float quantize_block(const float* x, int n, int16_t* q, int limit);
 
 // x (T, cols) quantized per token and block into thread-local scratch that only grows:
-//   q (T, ld) int16 holding int8 values, zero-padded to ld = blocks * 32; scale (T, blocks).
+//   q (T, ld) int16 in [-limit, limit], zero-padded to ld = blocks * 32; scale (T, blocks).
 struct QuantizedActs {
     const int16_t* q;
     const float* scale;
     int ld;
     int blocks;
 };
-QuantizedActs quantize_activations(const float* x, int T, int cols);
+QuantizedActs quantize_activations(const float* x, int T, int cols, int limit);
 
 // A kernel tile: one group of 8 rows x TT tokens over `blocks` consecutive blocks. group = the first record;
 // xq (TT, ldq) / xs (TT, lds) = the first token's quantized activations and scales at the first block;
 // res (TT, 8) receives the dot products (no bias).
-using Q8Tile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds,
-                        float* res);
+using QTile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds,
+                       float* res);
 
 // Runs tiles[tt - 1] (tt = 1..max_tt) over every group and token of out (T, rows) = x . W^T + bias.
-void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const float* bias, const Q8Tile* tiles,
-                  int max_tt);
+void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt);
 
-// The plain C++ kernel (linear_q8 itself where there is no SIMD), kept callable so tests check it in every build.
-void linear_q8_portable(float* out, const float* x, int T, const Q8View& w, const float* bias);
+// One ISA's tiles for both formats (what run_q_tiles is handed by linear_q).
+struct QTiles {
+    const QTile* q8;
+    int q8_count;
+    const QTile* q16;
+    int q16_count;
+};
+inline void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTiles& tiles) {
+    if (w.type == DType::Q16) run_q_tiles(out, x, T, w, bias, tiles.q16, tiles.q16_count);
+    else run_q_tiles(out, x, T, w, bias, tiles.q8, tiles.q8_count);
+}
+
+// The plain C++ kernel (linear_q itself where there is no SIMD), kept callable so tests check it in every build.
+void linear_q_portable(float* out, const float* x, int T, const QView& w, const float* bias);
 
 }  // namespace arcscope::detail
 
 #include <algorithm>
 #include <cmath>
 
-inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q) {
+inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q, int limit) {
     float amax = 0.0f;
     bool nan = false;
     for (int k = 0; k < n; ++k) {
@@ -69,14 +86,14 @@ inline float arcscope::detail::quantize_block(const float* x, int n, int16_t* q)
         amax = std::max(amax, std::fabs(x[k]));
         nan |= x[k] != x[k];
     }
-    const float scale = amax / 127.0f;
+    const float a = float(limit);
+    const float scale = amax / a;
     if (!(amax > 0.0f) || nan || amax == INFINITY) {  // all zero: q 0, scale 0. Not finite: q 0, scale NaN, so
         for (int k = 0; k < n; ++k) q[k] = 0;         // the product is NaN and the forward pass reports it
         return amax == 0.0f && !nan ? 0.0f : NAN;
     }
     // nearbyint (ties to even) is one instruction in wasm and x86; lround is a library call in wasm.
-    const float inv = 127.0f / amax;
-    for (int k = 0; k < n; ++k)
-        q[k] = static_cast<int16_t>(std::min(127.0f, std::max(-127.0f, std::nearbyint(x[k] * inv))));
+    const float inv = a / amax;
+    for (int k = 0; k < n; ++k) q[k] = static_cast<int16_t>(std::min(a, std::max(-a, std::nearbyint(x[k] * inv))));
     return scale;
 }

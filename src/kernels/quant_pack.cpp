@@ -1,4 +1,4 @@
-// quant_pack.cpp: f32 weights -> blocked int8 records (layout in quant.h), and reading them back.
+// quant_pack.cpp: f32 weights -> blocked integer records (layout in quant.h), and reading them back.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,23 +13,50 @@ namespace arcscope {
 using detail::q_offset;
 using detail::record;
 
-size_t q8_packed_bytes(int rows, int cols) {
-    require(rows > 0 && cols > 0,
-            "q8 matrix needs positive dimensions, got [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
-    size_t groups = (size_t(rows) + kQ8RowGroup - 1) / kQ8RowGroup;
-    size_t blocks = (size_t(cols) + kQ8Block - 1) / kQ8Block;
-    size_t n = groups * blocks * kQ8RecordBytes;
-    return (n + kQ8Align - 1) / kQ8Align * kQ8Align;
+const char* dtype_name(DType t) {
+    switch (t) {
+        case DType::Q8:
+            return "q8";
+        case DType::Q16:
+            return "q16";
+        default:
+            return "f32";
+    }
 }
 
-void q8_pack(const float* w, int rows, int cols, uint8_t* out) {
-    const size_t bytes = q8_packed_bytes(rows, cols);
+DType parse_dtype(const std::string& name, const char* what) {
+    if (name == "q8") return DType::Q8;
+    if (name == "q16") return DType::Q16;
+    if (name == "f32") return DType::F32;
+    throw Error(std::string(what) + " must be q8, q16 or f32, got '" + name + "'");
+}
+
+const QFormat& q_format(DType type) {
+    require(type == DType::Q8 || type == DType::Q16,
+            std::string("internal: ") + dtype_name(type) + " is not a packed format");
+    return type == DType::Q16 ? kQ16 : kQ8;
+}
+
+size_t q_packed_bytes(DType type, int rows, int cols) {
+    const QFormat& f = q_format(type);
+    require(rows > 0 && cols > 0, std::string(dtype_name(type)) + " matrix needs positive dimensions, got [" +
+                                      std::to_string(rows) + ", " + std::to_string(cols) + "]");
+    size_t groups = (size_t(rows) + kQRowGroup - 1) / kQRowGroup;
+    size_t blocks = (size_t(cols) + kQBlock - 1) / kQBlock;
+    size_t n = groups * blocks * f.record_bytes;
+    return (n + kQAlign - 1) / kQAlign * kQAlign;
+}
+
+void q_pack(DType type, const float* w, int rows, int cols, uint8_t* out) {
+    const QFormat& f = q_format(type);
+    const size_t bytes = q_packed_bytes(type, rows, cols);
     std::memset(out, 0, bytes);  // padding rows/cols stay zero (scale 0, q 0)
-    const Q8View view{out, rows, cols};
+    const QView view{out, rows, cols, type};
+    const float limit = float(f.weight_max);
     for (int row = 0; row < rows; ++row) {
         const float* src = w + size_t(row) * cols;
-        for (int c0 = 0; c0 < cols; c0 += kQ8Block) {
-            const int n = std::min(kQ8Block, cols - c0);
+        for (int c0 = 0; c0 < cols; c0 += kQBlock) {
+            const int n = std::min(kQBlock, cols - c0);
             float amax = 0.0f;
             for (int k = 0; k < n; ++k) {
                 // The message is built only on failure: this loop runs once per weight.
@@ -38,48 +65,50 @@ void q8_pack(const float* w, int rows, int cols, uint8_t* out) {
                                 "] is not finite");
                 amax = std::max(amax, std::fabs(src[c0 + k]));
             }
-            const float scale = amax / 127.0f;
+            const float scale = amax / limit;
             uint8_t* rec = const_cast<uint8_t*>(record(view, row, c0));
-            const int r = row % kQ8RowGroup;
+            const int r = row % kQRowGroup;
             std::memcpy(rec + 4 * r, &scale, 4);
             if (amax == 0.0f) continue;
             for (int k = 0; k < n; ++k) {
-                long q = std::lround(src[c0 + k] / scale);
-                q = std::max(-127L, std::min(127L, q));
-                rec[q_offset(r, k)] = static_cast<uint8_t>(static_cast<int8_t>(q));
+                const long q =
+                    std::max(-long(f.weight_max), std::min(long(f.weight_max), std::lround(src[c0 + k] / scale)));
+                uint8_t* p = rec + q_offset(f, r, k);
+                p[0] = uint8_t(q & 0xff);  // little-endian, whatever the host
+                if (f.weight_bytes == 2) p[1] = uint8_t((q >> 8) & 0xff);
             }
         }
     }
 }
 
-Q8View q8_view(const uint8_t* data, size_t bytes, int rows, int cols) {
-    const size_t expected = q8_packed_bytes(rows, cols);
-    require(data != nullptr, "q8 matrix has no data");
-    require(bytes == expected, "q8 matrix [" + std::to_string(rows) + ", " + std::to_string(cols) + "] needs " +
+QView q_view(DType type, const uint8_t* data, size_t bytes, int rows, int cols) {
+    const size_t expected = q_packed_bytes(type, rows, cols);
+    const std::string name = dtype_name(type);
+    require(data != nullptr, name + " matrix has no data");
+    require(bytes == expected, name + " matrix [" + std::to_string(rows) + ", " + std::to_string(cols) + "] needs " +
                                    std::to_string(expected) + " bytes, got " + std::to_string(bytes));
-    return Q8View{data, rows, cols};
+    return QView{data, rows, cols, type};
 }
 
-float q8_weight(const Q8View& w, int row, int col) {
+float q_weight(const QView& w, int row, int col) {
     require(row >= 0 && row < w.rows && col >= 0 && col < w.cols,
-            "q8 index [" + std::to_string(row) + ", " + std::to_string(col) + "] outside [" + std::to_string(w.rows) +
-                ", " + std::to_string(w.cols) + "]");
+            std::string(dtype_name(w.type)) + " index [" + std::to_string(row) + ", " + std::to_string(col) +
+                "] outside [" + std::to_string(w.rows) + ", " + std::to_string(w.cols) + "]");
     const uint8_t* rec = record(w, row, col);
-    float scale;
-    std::memcpy(&scale, rec + 4 * (row % kQ8RowGroup), 4);
-    return scale * static_cast<int8_t>(rec[q_offset(row % kQ8RowGroup, col % kQ8Block)]);
+    const int r = row % kQRowGroup;
+    return detail::record_scale(rec, r) * float(detail::record_q(w.format(), rec, r, col % kQBlock));
 }
 
-void q8_dequantize_row(const Q8View& w, int row, float* out) {
-    require(row >= 0 && row < w.rows,
-            "row " + std::to_string(row) + " outside a q8 matrix of " + std::to_string(w.rows) + " rows");
-    const int r = row % kQ8RowGroup;
-    for (int c0 = 0; c0 < w.cols; c0 += kQ8Block) {
+void q_dequantize_row(const QView& w, int row, float* out) {
+    require(row >= 0 && row < w.rows, "row " + std::to_string(row) + " outside a " + dtype_name(w.type) +
+                                          " matrix of " + std::to_string(w.rows) + " rows");
+    const QFormat& f = w.format();
+    const int r = row % kQRowGroup;
+    for (int c0 = 0; c0 < w.cols; c0 += kQBlock) {
         const uint8_t* rec = record(w, row, c0);
-        float scale;
-        std::memcpy(&scale, rec + 4 * r, 4);
-        const int n = std::min(kQ8Block, w.cols - c0);
-        for (int k = 0; k < n; ++k) out[c0 + k] = scale * static_cast<int8_t>(rec[q_offset(r, k)]);
+        const float scale = detail::record_scale(rec, r);
+        const int n = std::min(kQBlock, w.cols - c0);
+        for (int k = 0; k < n; ++k) out[c0 + k] = scale * float(detail::record_q(f, rec, r, k));
     }
 }
 

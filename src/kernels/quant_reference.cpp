@@ -6,24 +6,26 @@
 
 namespace arcscope {
 
-// out (T, rows) = x (T, cols) . W^T + bias, block by block: int32 dot of the int8 values, times both scales.
-void linear_q8_reference(float* out, const float* x, int T, const Q8View& w, const float* bias) {
-    std::vector<int16_t> xq(size_t(w.blocks()) * kQ8Block);
+// out (T, rows) = x (T, cols) . W^T + bias, block by block: int32 dot of the integer values, times both scales.
+void linear_q_reference(float* out, const float* x, int T, const QView& w, const float* bias) {
+    const QFormat& f = w.format();
+    std::vector<int16_t> xq(size_t(w.blocks()) * kQBlock);
     std::vector<float> xs(w.blocks());
     for (int t = 0; t < T; ++t) {
         const float* xt = x + size_t(t) * w.cols;
         for (int b = 0; b < w.blocks(); ++b) {
-            const int n = std::min(kQ8Block, w.cols - b * kQ8Block);
-            xs[b] = detail::quantize_block(xt + b * kQ8Block, n, &xq[size_t(b) * kQ8Block]);
+            const int n = std::min(kQBlock, w.cols - b * kQBlock);
+            xs[b] = detail::quantize_block(xt + b * kQBlock, n, &xq[size_t(b) * kQBlock], f.activation_max);
         }
         for (int row = 0; row < w.rows; ++row) {
             float acc = 0.0f;
             for (int b = 0; b < w.blocks(); ++b) {
-                const uint8_t* rec = detail::record(w, row, b * kQ8Block);
-                const int r = row % kQ8RowGroup;
-                const int n = std::min(kQ8Block, w.cols - b * kQ8Block);
-                int32_t s = 0;
-                for (int k = 0; k < n; ++k) s += int32_t(xq[size_t(b) * kQ8Block + k]) * detail::record_q(rec, r, k);
+                const uint8_t* rec = detail::record(w, row, b * kQBlock);
+                const int r = row % kQRowGroup;
+                const int n = std::min(kQBlock, w.cols - b * kQBlock);
+                // In 64 bits, so that an overflow of the kernels' int32 sums would show as a difference.
+                int64_t s = 0;
+                for (int k = 0; k < n; ++k) s += int64_t(xq[size_t(b) * kQBlock + k]) * detail::record_q(f, rec, r, k);
                 acc += float(s) * (detail::record_scale(rec, r) * xs[b]);
             }
             out[size_t(t) * w.rows + row] = acc + (bias ? bias[row] : 0.0f);

@@ -1,4 +1,4 @@
-// quant_tiles.cpp: what every q8 kernel shares: activation quantization into reused scratch, and the loop that
+// quant_tiles.cpp: what every q8 and q16 kernel shares: activation quantization into reused scratch, and the loop that
 // walks tiles of 8 rows x TT tokens over the output.
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@ namespace {
 
 // A full block of 32: quantize_block's exact arithmetic (same amax, same inv, same rounding and clamp), in SIMD128
 // where the scalar loop would not vectorize.
-inline float quantize_full_block(const float* x, int16_t* q) {
+inline float quantize_full_block(const float* x, int16_t* q, int limit) {
 #ifdef __wasm_simd128__
     v128_t v[8];
     v128_t m = wasm_f32x4_splat(0.0f), nan = wasm_i32x4_splat(0);
@@ -29,29 +29,30 @@ inline float quantize_full_block(const float* x, int16_t* q) {
     const float amax = std::fmax(std::fmax(wasm_f32x4_extract_lane(m, 0), wasm_f32x4_extract_lane(m, 1)),
                                  std::fmax(wasm_f32x4_extract_lane(m, 2), wasm_f32x4_extract_lane(m, 3)));
     if (!(amax > 0.0f) || !std::isfinite(amax) || wasm_v128_any_true(nan))
-        return quantize_block(x, kQ8Block, q);  // zeros, NaN, inf: scalar
-    const v128_t inv = wasm_f32x4_splat(127.0f / amax);
-    const v128_t lo = wasm_f32x4_splat(-127.0f), hi = wasm_f32x4_splat(127.0f);
+        return quantize_block(x, kQBlock, q, limit);  // zeros, NaN, inf: scalar
+    const float a = float(limit);
+    const v128_t inv = wasm_f32x4_splat(a / amax);
+    const v128_t lo = wasm_f32x4_splat(-a), hi = wasm_f32x4_splat(a);
     for (int i = 0; i < 8; i += 2) {
         const v128_t a = wasm_f32x4_min(hi, wasm_f32x4_max(lo, wasm_f32x4_nearest(wasm_f32x4_mul(v[i], inv))));
         const v128_t b = wasm_f32x4_min(hi, wasm_f32x4_max(lo, wasm_f32x4_nearest(wasm_f32x4_mul(v[i + 1], inv))));
         wasm_v128_store(q + 4 * i,
                         wasm_i16x8_narrow_i32x4(wasm_i32x4_trunc_sat_f32x4(a), wasm_i32x4_trunc_sat_f32x4(b)));
     }
-    return amax / 127.0f;
+    return amax / a;
 #else
-    return quantize_block(x, kQ8Block, q);
+    return quantize_block(x, kQBlock, q, limit);
 #endif
 }
 
 }  // namespace
 
-QuantizedActs quantize_activations(const float* x, int T, int cols) {
+QuantizedActs quantize_activations(const float* x, int T, int cols, int limit) {
     // Grows to the largest (T, cols) seen, then never allocates again.
     thread_local std::vector<int16_t> q;
     thread_local std::vector<float> scale;
-    const int blocks = (cols + kQ8Block - 1) / kQ8Block;
-    const int ld = blocks * kQ8Block;
+    const int blocks = (cols + kQBlock - 1) / kQBlock;
+    const int ld = blocks * kQBlock;
     if (q.size() < size_t(T) * ld) q.resize(size_t(T) * ld);
     if (scale.size() < size_t(T) * blocks) scale.resize(size_t(T) * blocks);
     // Tokens apart on the threads, into the caller's scratch.
@@ -61,44 +62,44 @@ QuantizedActs quantize_activations(const float* x, int T, int cols) {
         for (int t = t0; t < t1; ++t) {
             int16_t* qt = q_data + size_t(t) * ld;
             for (int b = 0; b < blocks; ++b) {
-                const int n = std::min(kQ8Block, cols - b * kQ8Block);
-                const float* xb = x + size_t(t) * cols + b * kQ8Block;
-                s_data[size_t(t) * blocks + b] = n == kQ8Block ? quantize_full_block(xb, qt + b * kQ8Block)
-                                                               : quantize_block(xb, n, qt + b * kQ8Block);
-                std::fill(qt + b * kQ8Block + n, qt + (b + 1) * kQ8Block, int16_t(0));
+                const int n = std::min(kQBlock, cols - b * kQBlock);
+                const float* xb = x + size_t(t) * cols + b * kQBlock;
+                s_data[size_t(t) * blocks + b] = n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
+                                                              : quantize_block(xb, n, qt + b * kQBlock, limit);
+                std::fill(qt + b * kQBlock + n, qt + (b + 1) * kQBlock, int16_t(0));
             }
         }
     });
     return {q.data(), scale.data(), ld, blocks};
 }
 
-void run_q8_tiles(float* out, const float* x, int T, const Q8View& w, const float* bias, const Q8Tile* tiles,
-                  int max_tt) {
-    const QuantizedActs a = quantize_activations(x, T, w.cols);
+void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt) {
+    const QFormat& f = w.format();
+    const QuantizedActs a = quantize_activations(x, T, w.cols, f.activation_max);
     const int blocks = w.blocks();
     // Tokens per pass over the weights: their activations stay in L2 while the weights stream by.
     constexpr int kTokenChunk = 32;
-    // Blocks per pass over those tokens: a group's slice of weights (24 x 288 bytes = 7 KB) stays in L1 while every
-    // token tile reads it. At T = 1 the records are still read in file order.
+    // Blocks per pass over those tokens: a group's slice of weights (24 x 288 bytes = 7 KB for q8, 13 KB for q16)
+    // stays in L1 while every token tile reads it. At T = 1 the records are still read in file order.
     constexpr int kBlockChunk = 24;
     // Each thread takes a contiguous range of row groups: its own slice of the weights, the same sums per row.
     parallel_for(w.groups(), double(T) * w.rows * w.cols, [&](int g_begin, int g_end) {
-        float res[16 * kQ8RowGroup];
+        float res[16 * kQRowGroup];
         for (int t0 = 0; t0 < T; t0 += kTokenChunk) {
             const int t1 = std::min(T, t0 + kTokenChunk);
             for (int g = g_begin; g < g_end; ++g) {
-                const int row0 = g * kQ8RowGroup;
-                const int nr = std::min(kQ8RowGroup, w.rows - row0);
+                const int row0 = g * kQRowGroup;
+                const int nr = std::min(kQRowGroup, w.rows - row0);
                 for (int b0 = 0; b0 < blocks; b0 += kBlockChunk) {
                     const int nb = std::min(kBlockChunk, blocks - b0);
-                    const uint8_t* slice = w.data + (size_t(g) * blocks + b0) * kQ8RecordBytes;
+                    const uint8_t* slice = w.data + (size_t(g) * blocks + b0) * f.record_bytes;
                     for (int t = t0; t < t1;) {
                         const int tt = std::min(max_tt, t1 - t);
-                        tiles[tt - 1](slice, nb, a.q + size_t(t) * a.ld + b0 * kQ8Block, a.ld,
+                        tiles[tt - 1](slice, nb, a.q + size_t(t) * a.ld + b0 * kQBlock, a.ld,
                                       a.scale + size_t(t) * blocks + b0, blocks, res);
                         for (int i = 0; i < tt; ++i) {
                             float* o = out + size_t(t + i) * w.rows + row0;
-                            const float* s = res + i * kQ8RowGroup;
+                            const float* s = res + i * kQRowGroup;
                             if (b0 > 0)
                                 for (int r = 0; r < nr; ++r) o[r] += s[r];
                             else if (bias)

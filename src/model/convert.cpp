@@ -19,8 +19,10 @@
 namespace arcscope {
 
 namespace {
-constexpr uint64_t kRowsPerGroup = 64;  // a multiple of kQ8RowGroup whose packed size is a multiple of 64 bytes
-static_assert(kRowsPerGroup % kQ8RowGroup == 0, "row groups must hold whole q8 records");
+constexpr uint64_t kRowsPerGroup = 64;  // a multiple of kQRowGroup whose packed size is a multiple of 64 bytes
+static_assert(kRowsPerGroup % kQRowGroup == 0 && kRowsPerGroup / kQRowGroup * kQ8.record_bytes % kQAlign == 0 &&
+                  kRowsPerGroup / kQRowGroup * kQ16.record_bytes % kQAlign == 0,
+              "row groups must hold whole records and end on q_pack's 64-byte padding");
 
 bool ends_with(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -169,10 +171,11 @@ void Converter::flush_group() {
         std::memcpy(dst + at, f32_.data(), n * 4);
     } else {
         int rows = int(n / spec.cols);
-        uint64_t record_bytes = uint64_t((spec.cols + kQ8Block - 1) / kQ8Block) * kQ8RecordBytes;
-        uint64_t at = group_first_row_ / kQ8RowGroup * record_bytes;
-        require(at + q8_packed_bytes(rows, spec.cols) <= spec.bytes, "internal: q8 group overruns " + spec.name);
-        q8_pack(f32_.data(), rows, spec.cols, dst + at);
+        uint64_t record_bytes = uint64_t((spec.cols + kQBlock - 1) / kQBlock) * q_format(dtype_).record_bytes;
+        uint64_t at = group_first_row_ / kQRowGroup * record_bytes;
+        require(at + q_packed_bytes(dtype_, rows, spec.cols) <= spec.bytes,
+                std::string("internal: ") + dtype_name(dtype_) + " group overruns " + spec.name);
+        q_pack(dtype_, f32_.data(), rows, spec.cols, dst + at);
     }
     if (spec.cols != 0) group_first_row_ += n / spec.cols;
     staged_.clear();

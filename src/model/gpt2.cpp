@@ -142,7 +142,7 @@ Linear matrix(const ModelFile& f, const std::string& name, const float* bias) {
     lin.rows = t.rows;
     lin.cols = t.cols;
     lin.bias = bias;
-    if (t.type == DType::Q8) lin.q8 = q8_view(t.data, t.size, t.rows, t.cols);
+    if (t.type != DType::F32) lin.q = q_view(t.type, t.data, t.size, t.rows, t.cols);
     else lin.w = reinterpret_cast<const float*>(t.data);
     return lin;
 }
@@ -155,12 +155,12 @@ const float* vec(const ModelFile& f, const std::string& name) {
 
 void Linear::apply(float* out, const float* x, int T, bool with_bias) const {
     const float* b = with_bias ? bias : nullptr;
-    if (type == DType::Q8) linear_q8(out, x, T, q8, b);
+    if (type != DType::F32) linear_q(out, x, T, q, b);
     else linear_f32(out, x, T, w, rows, cols, b);
 }
 
 void Linear::row(int r, float* out) const {
-    if (type == DType::Q8) q8_dequantize_row(q8, r, out);
+    if (type != DType::F32) q_dequantize_row(q, r, out);
     else std::copy(w + size_t(r) * cols, w + size_t(r + 1) * cols, out);
 }
 

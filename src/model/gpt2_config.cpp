@@ -37,10 +37,6 @@ std::string GPT2Config::describe() const {
            std::to_string(n_embd) + ", n_ctx " + std::to_string(n_ctx) + ", n_vocab " + std::to_string(n_vocab);
 }
 
-const char* dtype_name(DType t) {
-    return t == DType::Q8 ? "q8" : "f32";
-}
-
 std::string TensorSpec::shape_text() const {
     return cols == 0 ? arcscope::shape_text({uint64_t(rows)}) : arcscope::shape_text({uint64_t(rows), uint64_t(cols)});
 }
@@ -48,7 +44,8 @@ std::string TensorSpec::shape_text() const {
 std::vector<TensorSpec> gpt2_tensor_specs(const GPT2Config& c, DType matrix_type) {
     std::vector<TensorSpec> specs;
     auto matrix = [&](const std::string& name, int rows, int cols) {
-        uint64_t bytes = matrix_type == DType::Q8 ? q8_packed_bytes(rows, cols) : uint64_t(rows) * cols * 4;
+        uint64_t bytes =
+            matrix_type == DType::F32 ? uint64_t(rows) * cols * 4 : q_packed_bytes(matrix_type, rows, cols);
         specs.push_back({name, matrix_type, rows, cols, bytes});
     };
     auto vector = [&](const std::string& name, int n) { specs.push_back({name, DType::F32, n, 0, uint64_t(n) * 4}); };

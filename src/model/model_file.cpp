@@ -27,7 +27,7 @@ enum : size_t {
     kOffNVocab = 32,
     kOffLnEps = 36,
     kOffNTensors = 40,
-    kOffQ8Block = 44,
+    kOffQBlock = 44,
     kOffDataOffset = 48,
     kOffDataSize = 56,
     kOffChecksum = 64,
@@ -81,8 +81,8 @@ bool any_nonfinite(const uint8_t* p, size_t groups, size_t run, size_t stride) {
     return bad != 0;
 }
 
-// f32 tensors: every value; q8 matrices: every block scale (the int8 values are finite by construction). The
-// message, with the first bad index, is worked out only on failure.
+// f32 tensors: every value; q8 and q16 matrices: every block scale (the integer values are finite by construction).
+// The message, with the first bad index, is worked out only on failure.
 void require_finite(const TensorEntry& t) {
     const size_t n = size_t(t.size);
     if (t.type == DType::F32) {
@@ -92,20 +92,25 @@ void require_finite(const TensorEntry& t) {
         throw Error("tensor " + t.name + " holds a non-finite value (" + nonfinite_name(load_u32(t.data + 4 * i)) +
                     ") at index " + std::to_string(i) + ": the file was written from a broken checkpoint");
     }
-    const size_t records = n / kQ8RecordBytes;
-    if (!any_nonfinite(t.data, records, kQ8RowGroup, kQ8RecordBytes)) return;  // 8 scales open each record
+    const size_t record_bytes = q_format(t.type).record_bytes;
+    const size_t records = n / record_bytes;
+    if (!any_nonfinite(t.data, records, kQRowGroup, record_bytes)) return;  // 8 scales open each record
     size_t at = 0;  // the first bad scale, counting 8 per record
-    while (finite_bits(load_u32(t.data + at / kQ8RowGroup * kQ8RecordBytes + 4 * (at % kQ8RowGroup)))) ++at;
-    const size_t rec = at / kQ8RowGroup, r = at % kQ8RowGroup;
-    const size_t blocks = size_t(t.cols + kQ8Block - 1) / kQ8Block;
-    const size_t row = rec / blocks * kQ8RowGroup + r, col = rec % blocks * kQ8Block;
-    throw Error("tensor " + t.name + " has a non-finite q8 scale (" +
-                nonfinite_name(load_u32(t.data + rec * kQ8RecordBytes + 4 * r)) + ") for row " + std::to_string(row) +
-                ", columns " + std::to_string(col) + "-" + std::to_string(col + kQ8Block - 1) +
+    while (finite_bits(load_u32(t.data + at / kQRowGroup * record_bytes + 4 * (at % kQRowGroup)))) ++at;
+    const size_t rec = at / kQRowGroup, r = at % kQRowGroup;
+    const size_t blocks = size_t(t.cols + kQBlock - 1) / kQBlock;
+    const size_t row = rec / blocks * kQRowGroup + r, col = rec % blocks * kQBlock;
+    throw Error("tensor " + t.name + " has a non-finite " + dtype_name(t.type) + " scale (" +
+                nonfinite_name(load_u32(t.data + rec * record_bytes + 4 * r)) + ") for row " + std::to_string(row) +
+                ", columns " + std::to_string(col) + "-" + std::to_string(col + kQBlock - 1) +
                 ": the file was written from a broken checkpoint");
 }
 
 }  // namespace
+
+uint32_t file_version(DType weight_type) {
+    return weight_type == DType::Q16 ? 2 : 1;
+}
 
 uint64_t fnv1a64_words(const uint8_t* data, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -132,7 +137,7 @@ void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const st
                   const FileLayout& layout) {
     std::memset(out, 0, layout.data_offset);
     std::memcpy(out + kOffMagic, kModelMagic, 8);
-    store_u32(out + kOffVersion, kModelVersion);
+    store_u32(out + kOffVersion, file_version(weight_type));
     store_u32(out + kOffWeightType, uint32_t(weight_type));
     store_u32(out + kOffNLayer, c.n_layer);
     store_u32(out + kOffNHead, c.n_head);
@@ -141,7 +146,7 @@ void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const st
     store_u32(out + kOffNVocab, c.n_vocab);
     store_f32(out + kOffLnEps, c.ln_eps);
     store_u32(out + kOffNTensors, uint32_t(specs.size()));
-    store_u32(out + kOffQ8Block, weight_type == DType::Q8 ? kQ8Block : 0);
+    store_u32(out + kOffQBlock, weight_type == DType::F32 ? 0 : kQBlock);
     store_u64(out + kOffDataOffset, layout.data_offset);
     store_u64(out + kOffDataSize, layout.data_size);
     for (size_t i = 0; i < specs.size(); ++i) {
@@ -171,10 +176,14 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     require(size >= kModelHeaderBytes, "truncated: the file has " + std::to_string(size) + " bytes, less than the " +
                                            std::to_string(kModelHeaderBytes) + "-byte header");
     uint32_t version = load_u32(bytes + kOffVersion);
-    require(version == kModelVersion, "unsupported model file version " + std::to_string(version) +
-                                          " (this build reads version " + std::to_string(kModelVersion) + ")");
+    require(version >= 1 && version <= kModelVersion,
+            "unsupported model file version " + std::to_string(version) + " (this build reads versions 1 to " +
+                std::to_string(kModelVersion) + "): convert the checkpoint again with this build's `arcscope convert`");
     uint32_t wtype = load_u32(bytes + kOffWeightType);
-    require(wtype <= 1, "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32 or 1 = q8)");
+    require(wtype <= 2, "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32, 1 = q8 or 2 = q16)");
+    require(version >= file_version(DType(wtype)),
+            std::string("weight type ") + dtype_name(DType(wtype)) + " needs file version " +
+                std::to_string(file_version(DType(wtype))) + ", the file says " + std::to_string(version));
 
     ModelFile f;
     f.bytes_ = bytes;
@@ -191,10 +200,10 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     f.config_.n_vocab = dim(kOffNVocab);
     f.config_.ln_eps = load_f32(bytes + kOffLnEps);
     f.config_.validate();
-    uint32_t q8_block = load_u32(bytes + kOffQ8Block);
-    require(f.weight_type_ != DType::Q8 || q8_block == kQ8Block, "q8 block size " + std::to_string(q8_block) +
-                                                                     " unsupported (this build uses " +
-                                                                     std::to_string(kQ8Block) + ")");
+    uint32_t q_block = load_u32(bytes + kOffQBlock);
+    require(f.weight_type_ == DType::F32 || q_block == kQBlock,
+            std::string(dtype_name(f.weight_type_)) + " block size " + std::to_string(q_block) +
+                " unsupported (this build uses " + std::to_string(kQBlock) + ")");
     require(load_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
 
     // Phase 2: sizes against the buffer, before trusting any offset.

@@ -36,7 +36,7 @@ uint16_t to_bf16(float f) {
 TEST(Convert, ChunkSizeDoesNotMatter) {
     GPT2Config c = tiny_config();
     std::vector<uint8_t> st = safetensors_bytes(random_checkpoint(c, 3));
-    for (DType t : {DType::F32, DType::Q8}) {
+    for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         std::vector<uint8_t> whole = convert_bytes(c, st, t, st.size());
         for (size_t chunk : {size_t(1), size_t(7), size_t(4096), size_t(65537)})
             ASSERT_EQ(convert_bytes(c, st, t, chunk), whole) << dtype_name(t) << ", chunk " << chunk;
@@ -60,26 +60,29 @@ TEST(Convert, TransposesConv1DAndKeepsEmbeddings) {
     EXPECT_EQ(floats("h.0.mlp.c_proj.weight"), transposed(f32_values(ck["h.0.mlp.c_proj.weight"]), 256, 64));
 }
 
-TEST(Convert, Q8MatchesPackingTheWholeMatrix) {
-    // A vocabulary that is not a multiple of the 64-row streaming group nor of the 8-row q8 group.
-    GPT2Config c = tiny_config();
-    c.n_vocab = 203;
-    Checkpoint ck = random_checkpoint(c, 5);
-    std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), DType::Q8, 333);
-    ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
-    auto packed = [](const std::vector<float>& w, int rows, int cols) {
-        std::vector<uint8_t> out(q8_packed_bytes(rows, cols));
-        q8_pack(w.data(), rows, cols, out.data());
-        return out;
-    };
-    auto stored = [&](const char* name) {
-        const TensorEntry& e = f.tensor(name);
-        return std::vector<uint8_t>(e.data, e.data + e.size);
-    };
-    EXPECT_EQ(stored("wte.weight"), packed(f32_values(ck["wte.weight"]), 203, 64));
-    EXPECT_EQ(stored("wpe.weight"), packed(f32_values(ck["wpe.weight"]), 48, 64));
-    EXPECT_EQ(stored("h.0.mlp.c_fc.weight"),
-              packed(transposed(f32_values(ck["h.0.mlp.c_fc.weight"]), 64, 256), 256, 64));
+TEST(Convert, PackedFormatsMatchPackingTheWholeMatrix) {
+    for (DType type : {DType::Q8, DType::Q16}) {
+        // A vocabulary that is not a multiple of the 64-row streaming group nor of the 8-row record group.
+        GPT2Config c = tiny_config();
+        c.n_vocab = 203;
+        Checkpoint ck = random_checkpoint(c, 5);
+        std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), type, 333);
+        ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
+        EXPECT_EQ(f.weight_type(), type);
+        auto packed = [&](const std::vector<float>& w, int rows, int cols) {
+            std::vector<uint8_t> out(q_packed_bytes(type, rows, cols));
+            q_pack(type, w.data(), rows, cols, out.data());
+            return out;
+        };
+        auto stored = [&](const char* name) {
+            const TensorEntry& e = f.tensor(name);
+            return std::vector<uint8_t>(e.data, e.data + e.size);
+        };
+        EXPECT_EQ(stored("wte.weight"), packed(f32_values(ck["wte.weight"]), 203, 64));
+        EXPECT_EQ(stored("wpe.weight"), packed(f32_values(ck["wpe.weight"]), 48, 64));
+        EXPECT_EQ(stored("h.0.mlp.c_fc.weight"),
+                  packed(transposed(f32_values(ck["h.0.mlp.c_fc.weight"]), 64, 256), 256, 64));
+    }
 }
 
 TEST(Convert, ReadsF16AndBF16AndPrefixedNames) {

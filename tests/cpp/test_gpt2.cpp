@@ -67,7 +67,7 @@ TEST(GPT2, LastLogitsEqualLastRowOfAllLogits) {
 }
 
 TEST(GPT2, KVCacheDecodingEqualsFullForward) {
-    for (DType t : {DType::F32, DType::Q8}) {
+    for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         Loaded m = load_tiny(t);
         GPT2& g = *m.model;
         const int T = 40, P = 5, L = 2, H = 4, V = 300;

@@ -154,7 +154,7 @@ TEST(HostileInput, NoUndefinedBehaviourOnNaNOrHugeLengths) {
 // 5. Checksum-valid files with NaN or Inf weights are refused at load, naming the tensor and the first bad index;
 // finite weights that overflow on some input make the forward pass an Error, not NaN logits.
 TEST(HostileInput, NonFiniteWeightsAreRefused) {
-    for (DType t : {DType::F32, DType::Q8}) {
+    for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         const std::vector<uint8_t> good = tiny_model_bytes(t);
         std::vector<uint8_t> b = good;
         put_f32(b, data_at(b, "ln_f.weight") + 3 * 4, std::nanf(""));
@@ -168,9 +168,13 @@ TEST(HostileInput, NonFiniteWeightsAreRefused) {
     }
     // q8: the scale of rows 8..15, block 1 of h.0.mlp.c_fc.weight (records run block-fastest, 8 scales first).
     std::vector<uint8_t> b = tiny_model_bytes(DType::Q8);
-    const size_t blocks = (64 + kQ8Block - 1) / kQ8Block;
-    put_f32(b, data_at(b, "h.0.mlp.c_fc.weight") + (1 * blocks + 1) * kQ8RecordBytes + 4 * 2, std::nanf(""));
+    const size_t blocks = (64 + kQBlock - 1) / kQBlock;
+    put_f32(b, data_at(b, "h.0.mlp.c_fc.weight") + (1 * blocks + 1) * kQ8.record_bytes + 4 * 2, std::nanf(""));
     EXPECT_HAS(parse_error(b), "tensor h.0.mlp.c_fc.weight has a non-finite q8 scale (NaN) for row 10, columns 32-63");
+    // q16: the same place, in its 544-byte records.
+    b = tiny_model_bytes(DType::Q16);
+    put_f32(b, data_at(b, "h.0.mlp.c_fc.weight") + (1 * blocks + 1) * kQ16.record_bytes + 4 * 2, INFINITY);
+    EXPECT_HAS(parse_error(b), "tensor h.0.mlp.c_fc.weight has a non-finite q16 scale (Inf) for row 10, columns 32-63");
     // The converter says where, too.
     Checkpoint ck = random_checkpoint(tiny_config(), 1);
     std::vector<float> v = f32_values(ck["h.0.mlp.c_fc.bias"]);
@@ -181,7 +185,7 @@ TEST(HostileInput, NonFiniteWeightsAreRefused) {
 }
 
 TEST(HostileInput, OverflowingActivationsAreAnErrorNotNaNLogits) {
-    for (DType t : {DType::F32, DType::Q8}) {
+    for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         std::vector<uint8_t> b = tiny_model_bytes(t);
         const size_t at = data_at(b, "ln_f.weight");
         for (int i = 0; i < 64; ++i) put_f32(b, at + 4 * i, 3e38f);  // finite, but x * w overflows float32

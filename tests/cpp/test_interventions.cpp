@@ -182,7 +182,7 @@ TEST_P(Interventions, BadRequestsAreClearErrors) {
     EXPECT_EQ(message([&] { g.resume(0, 11, nullptr, 1); }).rfind("resume: positions [11, 12) do not follow", 0), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothTypes, Interventions, ::testing::Values(DType::F32, DType::Q8),
-                         [](const auto& info) { return info.param == DType::F32 ? "f32" : "q8"; });
+INSTANTIATE_TEST_SUITE_P(EveryType, Interventions, ::testing::Values(DType::F32, DType::Q8, DType::Q16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 }  // namespace

@@ -52,10 +52,11 @@ void reseal(std::vector<uint8_t>& b) {
 }  // namespace
 
 TEST(ModelFile, ParsesWhatTheConverterWrites) {
-    for (DType t : {DType::F32, DType::Q8}) {
+    for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         std::vector<uint8_t> bytes = tiny_model_bytes(t);
         ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
         EXPECT_EQ(f.weight_type(), t);
+        EXPECT_EQ(bytes[8], t == DType::Q16 ? 2 : 1);  // the oldest version that holds the file
         EXPECT_EQ(f.config().n_layer, 2);
         EXPECT_EQ(f.config().n_vocab, 300);
         EXPECT_EQ(f.tensors().size(), 2 + 12 * 2 + 2u);
@@ -79,8 +80,21 @@ TEST(ModelFile, RejectsWrongMagic) {
 
 TEST(ModelFile, RejectsOtherVersion) {
     std::vector<uint8_t> b = tiny_model_bytes(DType::F32);
-    put_u32(b, 8, 2);
-    EXPECT_ERROR_HAS(b, "unsupported model file version 2");
+    put_u32(b, 8, 3);
+    EXPECT_ERROR_HAS(b,
+                     "unsupported model file version 3 (this build reads versions 1 to 2): convert the checkpoint "
+                     "again with this build's `arcscope convert`");
+    put_u32(b, 8, 0);
+    EXPECT_ERROR_HAS(b, "unsupported model file version 0");
+    put_u32(b, 8, 2);  // a version 2 reader reads what version 1 could hold
+    EXPECT_EQ(ModelFile::parse(b.data(), b.size()).weight_type(), DType::F32);
+
+    std::vector<uint8_t> q16 = tiny_model_bytes(DType::Q16);
+    put_u32(q16, 8, 1);  // version 1 had no q16
+    EXPECT_ERROR_HAS(q16, "weight type q16 needs file version 2, the file says 1");
+    put_u32(q16, 8, 2);
+    put_u32(q16, 12, 3);
+    EXPECT_ERROR_HAS(q16, "unknown weight type 3 (expected 0 = f32, 1 = q8 or 2 = q16)");
 }
 
 TEST(ModelFile, RejectsTruncationAnywhere) {

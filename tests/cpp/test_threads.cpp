@@ -54,18 +54,18 @@ TEST(Threads, ParallelForCoversEveryIndexOnce) {
 TEST(Threads, MatrixProductsAreTheSameBitsOnAnyNumberOfThreads) {
     const int rows = 200, cols = 1400;  // 25 row groups: uneven parts; enough work to share even at T = 1
     const std::vector<float> w = random_values(size_t(rows) * cols, 3), bias = random_values(rows, 4);
-    std::vector<uint8_t> packed(q8_packed_bytes(rows, cols));
-    q8_pack(w.data(), rows, cols, packed.data());
-    const Q8View q8 = q8_view(packed.data(), packed.size(), rows, cols);
+    std::vector<uint8_t> packed(q_packed_bytes(DType::Q8, rows, cols));
+    q_pack(DType::Q8, w.data(), rows, cols, packed.data());
+    const QView q8 = q_view(DType::Q8, packed.data(), packed.size(), rows, cols);
     for (int T : {1, 5, 70}) {
         const std::vector<float> x = random_values(size_t(T) * cols, 5);
         std::vector<float> q_one(size_t(T) * rows), f_one(size_t(T) * rows);
-        linear_q8(q_one.data(), x.data(), T, q8, bias.data());
+        linear_q(q_one.data(), x.data(), T, q8, bias.data());
         linear_f32(f_one.data(), x.data(), T, w.data(), rows, cols, bias.data());
         for (int t = 2; t <= kMaxThreads; ++t) {
             Threads threads(t);
             std::vector<float> q(size_t(T) * rows), f(size_t(T) * rows);
-            linear_q8(q.data(), x.data(), T, q8, bias.data());
+            linear_q(q.data(), x.data(), T, q8, bias.data());
             linear_f32(f.data(), x.data(), T, w.data(), rows, cols, bias.data());
             EXPECT_EQ(q, q_one) << "q8, T " << T << ", " << t << " threads";
             EXPECT_EQ(f, f_one) << "f32, T " << T << ", " << t << " threads";
@@ -75,7 +75,7 @@ TEST(Threads, MatrixProductsAreTheSameBitsOnAnyNumberOfThreads) {
 
 TEST(Threads, ForwardPassIsTheSameBitsOnThreeThreads) {
     // Wide enough and long enough that the products and the attention rows are shared (kParallelWork).
-    for (DType dtype : {DType::Q8, DType::F32}) {
+    for (DType dtype : {DType::Q8, DType::Q16, DType::F32}) {
         Loaded m(tiny_model_bytes(dtype, 2, gpt2_config(2, 4, 256, 128, 300)));
         GPT2& g = *m.model;
         const int T = 100;

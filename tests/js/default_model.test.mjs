@@ -51,14 +51,14 @@ test('regression snapshot: head scores in wasm match models/README.md', async ()
     gridDiff(doc[k], [s.previousToken, s.firstToken, s.induction][i], 4));
   console.log(`largest difference to the documented scores: previous ${d[0].toExponential(2)}, ` +
     `first ${d[1].toExponential(2)}, induction ${d[2].toExponential(2)}`);
-  for (const x of d) assert.ok(x < 2e-3, `difference ${x}`);
+  for (const x of d) assert.ok(x < 1e-4, `difference ${x}`);  // the README rounds to 4 decimals
   // The issue's bar: a previous-token head above 0.5 and an induction head above 0.3.
   assert.ok(Math.max(...s.previousToken) > 0.5, `best previous-token ${Math.max(...s.previousToken)}`);
   assert.ok(Math.max(...s.induction) > 0.3, `best induction ${Math.max(...s.induction)}`);
   model.free();
 });
 
-test('regression snapshot: held-out perplexity in wasm matches models/README.md within 1%', async (t) => {
+test('regression snapshot: held-out perplexity in wasm matches models/README.md to its 4 decimals', async (t) => {
   if (!existsSync(dataPath)) { t.skip('the training text (../shared/data/tinyshakespeare.txt) is not beside the repo'); return; }
   const model = await shippedModel();
   const { passage } = documented();
@@ -69,6 +69,6 @@ test('regression snapshot: held-out perplexity in wasm matches models/README.md 
   const got = model.perplexity(tokens).perplexity;
   const rel = Math.abs(got / passage.perplexity_q8 - 1);
   console.log(`held-out passage perplexity ${got.toFixed(4)}, documented ${passage.perplexity_q8} (relative ${rel.toExponential(2)})`);
-  assert.ok(rel < 0.01);
+  assert.ok(rel < 1e-5);
   model.free();
 });

@@ -1,9 +1,11 @@
 """The C++ engine against the independent PyTorch reference, on the same random HF-layout checkpoint.
 
 Builds nothing itself: needs build/native/arcscope (./scripts/build.sh native). Makes a 3-layer checkpoint with
-scripts/make_checkpoint.py, converts it to f32 and q8 with `arcscope convert`, runs `arcscope run` and compares:
+scripts/make_checkpoint.py (sharp heads: attention scores of standard deviation 3, as in GPT-2's own), converts it to
+f32, q8 and q16 with `arcscope convert`, runs `arcscope run` and compares:
   f32: attention max abs error <= 1e-4, logits (every position) max abs error <= 1e-3
-  q8:  attention max abs error <= 0.05, cosine of every position's logits >= 0.999
+  q8:  attention max abs error and 1 - cosine of every position's logits within the bounds below
+  q16: the same, about ten times tighter
 Also an F16 checkpoint with "transformer."-prefixed names (the other form HF files come in).
 Run: /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
 """
@@ -19,14 +21,22 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors
+import arcs_file  # noqa: E402
 import gpt2_reference as ref  # noqa: E402
+import safetensors_io  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
-# ARCSCOPE_REF_SHAPE="L,H,C,N,V,T" runs the same comparison on another shape (scripts/check_gpt2_small.sh).
+# ARCSCOPE_REF_SHAPE="L,H,C,N,V,T" runs the same comparison on another shape (scripts/check_exactness.sh), where
+# ARCSCOPE_REF_BOUNDS="q8_att,q8_cos,q16_att,q16_cos" gives that shape's bounds (the issue's goals).
 _shape = [int(v) for v in os.environ.get("ARCSCOPE_REF_SHAPE", "3,4,128,160,50257,150").split(",")]
 CONFIG = dict(n_layer=_shape[0], n_head=_shape[1], n_embd=_shape[2], n_ctx=_shape[3], vocab=_shape[4])
-T = _shape[5]  # default: several q8 row groups and column blocks, most of n_ctx
-WORK = os.path.join(ROOT, "build", "test-models", "reference-" + "-".join(map(str, _shape)))
+T = _shape[5]  # default: several row groups and column blocks, most of n_ctx
+QK_SCALE = float(os.environ.get("ARCSCOPE_REF_QK", "3"))  # sharp heads (scores of std 3), where rounding shows most
+WORK = os.path.join(ROOT, "build", "test-models", "reference-" + "-".join(map(str, _shape)) + f"-qk{QK_SCALE:g}")
+# Largest attention difference and 1 - cosine of the logits allowed, per packed format: what this shape measured,
+# with a little room (the figures are printed each run).
+_bounds = [float(v) for v in os.environ.get("ARCSCOPE_REF_BOUNDS", "0.06,6e-4,0.0015,5e-7").split(",")]
+BOUNDS = {"q8": (_bounds[0], _bounds[1]), "q16": (_bounds[2], _bounds[3])}
 
 
 def sh(*args):
@@ -35,7 +45,10 @@ def sh(*args):
 
 def make_checkpoint(name, seed, *extra):
     out = os.path.join(WORK, name)
-    args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", out, "--seed", str(seed)]
+    if os.path.exists(os.path.join(out, "model.safetensors")) and not extra:
+        return out  # the same arguments always give the same bytes
+    args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", out, "--seed", str(seed),
+            "--qk-scale", str(QK_SCALE)]
     for k, v in CONFIG.items():
         args += ["--" + k.replace("_", "-"), str(v)]
     sh(*args, *extra)
@@ -88,15 +101,40 @@ class EngineVsReference(unittest.TestCase):
         self.assertLessEqual(att_err, 1e-4)
         self.assertLessEqual(logit_err, 1e-3)
 
-    def test_q8_matches_reference(self):
-        logits, att = engine_run(self.convert(self.ckpt, "q8"), self.ids)
+    def check_packed(self, dtype):
+        logits, att = engine_run(self.convert(self.ckpt, dtype), self.ids)
         att_err = np.abs(att - self.ref_att).max()
-        cos = cosines(logits.astype(np.float64), self.ref_logits.astype(np.float64))
+        off = 1 - cosines(logits.astype(np.float64), self.ref_logits.astype(np.float64)).min()
         logit_err = np.abs(logits - self.ref_logits).max()
-        print(f"\n  q8, T={T}: attention max abs err {att_err:.3g}, worst per-position logits cosine {cos.min():.6f}, "
-              f"logits max abs err {logit_err:.3g}")
-        self.assertLessEqual(att_err, 0.05)
-        self.assertGreaterEqual(cos.min(), 0.999)
+        print(f"\n  {dtype}, T={T}: attention max abs err {att_err:.3g} (bound {BOUNDS[dtype][0]:g}), worst "
+              f"per-position logits 1 - cosine {off:.3g} (bound {BOUNDS[dtype][1]:g}), logits max abs err "
+              f"{logit_err:.3g}, sharpest attention weight {self.ref_att.max():.3f}")
+        self.assertLessEqual(att_err, BOUNDS[dtype][0])
+        self.assertLessEqual(off, BOUNDS[dtype][1])
+
+    def test_q8_matches_reference(self):
+        self.check_packed("q8")
+
+    def test_q16_matches_reference(self):
+        self.check_packed("q16")
+
+    def test_packed_weights_are_within_half_a_step(self):
+        # The files read back by python/arcs_file.py (written from models/README.md, not from the C++): every weight
+        # within half of its block's step (max|w| / 127 for q8, / 8191 for q16) of the checkpoint's.
+        state, _ = safetensors_io.load(os.path.join(self.ckpt, "model.safetensors"))
+        for dtype, levels in (("q8", 127), ("q16", 8191)):
+            _, tensors = arcs_file.load(self.convert(self.ckpt, dtype))
+            worst = 0.0
+            for name in ("wte.weight", "h.0.attn.c_attn.weight", "h.1.mlp.c_proj.weight"):
+                w = np.asarray(state[name], dtype=np.float32)
+                rows = w if name.startswith("wte") else w.T  # blocks run along in_features
+                got = tensors[name] if name.startswith("wte") else tensors[name].T
+                pad = -rows.shape[1] % 32
+                amax = np.abs(np.pad(rows, ((0, 0), (0, pad)))).reshape(rows.shape[0], -1, 32).max(-1)
+                step = np.repeat(amax / levels, 32, axis=1)[:, :rows.shape[1]]
+                worst = max(worst, float((np.abs(got - rows) / np.where(step > 0, step, 1)).max()))
+            print(f"\n  {dtype}: largest |read back - checkpoint| {worst:.4f} of a step")
+            self.assertLessEqual(worst, 0.5 + 1e-3)
 
     def test_f16_prefixed_checkpoint(self):
         ckpt = make_checkpoint("f16-prefixed-ckpt", 12, "--dtype", "f16", "--prefix")

@@ -1,0 +1,85 @@
+// quant_wasm.cpp: the q8 and q16 kernels in WebAssembly SIMD128 (base instruction set, no relaxed SIMD).
+// Per column pair, 8 rows x 2 weights as two i16x8 (rows 0-3, 4-7): q8 widens 16 bytes with v128.load8x8_s, q16
+// loads 32 bytes as they are. Each token's activation pair is broadcast (v128.load32_splat) and i32x4.dot_i16x8_s
+// yields one row per lane. Per block of 32: the int32 sums become f32 and are scaled by (row scales x token scale).
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include "kernels/quant_layout.h"
+
+namespace arcscope {
+
+namespace {
+
+template <int TT>
+constexpr int kUnroll = TT == 1 ? 4 : 1;
+
+// The two i16x8 halves (rows 0-3, rows 4-7) of column pair p.
+template <int WeightBytes>
+inline void load_pair(const uint8_t* q, int p, v128_t& lo, v128_t& hi) {
+    if constexpr (WeightBytes == 1) {
+        // v128.load8x8_s widens as it loads (one pmovsxbw from memory on x86).
+        lo = wasm_i16x8_load8x8(q + 16 * p);
+        hi = wasm_i16x8_load8x8(q + 16 * p + 8);
+    } else {
+        lo = wasm_v128_load(q + 32 * p);
+        hi = wasm_v128_load(q + 32 * p + 16);
+    }
+}
+
+// res (TT, 8) = the 8 rows of this group . TT tokens (measured in Node: 4 tokens beat 3 and 5).
+template <int WeightBytes, int TT>
+void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds, float* res) {
+    constexpr size_t kRecordBytes = kQRowGroup * (4 + kQBlock * WeightBytes);
+    v128_t f_lo[TT], f_hi[TT];
+    for (int t = 0; t < TT; ++t) f_lo[t] = f_hi[t] = wasm_f32x4_splat(0.0f);
+    for (int b = 0; b < blocks; ++b) {
+        const uint8_t* rec = group + size_t(b) * kRecordBytes;
+        const uint8_t* q = rec + 4 * kQRowGroup;
+        const int16_t* xb = xq + b * kQBlock;
+        v128_t acc_lo[TT], acc_hi[TT];
+        for (int t = 0; t < TT; ++t) acc_lo[t] = acc_hi[t] = wasm_i32x4_splat(0);
+            // GEMV (TT = 1) streams best unrolled; wider tiles keep their accumulators in registers only if the
+            // loop stays rolled (unrolled, LLVM hoists every load and V8 spills).
+#pragma clang loop unroll_count(kUnroll <TT>)
+        for (int p = 0; p < kQBlock / 2; ++p) {
+            v128_t w_lo, w_hi;
+            load_pair<WeightBytes>(q, p, w_lo, w_hi);
+            for (int t = 0; t < TT; ++t) {
+                const v128_t xp = wasm_v128_load32_splat(xb + size_t(t) * ldq + 2 * p);
+                acc_lo[t] = wasm_i32x4_add(acc_lo[t], wasm_i32x4_dot_i16x8(w_lo, xp));
+                acc_hi[t] = wasm_i32x4_add(acc_hi[t], wasm_i32x4_dot_i16x8(w_hi, xp));
+            }
+        }
+        const v128_t ws_lo = wasm_v128_load(rec);
+        const v128_t ws_hi = wasm_v128_load(rec + 16);
+        for (int t = 0; t < TT; ++t) {
+            const v128_t s = wasm_f32x4_splat(xs[size_t(t) * lds + b]);
+            f_lo[t] =
+                wasm_f32x4_add(f_lo[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_lo[t]), wasm_f32x4_mul(ws_lo, s)));
+            f_hi[t] =
+                wasm_f32x4_add(f_hi[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc_hi[t]), wasm_f32x4_mul(ws_hi, s)));
+        }
+    }
+    for (int t = 0; t < TT; ++t) {
+        wasm_v128_store(res + t * kQRowGroup, f_lo[t]);
+        wasm_v128_store(res + t * kQRowGroup + 4, f_hi[t]);
+    }
+}
+
+constexpr detail::QTile kQ8Tiles[] = {tile<1, 1>, tile<1, 2>, tile<1, 3>, tile<1, 4>};
+constexpr detail::QTile kQ16Tiles[] = {tile<2, 1>, tile<2, 2>, tile<2, 3>, tile<2, 4>};
+static_assert(kQ8.record_bytes == kQRowGroup * (4 + kQBlock) && kQ16.record_bytes == kQRowGroup * (4 + 2 * kQBlock));
+
+}  // namespace
+
+void linear_q(float* out, const float* x, int T, const QView& w, const float* bias) {
+    detail::run_q_tiles(out, x, T, w, bias, {kQ8Tiles, 4, kQ16Tiles, 4});
+}
+
+const char* kernel_isa() {
+    return "wasm-simd128";
+}
+
+}  // namespace arcscope
+#endif
