@@ -1,6 +1,6 @@
 """The reference tests' GPT-2-small-shaped random checkpoint (12 layers, 12 heads, n_embd 768, GPT-2's vocabulary;
-n_ctx 64 keeps it at 470 MB), made once under build/ and converted to f32 and q8 again whenever the engine is newer
-than the files: test_hooks.py and test_interventions.py share it."""
+n_ctx 64 keeps it at 470 MB), made once under build/ and converted again whenever the engine is newer
+than the files (f32, q8 and q16): test_hooks.py and test_interventions.py share it."""
 import os
 import subprocess
 import sys
@@ -27,7 +27,7 @@ def small_shape_files():
         sh(*args)
     paths = {}
     if os.path.exists(CLI):
-        for dtype in ("f32", "q8"):
+        for dtype in ("f32", "q8", "q16"):
             paths[dtype] = os.path.join(WORK, f"model.{dtype}.arcs")
             made = os.path.getmtime(paths[dtype]) if os.path.exists(paths[dtype]) else 0
             if made < max(os.path.getmtime(CLI), os.path.getmtime(os.path.join(ckpt, "model.safetensors"))):

@@ -3,7 +3,8 @@ independently (python/hooked_reference.py), name by name, on a GPT-2-small-shape
 12 heads, n_embd 768, the full vocabulary; n_ctx 64 keeps the file at 470 MB).
 
 f32 model: every name within 1e-4 of the reference, relative to the name's largest value (and at least 1e-4).
-q8 model: every name's cosine with the reference >= 0.99 (weights and activations are int8 there).
+q8 and q16 models: every name's 1 - cosine with the reference within a bound (q8: int8 weights, 16-bit activations;
+q16: 14-bit weights and activations).
 Prints the largest difference for each kind of name.
 Run: /usr/bin/python3 -m unittest -v tests/reference/test_hooks.py
 """
@@ -81,17 +82,24 @@ class HooksVsReference(unittest.TestCase):
         for k, (rel, diff) in worst.items():
             print(f"  {k:28s} {rel:.2e}  {diff:.2e}")
 
-    def test_every_name_is_close_on_q8(self):
-        cache = engine_cache(self.paths["q8"], self.ids)
+    def check_packed(self, dtype, bound):
+        cache = engine_cache(self.paths[dtype], self.ids)
         worst = {}
         for name, mine in cache.items():
             a, b = mine.ravel().astype(np.float64), self.ref_cache[name].numpy().ravel().astype(np.float64)
-            cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-            worst[kind(name)] = min(worst.get(kind(name), 1.0), cosine)
-            self.assertGreaterEqual(cosine, 0.99, name)
-        print("\nq8, lowest cosine with the reference per kind of hook:")
-        for k, cosine in worst.items():
-            print(f"  {k:28s} {cosine:.6f}")
+            off = 1 - float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+            worst[kind(name)] = max(worst.get(kind(name), 0.0), off)
+            self.assertLessEqual(off, bound, name)
+        print(f"\n{dtype}, largest 1 - cosine with the reference per kind of hook (bound {bound:g}):")
+        for k, off in worst.items():
+            print(f"  {k:28s} {off:.2e}")
+
+    # Measured: q8 at most 1.24e-4 (hook_mlp_out; the bound was 1e-2 with 8-bit activations), q16 at most 6e-8.
+    def test_every_name_is_close_on_q8(self):
+        self.check_packed("q8", 4e-4)
+
+    def test_every_name_is_close_on_q16(self):
+        self.check_packed("q16", 2e-7)
 
     def test_only_the_names_asked_for_are_written(self):
         cache = engine_cache(self.paths["f32"], self.ids, "blocks.8.attn.hook_pattern,ln_final.hook_normalized")
