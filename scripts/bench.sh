@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6's benchmark, one command: arcscope q8/f32 against ONNX Runtime Web (int8, the dynamically quantized graph
+# Issue 6's benchmark, one command: arcscope q8/q16/f32 against ONNX Runtime Web (int8, the dynamically quantized graph
 # transformers.js runs by default, and fp32) on the same GPT-2-small-shaped weights (124M parameters), in Node 20 and
 # headless Chromium, one thread (plus ORT int8 with 2 threads in Chromium), then the per-kernel figures and whether
 # relaxed SIMD would pay (scripts/bench/relaxed_simd.mjs).
@@ -21,7 +21,7 @@ if [ ! -f "$ckpt/model.safetensors" ]; then
   $py scripts/make_checkpoint.py --out "$ckpt" --n-layer 12 --n-head 12 --n-embd 768 --n-ctx 1024 \
     --vocab 50257 --seed 0
 fi
-for dtype in q8 f32; do
+for dtype in q8 q16 f32; do
   [ -f "$dir/gpt2-small.$dtype.arcs" ] ||
     build/native/arcscope convert --in "$ckpt" --out "$dir/gpt2-small.$dtype.arcs" --dtype "$dtype"
 done

@@ -1,4 +1,4 @@
-// bench.mjs: issue 6's benchmark. arcscope (q8 and f32) against ONNX Runtime Web (its int8 graph, what
+// bench.mjs: issue 6's benchmark. arcscope (q8, q16 and f32) against ONNX Runtime Web (its int8 graph, what
 // transformers.js runs by default, and fp32) on the same GPT-2-small weights, one thread, in Node 20 and in headless
 // Chromium, systems alternating round by round; every run is a fresh process (Node) or a fresh browser (Chromium).
 // First the accuracy of each system's logits (accuracy.mjs), then one table per environment with best and median
@@ -26,6 +26,7 @@ const systems = [
     kvModel: `${dir}/gpt2-small.kv.int8.onnx` },
   { key: 'ort-fp32', label: 'ORT-Web fp32', kind: 'ort', model: `${dir}/gpt2-small.onnx`,
     kvModel: `${dir}/gpt2-small.kv.onnx` },
+  { key: 'q16', label: 'arcscope q16', kind: 'arcscope', model: `${dir}/gpt2-small.q16.arcs` },
   { key: 'f32', label: 'arcscope f32', kind: 'arcscope', model: `${dir}/gpt2-small.f32.arcs` },
   // The f16 KV cache: half the cache's memory (the wasm memory row), the same kernels.
   { key: 'q8-f16kv', label: 'arcscope q8, f16 KV cache', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`,
@@ -40,6 +41,7 @@ const systems = [
 const ratios = [
   { label: 'q8 ÷ ORT int8', num: 'q8', den: 'ort-int8' },
   { label: 'q8 ÷ ORT fp32', num: 'q8', den: 'ort-fp32' },
+  { label: 'q16 ÷ q8', num: 'q16', den: 'q8' },
   { label: 'q8 2 threads ÷ 1', num: 'q8-2t', den: 'q8' },
   { label: 'q8 ÷ ORT int8, 2 threads each', num: 'q8-2t', den: 'ort-int8-2t' },
 ];

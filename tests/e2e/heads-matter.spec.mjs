@@ -49,7 +49,7 @@ function reference(page, url, { prompt, corrupted, answer, wrong, kind = 'zero' 
 const cellValues = (page, grid) => page.locator(`#${grid} rect.cell`).evaluateAll((rects) =>
   rects.map((r) => ({ layer: +r.dataset.layer, head: +r.dataset.head, value: +r.dataset.value, neg: r.classList.contains('neg') })));
 
-test('the repeated line: ablating layer 1 head 0 takes the metric from 11.8 to 2.5, as model.ablationSweep says', async ({ page }) => {
+test('the repeated line: ablating layer 1 head 0 takes the metric from 11.9 to 2.4, as model.ablationSweep says', async ({ page }) => {
   const errors = watchConsole(page);
   await openSection(page);
   const ref = await reference(page, SHIPPED, { prompt: PROMPT, corrupted: CORRUPTED, answer: ' dog', wrong: ' cat' });
@@ -60,7 +60,7 @@ test('the repeated line: ablating layer 1 head 0 takes the metric from 11.8 to 2
   expect(+shown.baseline).toBe(ref.baseline);
   expect(+shown.ablated).toBe(ref.metric[4]);
   expect(shown.text).toBe(`metric ${ref.baseline.toFixed(1)} → ${ref.metric[4].toFixed(1)} without layer 1 head 0`);
-  expect(shown.text).toBe('metric 11.8 → 2.5 without layer 1 head 0');
+  expect(shown.text).toBe('metric 11.9 → 2.4 without layer 1 head 0');
   console.log(`page: ${shown.text}; largest drop layer 0 head 0 to ${ref.metric[0].toFixed(2)}`);
   // Every cell of the ablation grid: the metric's change, coloured by its sign.
   const cells = await cellValues(page, 'hm-ablation');

@@ -127,6 +127,9 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
     // 32,769 tokens is this model's context, so the pass runs (some seconds); one head's T x T cannot be made.
     reject('attention', { model: url('/fixtures/hostile/long-context.q8.arcs'), ids: new Array(32769).fill(464),
       layer: 0, head: 0 }),
+    // A weight format the converter does not have: refused before anything is downloaded.
+    reject('convertModel', { source: { safetensorsUrl: url('/fixtures/tiny-hf/model.safetensors'),
+      configUrl: url('/fixtures/tiny-hf/config.json') }, key: 'tiny-q4', name: 'tiny', dtype: 'q4' }),
   ]);
   for (const m of messages) console.log(`rejected: ${m}`);
   expect(messages).not.toContain('accepted?');
@@ -144,6 +147,7 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   expect(messages[14]).toBe('tensor ln_f.bias holds a non-finite value (NaN) at index 7');
   expect(messages[15]).toMatch(/^tensor wte\.weight has a non-finite q8 scale \(NaN\) for row 3, columns 0-31/);
   expect(messages[16]).toMatch(/^attention pattern \(heads x T x T\) \[1, 32769, 32769\] of 4-byte values needs 4\.3 GB/);
+  expect(messages[17]).toBe("dtype must be q8, q16 or f32, got 'q4'");
   // Bad element attributes, through the same worker.
   await page.evaluate(() => import('/lib/arc-scope.js'));
   await expect(addElement(page, { text: 'hello', layer: '1.5' })).rejects.toThrow('layer "1.5" is not valid');

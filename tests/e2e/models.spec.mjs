@@ -12,26 +12,34 @@ async function expectTinyModel(page) {
   await expect.poll(async () => (await drawnArcs(page)).length).toBeGreaterThan(0);
 }
 
-test('a Hugging Face checkpoint from a URL is converted in the worker with progress, cached, and reopened from the cache', async ({ page, baseURL }) => {
+test('a Hugging Face checkpoint from a URL is converted in the worker with progress, cached, and reopened from the cache; q16 is another model under its own key', async ({ page, baseURL }) => {
   await openPage(page);
   const progress = [];
   await page.exposeFunction('noteProgress', (t) => progress.push(t));
-  await page.evaluate(() => new MutationObserver(() => window.noteProgress(document.getElementById('progress-text').textContent))
+  const watchProgress = () => page.evaluate(() => new MutationObserver(() => window.noteProgress(document.getElementById('progress-text').textContent))
     .observe(document.getElementById('progress-text'), { childList: true, characterData: true, subtree: true }));
-  await page.click('#open-loader');
-  await page.fill('#src-weights', new URL(`${FIXTURE_HF}/model.safetensors`, baseURL).href);
-  await page.fill('#src-config', new URL(`${FIXTURE_HF}/config.json`, baseURL).href);
-  const before = await renders(page);
-  await page.click('#load-url');
-  await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
-  await waitForRender(page, before);
-  await expectTinyModel(page);
+  const weights = new URL(`${FIXTURE_HF}/model.safetensors`, baseURL).href;
+  const convert = async (dtype) => {
+    await page.click('#open-loader');
+    await page.fill('#src-weights', weights);
+    await page.fill('#src-config', new URL(`${FIXTURE_HF}/config.json`, baseURL).href);
+    if (dtype) await page.check(`#src-formats input[value="${dtype}"]`);
+    const before = await renders(page);
+    await page.click('#load-url');
+    await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
+    await waitForRender(page, before);
+    await expectTinyModel(page);
+  };
+  const cacheKeys = () => page.evaluate(async () => (await (await caches.open('arcscope-models-v1')).keys())
+    .map((r) => decodeURIComponent(r.url.slice(r.url.lastIndexOf('/') + 1))));
+  await watchProgress();
+  await convert();   // the default format
   console.log(`progress reports seen: ${progress.length}, e.g. ${progress.filter(Boolean).slice(-2).join(' | ')}`);
-  expect(progress.some((t) => /converting|header/.test(t))).toBe(true);
+  expect(progress.some((t) => /converting to q8|header/.test(t))).toBe(true);
+  await expect(page.locator('#model-status')).toContainText(', q8, ');
   expect(page.url()).toContain(encodeURIComponent('tiny-hf/model.safetensors'));
   // The converted model is in Cache Storage; a reload of the shared link opens it without converting again.
-  const cached = await page.evaluate(async () => (await (await caches.open('arcscope-models-v1')).keys()).length);
-  expect(cached).toBeGreaterThan(0);
+  expect(await cacheKeys()).toEqual([weights]);
   await page.reload();
   await waitForRender(page);
   await expectTinyModel(page);
@@ -39,6 +47,21 @@ test('a Hugging Face checkpoint from a URL is converted in the worker with progr
   await page.goto('./');
   await waitForRender(page);
   await expectTinyModel(page);
+  // The loader offers the three formats, each with its line (web/js/model-formats.js), q8 first and picked.
+  await expect(page.locator('#src-formats label')).toHaveCount(3);
+  await expect(page.locator('#src-formats input[value="q8"]')).toBeChecked();
+  await expect(page.locator('#src-formats label').nth(1)).toContainText('q16');
+  // The same checkpoint converted to q16: another model, under its own key in Cache Storage and in the link, which
+  // reopens it as q16.
+  await watchProgress();
+  await convert('q16');
+  expect(progress.some((t) => /converting to q16/.test(t))).toBe(true);
+  await expect(page.locator('#model-status')).toContainText(', q16, ');
+  expect((await cacheKeys()).sort()).toEqual([weights, `q16:${weights}`].sort());
+  expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`model=q16:${weights}`);
+  await page.reload();
+  await waitForRender(page);
+  await expect(page.locator('#model-status')).toContainText(', q16, ');
 });
 
 test('an .arcs file and a checkpoint load from the file picker', async ({ page }) => {

@@ -1,9 +1,12 @@
 // Model downloads in Node, against scripts/serve.mjs's misbehaving test routes: the stall timeout, cancelling,
-// a connection cut short, a web page instead of a file, and model names that never throw.
+// a connection cut short, a web page instead of a file, and model names that never throw; a conversion's key and
+// cache entry, which name its format.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from '../../scripts/serve.mjs';
-import { fetchBytes, loadModelBytes, nameOf, formatBytes, setStallTimeout } from '../../web/lib/model-source.js';
+import { fetchBytes, loadModelBytes, nameOf, formatBytes, setStallTimeout, convertToModel, convertedKey, parseConvertedKey,
+  DTYPES } from '../../web/lib/model-source.js';
+import { MODEL_FORMATS } from '../../web/js/model-formats.js';
 
 let server, base;
 before(async () => {
@@ -57,4 +60,49 @@ test('a model whose URL holds a "%" that is not an escape downloads and keeps it
   assert.equal(nameOf('local:my.arcs:123'), 'local:my.arcs:123');
   assert.equal(nameOf('https://example.com/'), 'https://example.com/');
   assert.deepEqual([0, 65536, 8192384, 2 ** 31, NaN].map(formatBytes), ['0 kB', '66 kB', '8.2 MB', '2.15 GB', '?']);
+});
+
+test('a conversion\'s key names its format (q8 keeps the bare key), and each format has its own cache entry', async () => {
+  const url = 'https://example.com/gpt2/model.safetensors';
+  assert.equal(convertedKey(url), url);
+  assert.equal(convertedKey(url, 'q8'), url);
+  assert.equal(convertedKey(url, 'q16'), `q16:${url}`);
+  assert.equal(convertedKey(`q16:${url}`, 'f32'), `f32:${url}`);   // a format already there is replaced
+  assert.equal(convertedKey(`q16:${url}`, 'q8'), url);
+  assert.equal(convertedKey('local:model.safetensors:548105171', 'q16'), 'q16:local:model.safetensors:548105171');
+  assert.throws(() => convertedKey(url, 'q4'), /dtype must be q8, q16 or f32, got 'q4'/);
+  for (const dtype of ['q8', 'q16', 'f32']) assert.deepEqual(parseConvertedKey(convertedKey(url, dtype)), { key: url, dtype });
+  assert.deepEqual(parseConvertedKey('models/x.arcs'), { key: 'models/x.arcs', dtype: 'q8' });
+  assert.deepEqual(MODEL_FORMATS.map((f) => f.dtype), DTYPES);  // the page's loader offers every format, q8 first
+
+  // Cache Storage as the worker has it (Node has none): one checkpoint converted to q8 and to q16 is two entries.
+  const stored = new Map();
+  globalThis.self = { location: { href: 'https://example.com/page/' } };
+  globalThis.caches = { open: async () => ({
+    match: async (u) => (stored.has(u) ? new Response(stored.get(u)) : undefined),
+    put: async (u, response) => { stored.set(u, new Uint8Array(await response.arrayBuffer())); },
+  }) };
+  try {
+    const config = new File(['{"n_layer": 1}'], 'config.json');
+    const weights = new File([new Uint8Array(10)], 'model.safetensors');
+    const asked = [], stages = [], madeOf = { q8: 8, q16: 16, f32: 32 };
+    const convert = async ({ dtype, onProgress }) => {  // a stand-in for the engine's convertCheckpoint
+      asked.push(dtype);
+      onProgress({ stage: 'tensors', bytesDone: 10 << 20, bytesTotal: 10 << 20 });
+      return new Uint8Array([madeOf[dtype]]);
+    };
+    const run = (dtype) => convertToModel(convert, { files: [weights, config] }, 'local:model.safetensors:10',
+      { dtype, progress: (p) => stages.push(p.stage) });
+    assert.deepEqual([...await run('q8')], [8]);
+    assert.deepEqual([...await run('q16')], [16]);
+    assert.deepEqual([...await run('q16')], [16]);   // from the cache: not converted again
+    assert.deepEqual([...await run(undefined)], [8]); // q8 is the default
+    assert.deepEqual(asked, ['q8', 'q16']);
+    assert.ok(stages.includes('reading and converting to q16'), stages.join(' | '));
+    assert.deepEqual([...stored.keys()].map((u) => decodeURIComponent(u.slice(u.lastIndexOf('/') + 1))),
+      ['local:model.safetensors:10', 'q16:local:model.safetensors:10']);
+  } finally {
+    delete globalThis.self;
+    delete globalThis.caches;
+  }
 });

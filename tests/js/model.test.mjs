@@ -35,11 +35,12 @@ before(() => {
   execFileSync(python, [`${repoRoot}scripts/make_checkpoint.py`, ...args]);
   nat.f32 = native('f32');
   nat.q8 = native('q8');
+  nat.q16 = native('q16');
 });
 
 // Every step of the forward pass sums in a fixed order in both builds (no FMA natively, the same kernels' order),
 // so wasm and native give the same bits; the bound is the issue's 1e-5.
-for (const dtype of ['f32', 'q8']) {
+for (const dtype of ['f32', 'q8', 'q16']) {
   test(`${dtype}: wasm and native agree on logits and attention within 1e-5 (same file, same ids)`, async () => {
     const e = await engine();
     const model = e.loadModel(nat[dtype].bytes);
@@ -84,10 +85,11 @@ test('KV cache in wasm: appending tokens gives the full forward pass\'s logits a
   model.free();
 });
 
-test('convertCheckpoint in wasm writes the same bytes as the native converter', async () => {
+test('convertCheckpoint in wasm writes the same bytes as the native converter (q8, q16, f32); q16 is nearer f32 than q8', async () => {
   const e = await engine();
   const config = JSON.parse(readFileSync(`${ckpt}/config.json`, 'utf8'));
-  for (const dtype of ['q8', 'f32']) {
+  const logits = {};
+  for (const dtype of ['q8', 'q16', 'f32']) {
     const stages = new Set();
     let last = null;
     const out = await e.convertCheckpoint({
@@ -100,8 +102,17 @@ test('convertCheckpoint in wasm writes the same bytes as the native converter', 
     assert.equal(Buffer.compare(Buffer.from(out), Buffer.from(nat[dtype].bytes)), 0, `${dtype} bytes differ`);
     assert.deepEqual([...stages], ['tensors', 'checksum', 'done']);
     assert.equal(last.bytesDone, last.bytesTotal);
+    const model = e.loadModel(out);
+    assert.equal(model.config.dtype, dtype);
+    logits[dtype] = model.forward(ids, { attention: false, allLogits: true }).logits;
+    model.free();
   }
+  // The converted models themselves: 14-bit weights (and activations) move the logits less than int8 weights do.
+  const q8Err = maxAbsDiff(logits.q8, logits.f32), q16Err = maxAbsDiff(logits.q16, logits.f32);
+  console.log(`converted in wasm, T=${T}: logits max diff from f32's, q8 ${q8Err.toExponential(2)}, q16 ${q16Err.toExponential(2)}`);
+  assert.ok(q16Err > 0 && q16Err < q8Err, `q16 is ${q16Err} from f32, q8 ${q8Err}`);
   await assert.rejects(e.convertCheckpoint({ config, chunks: [new Uint8Array(100)] }), /safetensors/);
+  await assert.rejects(e.convertCheckpoint({ config, dtype: 'q4', chunks: [] }), /dtype must be q8, q16 or f32, got 'q4'/);
   const truncated = readFileSync(`${ckpt}/model.safetensors`).subarray(0, 5000);
   await assert.rejects(e.convertCheckpoint({ config, chunks: [truncated] }), /truncated checkpoint/);
   await assert.rejects(e.convertCheckpoint({ config: { ...config, activation_function: 'relu' }, chunks: [] }),

@@ -499,9 +499,10 @@ export class HeadsMatter {
     const el = $('hm-dla-sum');
     Object.assign(el.dataset, { logit: d.logit, sum });
     const close = Math.abs(sum - d.logit) <= 1e-3 * Math.max(1, Math.abs(d.logit));
-    const why = close ? 'they add up to it' : r.model.config.dtype === 'q8'
-      ? `they add up to ${sum.toFixed(2)}: this int8 model rounds each part's activations on their own, so its parts ` +
-        'match the logit only to that rounding'
+    const rounded = { q8: 'int8', q16: '14-bit' }[r.model.config.dtype];
+    const why = close ? 'they add up to it' : rounded
+      ? `they add up to ${sum.toFixed(2)}: this ${rounded} model rounds each part's activations on their own, so its ` +
+        'parts match the logit only to that rounding'
       : `they add up to ${sum.toFixed(2)}`;
     el.textContent = `logit(${shown(r.answer)}) after ${plainLabel(r.labels[r.labels.length - 1])} = ${d.logit.toFixed(2)}, ` +
       `split into ${bars.length} parts; ${why}. Largest: ${byValue.slice(0, 3).map((b) =>

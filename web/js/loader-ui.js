@@ -1,9 +1,26 @@
 // loader-ui.js: the "Load GPT-2 small" dialog. A Hugging Face checkpoint from URLs or local files (picker or
-// drag-and-drop) is converted to int8 in the worker with a progress bar; an .arcs file loads directly. On success
-// onLoaded(info) switches the page to the new model; on failure the message stays here and the current model stays.
+// drag-and-drop) is converted in the worker to the format picked (q8, q16 or f32: model-formats.js) with a progress
+// bar; an .arcs file loads directly. On success onLoaded(info) switches the page to the new model; on failure the
+// message stays here and the current model stays.
 import { formatBytes } from '../lib/model-source.js';
+import { MODEL_FORMATS, DEFAULT_FORMAT } from './model-formats.js';
 
 const $ = (id) => document.getElementById(id);
+
+// One radio button a format, with its line from MODEL_FORMATS, in the fieldset #src-formats.
+function renderFormats(fieldset) {
+  for (const { dtype, line } of MODEL_FORMATS) {
+    const label = document.createElement('label');
+    const input = Object.assign(document.createElement('input'), {
+      type: 'radio', name: 'src-format', value: dtype, checked: dtype === DEFAULT_FORMAT,
+    });
+    const name = Object.assign(document.createElement('strong'), { textContent: dtype });
+    const text = Object.assign(document.createElement('span'), { className: 'format-line', textContent: line });
+    label.append(input, name, text);
+    fieldset.append(label);
+  }
+}
+const pickedFormat = () => document.querySelector('input[name="src-format"]:checked')?.value ?? DEFAULT_FORMAT;
 
 // The checkpoint a model key names: a .safetensors URL means "convert this checkpoint (config.json beside it)".
 export function checkpointSource(url) {
@@ -14,7 +31,7 @@ export function checkpointSource(url) {
 export function setupLoader(engine, onLoaded) {
   const dialog = $('loader');
   const busy = (on) => {
-    for (const id of ['load-url', 'files']) $(id).disabled = on;
+    for (const id of ['load-url', 'files', 'src-formats']) $(id).disabled = on;
     $('progress').hidden = !on && $('progress-bar').value === 0;
   };
   const progress = ({ stage, loaded, total }) => {
@@ -40,6 +57,7 @@ export function setupLoader(engine, onLoaded) {
     }
   };
 
+  renderFormats($('src-formats'));
   $('open-loader').addEventListener('click', () => dialog.showModal());
   // A new checkpoint URL brings its own config.json (the file beside it) unless the user typed another.
   $('src-weights').addEventListener('input', () => {
@@ -52,7 +70,7 @@ export function setupLoader(engine, onLoaded) {
     if (!weights) return;
     if (!checkpointSource(weights)) { run(() => engine.loadModel(weights, progress)); return; } // an .arcs URL
     const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
-    run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress));
+    run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress, { dtype: pickedFormat() }));
   });
 
   const takeFiles = (files) => {
@@ -70,7 +88,7 @@ export function setupLoader(engine, onLoaded) {
       $('loader-error').hidden = false;
       return;
     }
-    run(() => engine.convertModel({ files }, key(weights), weights.name, progress));
+    run(() => engine.convertModel({ files }, key(weights), weights.name, progress, { dtype: pickedFormat() }));
   };
   $('files').addEventListener('change', (e) => takeFiles(e.target.files));
   const drop = $('drop');

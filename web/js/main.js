@@ -8,7 +8,7 @@ import { HeadsMatter } from './heads-matter.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
 import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
-import { isCached, formatBytes } from '../lib/model-source.js';
+import { isCached, formatBytes, parseConvertedKey } from '../lib/model-source.js';
 
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
@@ -41,12 +41,14 @@ function showModel(info) {
   status(`${info.name}: ${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, ${c.dtype}, ${formatBytes(info.size)}`, 'ok');
 }
 
-// Loads the model a key names (an .arcs URL, a checkpoint URL to convert, or a cached local file).
+// Loads the model a key names (an .arcs URL, a checkpoint URL to convert, or a cached local file); a conversion's
+// key may name its format ('q16:' + the URL: model-source.js's convertedKey), else it is q8.
 async function openModel(key) {
   status(`Loading ${key.split('/').pop()}…`, 'busy');
   const onProgress = (p) => status(`${p.stage}: ${formatBytes(p.loaded)}${p.total ? ` of ${formatBytes(p.total)}` : ''}`, 'busy');
-  const source = checkpointSource(key);
-  const info = source ? await engine.convertModel(source, key, nameFromUrl(key), onProgress)
+  const { key: checkpoint, dtype } = parseConvertedKey(key);
+  const source = checkpointSource(checkpoint);
+  const info = source ? await engine.convertModel(source, checkpoint, nameFromUrl(checkpoint), onProgress, { dtype })
     : await engine.loadModel(key, onProgress);
   return info;
 }
@@ -65,11 +67,13 @@ async function rememberedModel() {
   }
 }
 
-// A model the user picked from disk is named local:NAME:SIZE (loader-ui.js). Its bytes never leave the browser
-// that picked it, so a link to it opens only where the pick is still in Cache Storage.
+// A model the user picked from disk is named local:NAME:SIZE (loader-ui.js), after its format if converted to q16 or
+// f32. Its bytes never leave the browser that picked it, so a link to it opens only where the pick is still in
+// Cache Storage.
 const LOCAL = /^local:(.*):(\d+)$/;
+const isLocal = (key) => LOCAL.test(parseConvertedKey(key).key);
 async function pickedFileMessage(key) {
-  const [, name, size] = LOCAL.exec(key) ?? [];
+  const [, name, size] = LOCAL.exec(parseConvertedKey(key).key) ?? [];
   if (!name || await isCached(key).catch(() => false)) return null;
   return `This link names ${name} (${formatBytes(Number(size))}), a model file picked from a disk on another visit ` +
     'or in another browser. Files picked from disk are never uploaded, and this browser has no copy of it, so the ' +
@@ -84,7 +88,7 @@ function modelFailed(key, message) {
   $('model-error').hidden = false;
   $('load-default').hidden = onScreen === DEFAULT_MODEL;
   $('load-default').textContent = key === DEFAULT_MODEL ? 'Try the default model again' : 'Load the default model';
-  $('model-error-pick').hidden = !LOCAL.test(key);
+  $('model-error-pick').hidden = !isLocal(key);
   if (explorer.model) {
     state.model = onScreen; // later changes write a link to the model on screen, not to the one that failed
     showModel(explorer.model);

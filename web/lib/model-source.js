@@ -168,18 +168,41 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
   return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks: chunks() };
 }
 
-// Converts a checkpoint to an int8 .arcs model, caches it under key, returns its bytes. convert is the engine's
-// convertCheckpoint (the worker runs it in the engine's turns); ctx: {progress, signal}.
-export async function convertToModel(convert, source, key, { progress = () => {}, signal } = {}) {
-  const cached = await cachedModel(key);
+// The weight formats a checkpoint converts to (convertCheckpoint's dtype, a loaded model's config.dtype); the page's
+// loader offers each (web/js/model-formats.js).
+export const DTYPES = ['q8', 'q16', 'f32'];
+const FORMAT_PREFIX = /^(q8|q16|f32):/;
+
+// The key of a checkpoint's conversion to dtype, in the worker, in Cache Storage and in links: 'q16:' or 'f32:' before
+// the checkpoint's own key (its model.safetensors URL, or local:NAME:SIZE for a picked file), so that one checkpoint's
+// conversions never share a key. A q8 conversion keeps the bare key, as every conversion was kept before q16 existed,
+// so those links and cached conversions still open. A format prefix already on key is replaced.
+export function convertedKey(key, dtype = 'q8') {
+  if (!DTYPES.includes(dtype)) throw new Error(`dtype must be q8, q16 or f32, got '${dtype}'`);
+  const base = String(key).replace(FORMAT_PREFIX, '');
+  return dtype === 'q8' ? base : `${dtype}:${base}`;
+}
+
+// convertedKey's inverse: {key: the checkpoint's own key, dtype} ('q8' when key names no format).
+export function parseConvertedKey(key) {
+  const m = FORMAT_PREFIX.exec(key);
+  return m ? { key: key.slice(m[0].length), dtype: m[1] } : { key, dtype: 'q8' };
+}
+
+// Converts a checkpoint to an .arcs model in dtype's format (default q8), caches it under convertedKey(key, dtype),
+// returns its bytes. convert is the engine's convertCheckpoint (the worker runs it in the engine's turns);
+// options: {dtype, progress, signal}.
+export async function convertToModel(convert, source, key, { dtype = 'q8', progress = () => {}, signal } = {}) {
+  const cacheKey = convertedKey(key, dtype);
+  const cached = await cachedModel(cacheKey);
   if (cached) return cached;
   const checkpoint = await openCheckpoint(source, { progress, signal });
-  const stages = { header: 'reading the header', tensors: 'converting to int8', checksum: 'checking', done: 'converted' };
+  const stages = { header: 'reading the header', tensors: `converting to ${dtype}`, checksum: 'checking', done: 'converted' };
   let last = 0;
   const bytes = await convert({
     config: checkpoint.configText,
     chunks: checkpoint.chunks,
-    dtype: 'q8',
+    dtype,
     totalBytes: checkpoint.size,
     onProgress: ({ stage, bytesDone, bytesTotal }) => {
       if (bytesDone - last < 4 << 20 && stage === 'tensors') return; // a report every 4 MB is plenty
@@ -189,7 +212,7 @@ export async function convertToModel(convert, source, key, { progress = () => {}
     },
   });
   progress({ stage: 'saving to the browser cache', loaded: bytes.length, total: bytes.length });
-  await storeModel(key, bytes);
+  await storeModel(cacheKey, bytes);
   return bytes;
 }
 

@@ -286,7 +286,8 @@ async function* asChunks(source) {
 
 // Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
 //   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
-//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q8' | 'f32';
+//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q8' (default: int8 weights) | 'q16'
+//   (14-bit weights in int16) | 'f32' (float32 weights, exact);
 //   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
 //   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
 //   is refused at once;

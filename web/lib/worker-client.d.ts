@@ -4,7 +4,10 @@ import type { HeadScores, ModelConfig, StopReason, TokenIds, TopToken } from './
 
 /** A loaded model, as the worker describes it. */
 export interface ModelInfo {
-  /** the model's key: its absolute URL, or the key it was converted or loaded under */
+  /**
+   * the model's key: its absolute URL, the key it was loaded under, or for a conversion the key it was converted
+   * under with its format before it unless q8 ('q16:' or 'f32:' + key)
+   */
   key: string;
   /** the file name shown for it */
   name: string;
@@ -76,8 +79,9 @@ export interface WorkerOps {
   tokenize: { args: { text: string }; result: { ids: number[]; labels: TokenLabel[] }; progress: never };
   loadModel: { args: { url: string }; result: ModelInfo; progress: LoadProgress };
   loadModelBytes: { args: { bytes: Uint8Array; key: string; name: string }; result: ModelInfo; progress: LoadProgress };
-  convertModel: { args: { source: CheckpointSource; key: string; name: string }; result: ModelInfo;
-    progress: LoadProgress };
+  /** dtype: the weights' format (default 'q8'); the result's key is key with the format before it unless q8 */
+  convertModel: { args: { source: CheckpointSource; key: string; name: string; dtype?: ModelConfig['dtype'] };
+    result: ModelInfo; progress: LoadProgress };
   /** text or ids; topk: how many next tokens (default 10) */
   analyze: { args: { model: string; text?: string; ids?: TokenIds; topk?: number }; result: AnalyzeResult;
     progress: LoadProgress };
@@ -150,9 +154,14 @@ export declare class EngineClient {
   prefetch(url: string | URL): void;
   /** A model URL (relative to the document) -> its info; repeated and concurrent calls share one load. */
   loadModel(url: string | URL, onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
-  /** Converts a Hugging Face checkpoint in the worker; key names it in the cache and in shared links. */
+  /**
+   * Converts a Hugging Face checkpoint in the worker to options.dtype ('q8' by default, 'q16' or 'f32'); key names
+   * the checkpoint, and the model's key (the result's key, in the cache and in shared links) is key with the format
+   * before it unless q8, as 'q16:' + key, so one checkpoint's formats never share a key.
+   */
   convertModel(source: CheckpointSource, key: string, name: string,
-    onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
+    onProgress?: ((progress: LoadProgress) => void) | null,
+    options?: { dtype?: ModelConfig['dtype'] }): CallPromise<ModelInfo>;
   /** An .arcs file's bytes (a picked or dropped file): the buffer is transferred to the worker (detached here). */
   loadModelBytes(bytes: Uint8Array, key: string, name: string,
     onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;

@@ -3,6 +3,8 @@
 //   const engine = sharedEngine();
 //   const model = await engine.loadModel(url);                 // {key, name, size, config}
 //   const r = await engine.call('analyze', {model: model.key, text});
+import { convertedKey } from './model-source.js';
+
 const WORKER = './worker.js';
 const START_SECONDS = 20; // the worker posts once its script and imports have loaded (not the wasm: that is init)
  // a variable, so bundlers treat only the literal below as the worker
@@ -103,9 +105,13 @@ export class EngineClient {
     return this.models.get(key);
   }
 
-  // A checkpoint (URLs or Files) converted in the worker; key names it in the cache and in shared links.
-  convertModel(source, key, name, onProgress) {
-    return this.track(key, this.call('convertModel', { source, key, name }, { onProgress }));
+  // A checkpoint (URLs or Files) converted in the worker to dtype ('q8', 'q16' or 'f32'); the model's key (in the cache
+  // and in shared links) is key with the format before it unless q8 (model-source.js's convertedKey).
+  convertModel(source, key, name, onProgress, { dtype = 'q8' } = {}) {
+    const call = this.call('convertModel', { source, key, name, dtype }, { onProgress });
+    let modelKey;
+    try { modelKey = convertedKey(key, dtype); } catch { return call; } // not a format: the worker says so
+    return this.track(modelKey, call);
   }
 
   // An .arcs file's bytes (from a picker or a drop); the bytes are transferred to the worker.

@@ -10,7 +10,7 @@
 // again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from './arcscope.js';
 import { spanLabels } from './token-text.js';
-import { loadModelBytes, convertToModel, cachedModel, storeModel, setStallTimeout } from './model-source.js';
+import { loadModelBytes, convertToModel, convertedKey, cachedModel, storeModel, setStallTimeout } from './model-source.js';
 import { keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
 import { viewMatrix, poolMax } from './attention-math.js';
 
@@ -70,9 +70,11 @@ export const ops = {
     return info;
   },
 
-  // Converts a Hugging Face checkpoint (URLs or Files) in the browser, caches the result, loads it.
-  async convertModel({ source, key, name }, ctx) {
-    sources.set(key, (_, c) => convert(source, key, name, c));
+  // Converts a Hugging Face checkpoint (URLs or Files) in the browser to dtype ('q8' by default, 'q16' or 'f32'),
+  // caches the result, loads it. The model's key is convertedKey(key, dtype): the result's key says the format.
+  async convertModel({ source, key, name, dtype = 'q8' }, ctx) {
+    key = convertedKey(key, dtype);
+    sources.set(key, (_, c) => convert(source, key, name, dtype, c));
     return withModel(key, ctx, `loading ${name}`, () => describe(key));
   },
 
@@ -253,10 +255,10 @@ function load(key, ctx) {
   return loading.get(key);
 }
 
-// A checkpoint converted to .arcs bytes in the engine's turns; the download streams in between them.
-async function convert(source, key, name, ctx) {
+// A checkpoint converted to .arcs bytes in dtype's format in the engine's turns; the download streams in between them.
+async function convert(source, key, name, dtype, { progress, signal }) {
   const bytes = await convertToModel((options) => withEngine(`converting ${name}`, (e, pause) =>
-    e.convertCheckpoint({ ...options, chunks: inTurns(options.chunks, pause) })), source, key, ctx);
+    e.convertCheckpoint({ ...options, chunks: inTurns(options.chunks, pause) })), source, key, { dtype, progress, signal });
   return { bytes, name };
 }
 
