@@ -11,7 +11,7 @@ const core = await createArcscopeDiagnostics({ wasmBinary: fs.readFileSync(wasm)
 const shapes = [[768, 2304], [768, 768], [768, 3072], [3072, 768], [768, 50257]];
 console.log(`kernels: ${core.kernelIsa()} (wasm, Node ${process.versions.node})`);
 console.log('| dtype | shape (in x out) | T | best ms | median ms | GOP/s | GB/s |\n|---|---|---|---|---|---|---|');
-for (const dtype of ['q8', 'f32']) {
+for (const dtype of ['q8', 'q16', 'f32']) {
   for (const [inF, outF] of shapes) {
     for (const T of [1, 64]) {
       const k = core.benchLinear(dtype, outF, inF, T, reps);
