@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <vector>
 
@@ -133,6 +134,10 @@ int main(int argc, char** argv) {
     try {
         Args args(std::vector<std::string>(argv + 2, argv + argc), it->second.flags);
         return it->second.run(args);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "error: out of memory: `arcscope " << name
+                  << "` needed more memory than the system gave it (fewer tokens, or a smaller model, need less)\n";
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
         return 1;

@@ -207,6 +207,26 @@ test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', asyn
     assert.equal(r.status, 1);
     assert.match(r.err, /non-finite logit/);
     assert.doesNotMatch(r.out, /nan/i);
+
+    // A long-context model: attention for 32,769 tokens (4.3 GB) is refused before anything is allocated, and
+    // --no-attention runs; an allocation the system refuses is "out of memory", not a bare std::bad_alloc.
+    const long = { n_layer: 1, n_head: 1, n_embd: 8, n_positions: 65536, vocab_size: 16 };
+    writeFileSync(`${dir}/config.json`, JSON.stringify(long));
+    writeFileSync(`${dir}/model.safetensors`, checkpoint(long));
+    assert.equal(cli('convert', '--in', dir, '--out', `${dir}/long.arcs`).status, 0);
+    const ids = (n) => Array.from({ length: n }, (_, i) => i % 16).join(',');
+    const tok = ['--tokenizer', `${repoRoot}/build/native/gpt2-tokenizer.bin`];
+    expectError(['run', '--model', `${dir}/long.arcs`, '--ids', ids(32769), ...tok],
+      /^error: attention capture \[1, 1, 32769, 32769\] of 4-byte values needs 4\.3 GB; `arcscope run` writes at most 4\.3 GB of attention: pass --no-attention, or fewer tokens$/);
+    const plain = cli('run', '--model', `${dir}/long.arcs`, '--ids', ids(32769), '--no-attention', '--no-logits', ...tok);
+    assert.equal(plain.status, 0, plain.err);
+    const out = JSON.parse(plain.out);
+    assert.equal(out.ids.length, 32769);
+    assert.ok(!('attention' in out) && !('logits_last' in out));
+    const limited = spawnSync('bash', ['-c', 'ulimit -v 600000; exec "$@"', 'bash', `${repoRoot}/build/native/arcscope`,
+      'run', '--model', `${dir}/long.arcs`, '--ids', ids(20000), ...tok], { encoding: 'utf8' });
+    assert.equal(limited.status, 1);
+    assert.match(limited.stderr.trim(), /^error: out of memory: `arcscope run` needed more memory than the system gave it/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
