@@ -40,3 +40,6 @@ const packed = execFileSync('npm', ['pack', folder, '--pack-destination', dist, 
 const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(packed);
 console.log(`package: dist/${filename} (${(size / 1e6).toFixed(2)} MB packed, ${(unpackedSize / 1e6).toFixed(2)} MB ` +
   `unpacked, ${entryCount} files) and dist/${name}/`);
+// arcscope is not on the npm registry yet: say how to install what was just written.
+console.log(`install it in a project: npm install <this repository>/dist/${filename}\n` +
+  `or copy dist/${name}/ into a site and load <script type="module" src=".../${name}/lib/arc-scope.js">`);

@@ -3,7 +3,9 @@
 // - the same folder copied under a sub-path of the page's own site draws arcs;
 // - a Vite build of a page that imports 'arcscope/element' from the installed package draws arcs;
 // - a folder whose wasm is missing shows the error inside the element and fires arcscope-error;
-// - docs/embedding.md's policies, snippets and theming CSS, taken from the guide itself, work as written.
+// - docs/embedding.md's policies, snippets and theming CSS, taken from the guide itself, work as written; its
+//   cross-origin policy keeps the blog's own stylesheet and src files, and a src file a policy blocks is reported
+//   naming connect-src.
 import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,10 +45,23 @@ test.beforeAll(async () => {
   // The asset host: the folder as it is, on another port (another origin), with CORS.
   assets = await serveFolder(selfHostFolder, { cors: true });
   // Pages named csp-*.html get the policy the guide documents for the library on another origin.
-  site = await serveFolder(siteDir, { headers: (path) => (/\/csp-[^/]*\.html$/.test(path) ? { 'Content-Security-Policy': crossOriginPolicy() } : {}) });
+  // blocked-*.html get it without 'self' in connect-src, as the guide once printed it.
+  const policyFor = (path) => (/\/csp-[^/]*\.html$/.test(path) ? crossOriginPolicy()
+    : /\/blocked-[^/]*\.html$/.test(path) ? crossOriginPolicy().replace("connect-src 'self' ", 'connect-src ') : null);
+  site = await serveFolder(siteDir, { headers: (path) => (policyFor(path) ? { 'Content-Security-Policy': policyFor(path) } : {}) });
   servers.push(assets.server, site.server);
   writeFileSync(join(siteDir, 'cross-origin.html'), page(`${assets.url}lib/arc-scope.js`));
   writeFileSync(join(siteDir, 'csp-cross-origin.html'), page(`${assets.url}lib/arc-scope.js`));
+  // A blog with its own stylesheet and its own precomputed attention, under the same policy.
+  writeFileSync(join(siteDir, 'blog.css'), 'h1 { color: rgb(1, 2, 3); }\n');
+  execFileSync(join(repoRoot, 'build', 'native', 'arcscope'), ['run', '--model', join(repoRoot, 'models', 'shakespeare-4l.q8.arcs'),
+    '--no-logits', '--text', 'To be, or not to be', '--out', join(siteDir, 'attention.json')]);
+  writeFileSync(join(siteDir, 'csp-own-files.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>a blog post</title><link rel="stylesheet" href="/blog.css"></head>
+<body><h1>A post</h1><arc-scope src="/attention.json"></arc-scope>
+<script type="module" src="${assets.url}lib/arc-scope.js"></script></body></html>
+`);
+  cpSync(join(siteDir, 'csp-own-files.html'), join(siteDir, 'blocked-src.html'));
   writeFileSync(join(siteDir, 'sub-path.html'), page('/blog/assets/arcscope/lib/arc-scope.js'));
   writeFileSync(join(siteDir, 'broken.html'), page('/broken/lib/arc-scope.js'));
 
@@ -101,6 +116,25 @@ test('on another origin under the Content-Security-Policy the guide gives, with 
   const { arcs } = await firstArcs(p, `${site.url}csp-cross-origin.html`);
   expect(arcs).toBeGreaterThan(0);
   expect(errors).toEqual([]);
+});
+
+test("the guide's cross-origin policy keeps the blog's own stylesheet and its own src files", async ({ page: p }) => {
+  const errors = watchConsole(p);
+  const { arcs } = await firstArcs(p, `${site.url}csp-own-files.html`);
+  expect(arcs).toBeGreaterThan(0);
+  expect(await p.evaluate(() => getComputedStyle(document.querySelector('h1')).color)).toBe('rgb(1, 2, 3)');
+  expect(errors).toEqual([]);
+});
+
+test('a src file the policy blocks: the element names connect-src', async ({ page: p }) => {
+  await p.addInitScript(() => {
+    window.arcscopeErrors = [];
+    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
+  });
+  await p.goto(`${site.url}blocked-src.html`);
+  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
+  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  expect(message).toMatch(/could not load .*attention\.json \(.*Content-Security-Policy: its connect-src must allow this URL/);
 });
 
 test("the guide's same-origin policy is the strict one the tutorial runs under", () => {

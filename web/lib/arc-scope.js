@@ -80,7 +80,8 @@ async function fetchAttention(href) {
     response = await fetch(href);
     if (response.ok) body = await response.text();
   } catch (e) { // offline, refused, cut short, or blocked by CORS or the CSP
-    throw new Error(`could not load ${href}: ${e.message}`, { cause: e });
+    throw new Error(`could not load ${href} (offline, blocked by the page's Content-Security-Policy: its connect-src ` +
+      `must allow this URL, or another origin without CORS): ${e.message}`, { cause: e });
   }
   if (!response.ok) throw new Error(`could not load ${href}: HTTP ${response.status} ${response.statusText}`.trim());
   if (/^text\/html\b/i.test(response.headers.get('content-type') ?? '')) {
