@@ -73,7 +73,7 @@ test('the repeated line: ablating layer 1 head 0 takes the metric from 11.9 to 2
   const patched = await cellValues(page, 'hm-patching');
   expect(patched.map((c) => c.value)).toEqual(ref.patching.heads);
   expect(ref.patching.heads[4]).toBeGreaterThan(0.9);
-  await expect(page.locator('#hm-patching-note')).toContainText('Patching layer 1 head 0 (taught: induction) alone recovers 98%');
+  await expect(page.locator('#hm-patching-note')).toContainText('Patching layer 1 head 0 (taught: induction) alone recovers 99%');
   // The picked head (the claim's) and the second copy's prediction without it.
   await expect(page.locator('#hm-head-title')).toHaveText('layer 1 head 0 (taught: induction)');
   const last = page.locator('#hm-knockout table tr').nth(3).locator('td').last();
