@@ -31,23 +31,34 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 GPT2Config config_from_hf_json(std::string_view text) {
     const Json j = Json::parse_object(text, "config.json");
-    auto integer = [&](std::initializer_list<const char*> keys, bool required, int fallback) {
+    auto is_integer = [](const Json& v) {
+        return v.is_number() && v.number == std::floor(v.number) && std::fabs(v.number) < 2e9;
+    };
+    // A field under any of its names (Hugging Face's GPT2Config maps num_hidden_layers to n_layer and so on); two
+    // names that disagree are refused, since which one a reader takes depends on the reader.
+    auto integer = [&](std::initializer_list<const char*> keys) {
+        const char* found = nullptr;
+        int value = 0;
         for (const char* k : keys) {
             const Json* v = j.find(k);
             if (!v) continue;
-            require(v->is_number() && v->number == std::floor(v->number) && std::fabs(v->number) < 2e9,
-                    std::string("config.json: ") + k + " must be an integer");
-            return int(v->number);
+            require(is_integer(*v), std::string("config.json: ") + k + " must be an integer");
+            if (!found) {
+                found = k, value = int(v->number);
+            } else if (int(v->number) != value) {
+                throw Error(std::string("config.json: ") + found + " " + std::to_string(value) + " and " + k + " " +
+                            std::to_string(int(v->number)) + " disagree: give one");
+            }
         }
-        require(!required, std::string("config.json: missing ") + *keys.begin());
-        return fallback;
+        require(found, std::string("config.json: missing ") + *keys.begin());
+        return value;
     };
     GPT2Config c;
-    c.n_layer = integer({"n_layer", "num_hidden_layers"}, true, 0);
-    c.n_head = integer({"n_head", "num_attention_heads"}, true, 0);
-    c.n_embd = integer({"n_embd", "hidden_size"}, true, 0);
-    c.n_ctx = integer({"n_positions", "n_ctx"}, true, 0);
-    c.n_vocab = integer({"vocab_size"}, true, 0);
+    c.n_layer = integer({"n_layer", "num_hidden_layers"});
+    c.n_head = integer({"n_head", "num_attention_heads"});
+    c.n_embd = integer({"n_embd", "hidden_size"});
+    c.n_ctx = integer({"n_positions", "n_ctx", "max_position_embeddings"});
+    c.n_vocab = integer({"vocab_size"});
     if (const Json* eps = j.find("layer_norm_epsilon")) {
         require(eps->is_number(), "config.json: layer_norm_epsilon must be a number");
         c.ln_eps = float(eps->number);
@@ -58,7 +69,7 @@ GPT2Config config_from_hf_json(std::string_view text) {
                     "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");
     }
     if (const Json* inner = j.find("n_inner"); inner && inner->kind != Json::Kind::Null)
-        require(inner->is_number() && int(inner->number) == 4 * c.n_embd,
+        require(is_integer(*inner) && int(inner->number) == 4 * c.n_embd,
                 "config.json: n_inner must be 4 * n_embd (or null)");
     c.validate();
     return c;

@@ -179,6 +179,24 @@ TEST(Convert, NamesWhatIsWrong) {
     EXPECT_NE(error_of([&] { convert_bytes(c, junk, DType::Q8); }).find("not a safetensors file"), std::string::npos);
 }
 
+// Hugging Face's aliases are read, but two names for one field must agree, and integers must be integers.
+TEST(Convert, ConfigAliasesAgreeAndIntegersAreIntegers) {
+    const std::string base = R"("n_head": 2, "n_embd": 32, "n_positions": 8, "vocab_size": 9)";
+    auto parse = [&](const std::string& extra) { return config_from_hf_json("{" + base + ", " + extra + "}"); };
+    EXPECT_EQ(parse(R"("num_hidden_layers": 3)").n_layer, 3);
+    EXPECT_EQ(parse(R"("n_layer": 3, "num_hidden_layers": 3)").n_layer, 3);
+    EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1, "num_hidden_layers": 3)"); }),
+              "config.json: n_layer 1 and num_hidden_layers 3 disagree: give one");
+    EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1, "max_position_embeddings": 16)"); }),
+              "config.json: n_positions 8 and max_position_embeddings 16 disagree: give one");
+    EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1, "hidden_size": 64)"); }),
+              "config.json: n_embd 32 and hidden_size 64 disagree: give one");
+    EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1, "n_inner": 128.7)"); }),
+              "config.json: n_inner must be 4 * n_embd (or null)");
+    EXPECT_EQ(parse(R"("n_layer": 1, "n_inner": 128)").n_embd, 32);
+    EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1.5)"); }), "config.json: n_layer must be an integer");
+}
+
 TEST(Convert, ReadsHuggingFaceConfig) {
     GPT2Config c = config_from_hf_json(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024,
         "vocab_size": 50257, "layer_norm_epsilon": 1e-05, "activation_function": "gelu_new", "n_inner": null})");
