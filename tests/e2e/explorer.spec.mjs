@@ -261,6 +261,18 @@ test('export SVG: a standalone file with every drawn arc and the tokens', async 
   expect(readFileSync(await png.path()).subarray(1, 4).toString()).toBe('PNG');
 });
 
+test('export SVG of a text with NUL, other control characters and U+FFFE is well-formed XML', async ({ page }) => {
+  await openPage(page);
+  await setText(page, 'a\u0000b\u0001c\u001Fd\uFFFEe');
+  await drawnArcs(page);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const svg = readFileSync(await download.path(), 'utf8');
+  const errors = await page.evaluate((text) =>
+    new DOMParser().parseFromString(text, 'image/svg+xml').getElementsByTagName('parsererror').length, svg);
+  expect(errors).toBe(0);
+  expect(svg).toContain('\u2400');  // NUL, shown as its Control Picture
+});
+
 test('a copied link reopens the same view', async ({ page, context }) => {
   await openPage(page);
   await setText(page, 'To be, or not to be, that is the question');

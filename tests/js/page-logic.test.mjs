@@ -9,6 +9,7 @@ import { parseHash, formatHash, defaults } from '../../web/js/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
 import { shapeText, tensorText } from '../../web/js/printout.js';
 import { PromiseCache } from '../../web/lib/promise-cache.js';
+import { xmlSafe } from '../../web/js/export.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
 function randomAttention(L, H, T, seed = 1) {
@@ -202,4 +203,18 @@ test('PromiseCache: within its bytes and its number, oldest out first, failures 
   const drop = new PromiseCache({ budget: 8, sizeOf: (v) => v.byteLength });
   await drop.get('big', () => Promise.resolve(sized(4)));
   assert.equal(drop.size, 0);
+});
+
+test('xmlSafe: what XML 1.0 forbids becomes visible, the rest stays', () => {
+  assert.equal(xmlSafe('a\u0000b\u0007c\u001Fd'), 'a\u2400b\u2407c\u241Fd');
+  assert.equal(xmlSafe('tab\tnl\ncr\r'), 'tab\tnl\ncr\r');
+  assert.equal(xmlSafe('\uFFFE\uFFFF'), '\uFFFD\uFFFD');
+  assert.equal(xmlSafe('lone \uD800 and \uDC00'), 'lone \uFFFD and \uFFFD');
+  assert.equal(xmlSafe('pair \uD83D\uDE00 ok, \u00E9, \u2028'), 'pair \uD83D\uDE00 ok, \u00E9, \u2028');
+  // Every one of the 33 forbidden code units below U+0020 and at U+FFFE/U+FFFF, each alone.
+  for (let c = 0; c < 0x10000; c++) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    const ch = String.fromCharCode(c), bad = (c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c === 0xFFFE || c === 0xFFFF;
+    assert.equal(xmlSafe(ch) !== ch, bad, `U+${c.toString(16)}`);
+  }
 });
