@@ -56,6 +56,7 @@ export function buildSvg(labels, arcs, title, { accent = '#0b63c4', ink = '#1d24
 // XML 1.0 allows no C0 control but tab, newline and return, no U+FFFE or U+FFFF and no lone surrogate; a browser's
 // serializer writes them anyway, and the file then does not parse. C0 controls become their Control Pictures
 // (U+0000 -> U+2400), the rest U+FFFD, so the file shows what the text held.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 export function xmlSafe(text) {
   return text.replace(NOT_XML, (c) => (c < '\u0020' ? String.fromCharCode(0x2400 + c.charCodeAt(0)) : '\uFFFD'));
