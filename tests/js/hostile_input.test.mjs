@@ -171,6 +171,130 @@ test('10. a model file that is not one, or empty input, says what is wrong', () 
   assertUnharmed('10 (messages)');
 });
 
+// Values that JavaScript's ToNumber (Embind's conversion of a number parameter) would read as 0, 1, 5 or 7.
+const NOT_NUMBERS = [[null, 'null'], [false, 'a boolean (false)'], [[], 'an array of length 0'],
+  [true, 'a boolean (true)'], ['5', 'the string "5"'], [[7], 'an array of length 1'],
+  [{ valueOf() { return 7; } }, 'a value of type object']];
+const escaped = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const refusal = (name, got) => new RegExp(`^${escaped(name)} must be .*, got ${escaped(got)}$`);
+
+test('11. every numeric argument is a number or a clear Error; no silent defaults', async () => {
+  const ids = e.encode('To be, or not to be');
+  const clean = 'The fox jumps over the lazy dog', corrupted = 'The cat jumps over the lazy dog';
+  const { logits } = shipped.forward(ids, { attention: false });
+  // Plain numbers: a string is refused as much as null.
+  const numeric = {
+    k: (v) => shipped.logitLens(ids, { k: v }),
+    'k (topk)': (v) => shipped.topk(logits, v),
+    position: (v) => shipped.directLogitAttribution(ids, { token: 11, position: v }),
+    window: (v) => shipped.perplexity(ids, { window: v }),
+    maxTokens: (v) => shipped.generate({ ids, maxTokens: v }),
+    temperature: (v) => shipped.generate({ ids, temperature: v }),
+    topK: (v) => shipped.generate({ ids, topK: v }),
+    topP: (v) => shipped.generate({ ids, topP: v }),
+    seed: (v) => shipped.generate({ ids, seed: v }),
+    'headScores: seed': (v) => tiny.headScores({ seed: v }),
+    'headScores: length': (v) => tiny.headScores({ length: v }),
+    totalBytes: (v) => convert(TINY, checkpoint(TINY), { totalBytes: v }),
+  };
+  // Tokens: an id or one token's text, so '5' is the token "5" (and target null means no target).
+  const tokens = {
+    'answer (ablationSweep)': (v) => shipped.ablationSweep({ input: ids, answer: v, wrong: 11 }),
+    'wrong (ablationSweep)': (v) => shipped.ablationSweep({ input: ids, answer: 11, wrong: v }),
+    'answer (patchingSweep)': (v) => shipped.patchingSweep({ clean, corrupted, answer: v, wrong: 11 }),
+    'wrong (patchingSweep)': (v) => shipped.patchingSweep({ clean, corrupted, answer: 11, wrong: v }),
+    token: (v) => shipped.directLogitAttribution(ids, { token: v }),
+    target: (v) => shipped.logitLens(ids, { target: v }),
+  };
+  let tried = 0;
+  for (const [label, call] of [...Object.entries(numeric), ...Object.entries(tokens)]) {
+    const name = label.replace(/ \(.*\)$/, '');
+    for (const [value, got] of NOT_NUMBERS) {
+      if (label in tokens && (value === '5' || (name === 'target' && value === null))) continue;
+      await assert.rejects(async () => call(value), { message: refusal(name, got) }, `${label}: ${got}`);
+      tried++;
+    }
+  }
+  // What stays valid: '5' is a token's text, and target null is no target.
+  const five = e.tokenize('5').ids[0];
+  assert.deepEqual(shipped.directLogitAttribution(ids, { token: '5' }), shipped.directLogitAttribution(ids, { token: five }));
+  assert.equal(shipped.logitLens(ids, { target: null }).target, null);
+  // A negative target was read as "no target"; now it is an Error (TransformerLens has no such convention).
+  for (const target of [-5, -1]) {
+    assert.throws(() => shipped.logitLens(ids, { target }),
+      { message: `target must be an integer in [0, 50256] (or null for none), got ${target}` });
+  }
+  console.log(`11: ${tried} values that are not numbers refused, over ${Object.keys(numeric).length} numeric ` +
+    `options and ${Object.keys(tokens).length} token options`);
+  assertUnharmed('11 (numbers)');
+});
+
+test('12. hooks: a sparse array of length 2^31 or more, and empty heads or positions, are Errors', () => {
+  const ids = [1, 5, 9, 5, 1, 95];
+  const plain = tiny.runWithHooks(ids, []).logits;
+  const zero = { hook: 'blocks.0.attn.hook_z', ablate: 'zero' };
+  for (const length of [2 ** 31, 2 ** 32 - 1, 3]) {
+    const sparse = [zero];
+    sparse.length = length;  // the engine read this length as a 32-bit int: 2^31 and up applied no hook at all
+    assert.throws(() => tiny.runWithHooks(ids, sparse),
+      { message: `hooks[1] is missing: hooks must be an array without holes, got a sparse array of length ${length}` });
+  }
+  for (const key of ['heads', 'positions']) {
+    for (const empty of [[], new Int32Array(0)]) {
+      assert.throws(() => tiny.runWithHooks(ids, [zero, { ...zero, [key]: empty }]),
+        { message: `hooks[1].${key} is empty, which selects nothing: leave ${key} out to change every ` +
+          `${key === 'heads' ? 'head' : 'position'}, or list at least one` });
+    }
+  }
+  // Left out, they mean every head and position: the same bits as listing them all.
+  assert.deepEqual(tiny.runWithHooks(ids, [zero]).logits,
+    tiny.runWithHooks(ids, [{ ...zero, heads: [0, 1], positions: [0, 1, 2, 3, 4, 5] }]).logits);
+  assert.notDeepEqual(tiny.runWithHooks(ids, [zero]).logits, plain);
+  assertUnharmed('12 (hooks)');
+});
+
+test("13. re-entrancy: inside generate's onToken, calls that run or change the model are refused", async () => {
+  const prompt = [...e.encode('To be, or not to be, that')];
+  const options = { ids: prompt, maxTokens: 8, temperature: 0.9, topK: 40, seed: 7 };
+  const undisturbed = await shipped.generate(options);
+  const calls = {
+    forward: (m) => m.forward([1, 2, 3]),
+    runWithCache: (m) => m.runWithCache([1, 2, 3], { names: ['blocks.0.hook_resid_pre'] }),
+    runWithHooks: (m) => m.runWithHooks([1, 2, 3], [{ hook: 'blocks.0.attn.hook_z', ablate: 'zero' }]),
+    patchingSweep: (m) => m.patchingSweep({ clean: [1, 2, 3], corrupted: [1, 4, 3], answer: 1, wrong: 2 }),
+    ablationSweep: (m) => m.ablationSweep({ input: [1, 2, 3], answer: 1, wrong: 2 }),
+    logitLens: (m) => m.logitLens([1, 2, 3]),
+    directLogitAttribution: (m) => m.directLogitAttribution([1, 2, 3], { token: 1 }),
+    append: (m) => m.append(5),
+    reset: (m) => m.reset(),
+    headScores: (m) => m.headScores(),
+    perplexity: (m) => m.perplexity([1, 2, 3]),
+    generate: (m) => m.generate({ ids: [1, 2], maxTokens: 2 }),
+    free: (m) => m.free(),
+  };
+  let refused = 0;
+  const lengths = [];
+  const disturbed = await shipped.generate({ ...options, onToken: async () => {
+    for (const [name, call] of Object.entries(calls)) {
+      await assert.rejects(async () => call(shipped),
+        { message: `model.${name}: the model is generating; call it after generate() returns (or return false from ` +
+          'onToken to stop the generation)' });
+      refused++;
+    }
+    lengths.push(shipped.length);  // reading the model is fine
+  } });
+  assert.deepEqual(disturbed, undisturbed, 'the refused calls changed the generated text');
+  assert.equal(disturbed.ids.length, 8);
+  assert.deepEqual(lengths, Array.from({ length: 8 }, (_, i) => prompt.length + i + 1));
+  assert.equal(refused, 8 * Object.keys(calls).length);
+  // Once generate() has returned (or thrown), the model takes calls again.
+  assert.equal(shipped.forward([1, 2, 3], { attention: false }).logits.length, 50257);
+  await assert.rejects(shipped.generate({ ids: prompt, maxTokens: 2, onToken: () => { throw new Error('stop'); } }), /stop/);
+  assert.equal(shipped.forward([1, 2, 3], { attention: false }).logits.length, 50257);
+  console.log(`13: ${refused} calls from inside onToken refused (${Object.keys(calls).length} methods x 8 tokens)`);
+  assertUnharmed('13 (re-entrancy)');
+});
+
 test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', async () => {
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');

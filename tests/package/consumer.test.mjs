@@ -43,6 +43,30 @@ test("Node: import { createEngine } from 'arcscope' tokenizes and runs the defau
   assert.equal(typeof out.next, 'string');
 });
 
+test("Node (server-side rendering): import 'arcscope/element' does not throw and exports what it does in a browser", () => {
+  // A site generator (Astro, VitePress, Next) imports the element's module in Node to render a page: no HTMLElement,
+  // no customElements, no document there.
+  writeFileSync(join(consumer, 'ssr-check.mjs'), `
+    const element = await import('arcscope/element');
+    const { ArcScopeElement, analysisCache } = element;
+    console.log(JSON.stringify({ exports: Object.keys(element).sort(), element: typeof ArcScopeElement,
+      attributes: ArcScopeElement.observedAttributes, cache: analysisCache(), defined: typeof customElements }));
+  `);
+  const run = spawnSync(process.execPath, ['ssr-check.mjs'], { cwd: consumer, encoding: 'utf8' });
+  assert.equal(run.status, 0, `importing arcscope/element in Node failed:\n${run.stderr}`);
+  const out = JSON.parse(run.stdout);
+  // The exports a browser gets: every export statement of the module the package's "exports" map names.
+  const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'arcscope', 'package.json'), 'utf8'));
+  const source = readFileSync(join(consumer, 'node_modules', 'arcscope', manifest.exports['./element'].default), 'utf8');
+  const declared = [...source.matchAll(/^export (?:class|function|const|let) (\w+)/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(out.exports, declared);
+  assert.deepEqual(declared, ['ArcScopeElement', 'analysisCache']);
+  assert.equal(out.element, 'function');
+  assert.ok(out.attributes.includes('text'));
+  assert.equal(out.cache.entries, 0);
+  assert.equal(out.defined, 'undefined');
+});
+
 test('TypeScript: a consumer file using the API and the element type-checks; wrong property types do not', () => {
   const types = join(repoRoot, 'tests', 'package', 'types');
   for (const f of readdirSync(types)) cpSync(join(types, f), join(consumer, f));

@@ -114,7 +114,11 @@ async function analysis(engine, key, text) {
   return { ...r, attention: data, source: new TensorAttention(data, r.shape) };
 }
 
-export class ArcScopeElement extends HTMLElement {
+// Outside a browser (a server-side rendering build in Node: Astro, VitePress, Next) there is no HTMLElement: the
+// module still imports, with the same exports, and defines no element (see the end of this file).
+const ElementBase = globalThis.HTMLElement ?? class {};
+
+export class ArcScopeElement extends ElementBase {
   static observedAttributes = ATTRIBUTES;
 
   result = null;
@@ -418,4 +422,4 @@ for (const name of ATTRIBUTES) {
   });
 }
 
-if (!customElements.get('arc-scope')) customElements.define('arc-scope', ArcScopeElement);
+if (globalThis.customElements && !customElements.get('arc-scope')) customElements.define('arc-scope', ArcScopeElement);

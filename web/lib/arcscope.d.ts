@@ -288,7 +288,12 @@ export interface GenerateOptions {
   seed?: number;
   /** pass each token's attention rows to onToken (default false) */
   attention?: boolean;
-  /** called after each token; returning false (or a promise of false) stops the generation */
+  /**
+   * called after each token; returning false (or a promise of false) stops the generation. Until generate() returns,
+   * the model's methods that run or change it (forward, append, reset, runWithCache, runWithHooks, the sweeps, the
+   * lens, attribution, headScores, perplexity, generate, free) throw "model.<method>: the model is generating", and
+   * the generation goes on unchanged.
+   */
   onToken?: ((token: GeneratedToken) => boolean | void | Promise<boolean | void>) | null;
 }
 
@@ -359,9 +364,9 @@ export interface RunWithCacheResult {
 /** A change to the pass at a hook point: ablation (zero, or the mean over positions), or values put in. */
 export interface HookIntervention {
   hook: HookName | string;
-  /** for attn.hook_q/k/v/z/pattern: the heads changed (default every head) */
+  /** for attn.hook_q/k/v/z/pattern: the heads changed (left out: every head; an empty list is an error) */
   heads?: readonly number[];
-  /** the positions changed (default every position) */
+  /** the positions changed (left out: every position; an empty list is an error) */
   positions?: readonly number[];
   ablate?: 'zero' | 'mean';
   /** instead of ablate: the activation to put in, row-major in the hook's full shape */
@@ -413,7 +418,11 @@ export interface AttributionResult {
   parts: { name: string; value: number }[];
 }
 
-/** A loaded GPT-2 (.arcs file) in wasm memory, with its KV cache. From engine.loadModel(). */
+/**
+ * A loaded GPT-2 (.arcs file) in wasm memory, with its KV cache. From engine.loadModel(). Every numeric argument
+ * must be a number: null, booleans, strings such as '5', arrays such as [7] and objects with valueOf are refused
+ * with an Error naming the argument, never read as numbers.
+ */
 export interface Model {
   /** the engine's Emscripten module (internal) */
   readonly core: unknown;
@@ -486,7 +495,10 @@ export interface Model {
   /** The metric with each head ablated alone at hook_z. */
   ablationSweep(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
     kind?: 'zero' | 'mean' }): AblationResult;
-  /** Each layer's residual stream (hook_resid_post) through ln_final and the unembedding. */
+  /**
+   * Each layer's residual stream (hook_resid_post) through ln_final and the unembedding. k: 1 to 100 (default 5);
+   * target: one token (id or text) whose probability to report, or null (the default) for none.
+   */
   logitLens(input: string | TokenIds, options?: { k?: number; target?: string | number | null }): LogitLensResult;
   /** The token's logit at a position split into parts that add up to it (TransformerLens's apply_ln_to_stack). */
   directLogitAttribution(input: string | TokenIds, options: { token: string | number; position?: number }):

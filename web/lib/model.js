@@ -29,6 +29,52 @@ export function engineCall(doing, fn) {
   }
 }
 
+// A value as the engine's own refusals show it ('null', 'the string "5"', 'a boolean (true)', 'an array of length 1',
+// 'a value of type object'): the words of js_description in the bindings, so a refusal reads the same whether this
+// file or the engine makes it.
+function described(v) {
+  if (typeof v === 'string') return `the string "${v.length > 40 ? `${v.slice(0, 37)}...` : v}"`;
+  if (v === null || v === undefined) return String(v);
+  if (typeof v === 'boolean') return `a boolean (${v})`;
+  if (typeof v === 'number') return `the number ${v}`;
+  if (Array.isArray(v)) return `an array of length ${v.length}`;
+  if (ArrayBuffer.isView(v) && typeof v.length === 'number') return `a ${v.constructor.name} of length ${v.length}`;
+  return `a value of type ${typeof v}`;
+}
+
+// A numeric argument as it is, or an Error naming it and what it got. The bindings take most numbers as C++
+// doubles, and Embind converts those with JavaScript's ToNumber: null, false and [] would arrive as 0, true as 1,
+// '5' and [7] as 5 and 7, and an object's valueOf() would be called. The engine then checks the range (an integer
+// in [lo, hi]) in its own words, as it does for append() and attentionPattern(), which take the value unconverted.
+export function numberArg(value, what, expected = 'a number') {
+  if (typeof value !== 'number') throw new Error(`${what} must be ${expected}, got ${described(value)}`);
+  return value;
+}
+
+// A hooks array as the engine must read it, checked before it goes in. The engine reads an array's length as a 32-bit
+// integer, so a sparse array of length 2^31 or more would apply no hook at all: any hole is refused, which covers
+// every such array (none that long can be dense). An empty heads or positions list is refused too: to the engine it
+// would mean every head or position; leaving the list out is the way to say that. The rest (each hook's name, its
+// lists' numbers, ablate or values) the engine checks and names.
+function checkHooks(hooks) {
+  if (!Array.isArray(hooks)) return;
+  for (let i = 0; i < hooks.length; i++) {
+    if (!(i in hooks)) {
+      throw new Error(`hooks[${i}] is missing: hooks must be an array without holes, got a sparse array of length ` +
+        `${hooks.length}`);
+    }
+    const spec = hooks[i];
+    if (spec === null || typeof spec !== 'object') continue;
+    for (const [key, all] of [['heads', 'every head'], ['positions', 'every position']]) {
+      const list = spec[key];
+      if ((Array.isArray(list) || ArrayBuffer.isView(list)) && list.length === 0) {
+        throw new Error(`hooks[${i}].${key} is empty, which selects nothing: leave ${key} out to change ${all}, or ` +
+          'list at least one');
+      }
+    }
+  }
+}
+
 export class Model {
   // Use loadModel(); `handle` is the core's Model, `tokenizer` the engine's (tokenize, tokenText).
   constructor(core, handle, tokenizer) {
@@ -42,8 +88,19 @@ export class Model {
     registry?.register(this, handle, this);
   }
 
+  #generating = false;  // a generate() is under way: its KV cache and sampler must not be touched until it returns
+
   get live() { return !this.handle.isDeleted(); }
   #check() { if (this.handle.isDeleted()) throw new Error('this model has been freed'); }
+  // Before a method that runs the model or changes it (its KV cache, the generation under way, its memory): inside
+  // generate()'s onToken such a call would change the generated text, so it is refused and the generation goes on.
+  #idle(method) {
+    this.#check();
+    if (this.#generating) {
+      throw new Error(`model.${method}: the model is generating; call it after generate() returns (or return false ` +
+        'from onToken to stop the generation)');
+    }
+  }
 
   // text -> {ids, tokens} with GPT-2's tokenizer (the one that travels beside the model)
   tokenize(text) {
@@ -55,7 +112,7 @@ export class Model {
   //         attentionShape: [n_layer, n_head, T, T]|null}. rows = 1 (last position) unless allLogits.
   // Restarts the KV cache with these ids, so append() continues after them.
   forward(ids, { attention = true, allLogits = false } = {}) {
-    this.#check();
+    this.#idle('forward');
     return engineCall(`running the model on ${ids?.length} tokens`,
       () => this.handle.forward(ids, !!attention, !!allLogits));
   }
@@ -73,7 +130,7 @@ export class Model {
   // hook_pattern [H, T, T], hook_q/k/v/z [T, H, d_head], resid/attn_out/mlp_out/ln_final [T, C], mlp.hook_post
   // [T, 4C]. Only the names asked for cost anything. Restarts the KV cache.
   runWithCache(ids, { names = null, allLogits = true } = {}) {
-    this.#check();
+    this.#idle('runWithCache');
     const wanted = names === null ? this.hookNames
       : typeof names === 'function' ? this.hookNames.filter((n) => names(n)) : names;
     const r = engineCall(`running the model on ${ids?.length} tokens`,
@@ -109,7 +166,8 @@ export class Model {
   // ablate: 'zero' | 'mean'}, or {..., values} (the activation to put in, in the hook's full shape)]; mean ablation
   // takes each column's mean over the positions of a clean run of the same ids. -> {logits, logitsShape} as forward's.
   runWithHooks(ids, hooks, { allLogits = false } = {}) {
-    this.#check();
+    this.#idle('runWithHooks');
+    checkHooks(hooks);
     return engineCall(`running the model with hooks on ${ids?.length} tokens`,
       () => this.core.runWithHooks(this.handle, ids, hooks, !!allLogits));
   }
@@ -118,26 +176,32 @@ export class Model {
   // logit(answer) - logit(wrong) at the last position (answer, wrong: one token each, as text or id).
   // -> {clean, corrupted, firstDifference, heads: {data (L * H), shape}, resid: {data (L * T), shape}}, each effect
   // normalised so that the clean prompt scores 1 and the corrupted 0.
-  patchingSweep({ clean, corrupted, answer, wrong }) {
-    this.#check();
+  patchingSweep({ clean, corrupted, answer, wrong } = {}) {
+    this.#idle('patchingSweep');
     return engineCall('patching activations', () => this.core.patchingSweep(this.handle, this.#ids(clean),
       this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')));
   }
 
   // The metric with each head ablated alone at hook_z ('zero', or 'mean' over the positions). -> {baseline,
   // heads: {data (L * H), shape}}
-  ablationSweep({ input, answer, wrong, kind = 'zero' }) {
-    this.#check();
+  ablationSweep({ input, answer, wrong, kind = 'zero' } = {}) {
+    this.#idle('ablationSweep');
     return engineCall('ablating heads', () => this.core.ablationSweep(this.handle, this.#ids(input),
       this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind));
   }
 
   // Each layer's residual stream through ln_final and the unembedding. -> {shape: [L, T, k], topIds, topProbs
-  // (flat in that shape), top: [l][t] = [{id, token, prob}], target: Float32Array (L * T) | null}
+  // (flat in that shape), top: [l][t] = [{id, token, prob}], target: Float32Array (L * T) | null}. k: 1 to 100;
+  // target: a token (id or text), or null for none (the engine reads a negative id as none, so one is refused here).
   logitLens(input, { k = 5, target = null } = {}) {
-    this.#check();
+    this.#idle('logitLens');
+    numberArg(k, 'k');
+    const targetId = target === null ? -1 : this.#token(target, 'target');
+    if (target !== null && targetId < 0) {
+      throw new Error(`target must be an integer in [0, ${this.config.n_vocab - 1}] (or null for none), got ${target}`);
+    }
     const r = engineCall('reading the logit lens', () => this.core.logitLens(this.handle, this.#ids(input), k,
-      target === null ? -1 : this.#token(target, 'target')));
+      targetId));
     const [L, T, K] = r.shape;
     r.top = Array.from({ length: L }, (_, l) => Array.from({ length: T }, (_, t) => Array.from({ length: K }, (_, i) => {
       const at = (l * T + t) * K + i;
@@ -149,8 +213,9 @@ export class Model {
   // The token's logit at the position (default: the last) split into the embedding's, each head's, each attention
   // bias's, each MLP's and ln_final's bias's share, as TransformerLens's apply_ln_to_stack reads them.
   // -> {logit, parts: [{name, value}]}; the values add up to the logit.
-  directLogitAttribution(input, { token, position = -1 }) {
-    this.#check();
+  directLogitAttribution(input, { token, position = -1 } = {}) {
+    this.#idle('directLogitAttribution');
+    numberArg(position, 'position');
     return engineCall('attributing the logit', () => this.core.directLogitAttribution(this.handle, this.#ids(input),
       this.#token(token, 'token'), position));
   }
@@ -158,9 +223,9 @@ export class Model {
   // A text's ids (GPT-2's tokenizer, no <|endoftext|>), or ids as they are.
   #ids(input) { return typeof input === 'string' ? this.tokenize(input).ids : input; }
 
-  // One token, as text (' Mary') or id.
+  // One token, as text (' Mary') or id (the engine checks it is in the vocabulary).
   #token(value, what) {
-    if (typeof value !== 'string') return value;
+    if (typeof value !== 'string') return numberArg(value, what, "a token id or one token's text");
     if (!this.tokenizer) throw new Error('no tokenizer: load the model through engine.loadModel()');
     return this.tokenizer.singleToken(value, what);
   }
@@ -169,15 +234,16 @@ export class Model {
   // One more token through the KV cache: {logits (n_vocab), attention: one row per layer and head
   // (n_layer * n_head * length), attentionShape: [n_layer, n_head, length]}.
   append(id, { attention = true } = {}) {
-    this.#check();
+    this.#idle('append');
     return engineCall('appending a token', () => this.handle.append(id, !!attention));
   }
 
-  reset() { this.#check(); this.handle.reset(); }
+  reset() { this.#idle('reset'); this.handle.reset(); }
   get length() { this.#check(); return this.handle.length(); }
 
   // logits (n_vocab, or the last row of a forward result) -> [{id, token, prob}], most likely first
   topk(logits, k = 10) {
+    numberArg(k, 'k');
     const n = this.config.n_vocab;
     const last = logits.length > n ? logits.subarray(logits.length - n) : logits;
     return this.core.topK(last, k).map(({ id, prob }) => ({ id, token: this.#tokenText(id), prob }));
@@ -189,22 +255,27 @@ export class Model {
   // -> {ids: the new ids, text, stop: 'max_tokens' | 'end_of_text' | 'context_full' | 'callback'}
   async generate({ ids, maxTokens = 20, temperature = 1, topK = 0, topP = 1, seed = 0, attention = false,
     onToken = null } = {}) {
-    this.#check();
-    if (!Number.isInteger(maxTokens) || maxTokens < 0) throw new Error(`maxTokens must be an integer >= 0`);
+    this.#idle('generate');
+    for (const [what, value] of Object.entries({ maxTokens, temperature, topK, topP, seed })) numberArg(value, what);
     engineCall(`running the model on ${ids?.length} tokens`,
       () => this.handle.startGeneration(ids, maxTokens, temperature, topK, topP, seed));
     const made = [];
-    for (;;) {
-      // One step of the engine's generation loop (sampling.h): sample, then feed the token through the KV cache,
-      // so its attention row is ready for onToken and its logits for the next step.
-      const step = engineCall('generating a token', () => this.handle.generationStep(!!attention));
-      if (step.id === null) return this.#generated(made, step.stop);
-      made.push(step.id);
-      if (onToken) {
-        const keep = await onToken({ id: step.id, token: this.#tokenText(step.id), index: made.length - 1,
-          attention: step.attention, attentionShape: step.attentionShape });
-        if (keep === false) return this.#generated(made, 'callback');
+    this.#generating = true;
+    try {
+      for (;;) {
+        // One step of the engine's generation loop (sampling.h): sample, then feed the token through the KV cache,
+        // so its attention row is ready for onToken and its logits for the next step.
+        const step = engineCall('generating a token', () => this.handle.generationStep(!!attention));
+        if (step.id === null) return this.#generated(made, step.stop);
+        made.push(step.id);
+        if (onToken) {
+          const keep = await onToken({ id: step.id, token: this.#tokenText(step.id), index: made.length - 1,
+            attention: step.attention, attentionShape: step.attentionShape });
+          if (keep === false) return this.#generated(made, 'callback');
+        }
       }
+    } finally {
+      this.#generating = false;
     }
   }
 
@@ -217,7 +288,9 @@ export class Model {
   // id but end-of-text): -> {previousToken, firstToken, induction: Float32Array (n_layer * n_head), shape: [L, H],
   // length}. Index [l * H + h]. Restarts the KV cache.
   headScores({ seed = 0, length = 0, candidates = null } = {}) {
-    this.#check();
+    this.#idle('headScores');
+    numberArg(seed, 'headScores: seed');
+    numberArg(length, 'headScores: length');
     if (!Number.isInteger(seed) || seed < 0) throw new Error(`headScores: seed must be an integer >= 0, got ${seed}`);
     if (!Number.isInteger(length)) throw new Error(`headScores: length must be an integer, got ${length}`);
     return engineCall('scoring the heads', () => this.core.headScores(this.handle,
@@ -226,13 +299,15 @@ export class Model {
 
   // ids -> {nll (nats per predicted token), perplexity, predicted}, scored in windows of n_ctx (or `window`).
   perplexity(ids, { window = 0 } = {}) {
-    this.#check();
+    this.#idle('perplexity');
+    numberArg(window, 'window');
     return engineCall(`measuring perplexity over ${ids?.length} tokens`,
       () => this.core.perplexity(this.handle, ids, window));
   }
   // -- end head analysis --
 
   free() {
+    if (this.#generating) this.#idle('free');
     if (!this.handle.isDeleted()) this.handle.delete();
     registry?.unregister(this);
   }
@@ -296,7 +371,8 @@ async function* asChunks(source) {
 export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', totalBytes, onProgress = null } = {}) {
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
-  totalBytes ??= knownLength(chunks);
+  if (totalBytes === undefined) totalBytes = knownLength(chunks);
+  else numberArg(totalBytes, 'totalBytes', 'a number (the length of model.safetensors in bytes)');
   if (totalBytes === undefined) {
     throw new Error('convertCheckpoint needs totalBytes, the length of model.safetensors, to check the checkpoint ' +
       'before converting it');
