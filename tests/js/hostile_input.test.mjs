@@ -295,6 +295,25 @@ test("13. re-entrancy: inside generate's onToken, calls that run or change the m
   assertUnharmed('13 (re-entrancy)');
 });
 
+test('14. convertCheckpoint: chunks that are not bytes are refused, not written as zero bytes', async () => {
+  const st = checkpoint(TINY), totalBytes = st.length;
+  const cases = [
+    [[5], /chunk 0 of model\.safetensors is the number 5: chunks must be Uint8Array or ArrayBuffer/],
+    [[st.subarray(0, 8), 'abc'], /chunk 1 of model\.safetensors is the string "abc"/],
+    [[null], /chunk 0 of model\.safetensors is null/],
+    [[{ length: 4 }], /chunk 0 of model\.safetensors is a value of type object/],
+    ['abc', /chunks is the string "abc": give model\.safetensors as/],
+    [7, /chunks is the number 7/],
+    [(async function* () { yield st.subarray(0, 100); yield 42; })(), /chunk 1 of model\.safetensors is the number 42/],
+    [new ReadableStream({ start(c) { c.enqueue(true); c.close(); } }), /chunk 0 of model\.safetensors is a boolean \(true\)/],
+  ];
+  for (const [chunks, pattern] of cases) await assert.rejects(convert(TINY, chunks, { totalBytes }), pattern);
+  // Any other view of the bytes is read as bytes.
+  const asView = await convert(TINY, [new DataView(st.buffer, st.byteOffset, st.byteLength)]);
+  assert.deepEqual(asView, tinyBytes);
+  assertUnharmed('14 (chunks)');
+});
+
 test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', async () => {
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');

@@ -345,18 +345,33 @@ function knownLength(chunks) {
   return undefined;
 }  // chunks go into wasm a megabyte at a time, whatever size the stream hands out
 
+// One chunk as bytes, or an Error: a number or a string would otherwise become that many zero bytes.
+function chunkBytes(chunk, i) {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new Error(`chunk ${i} of model.safetensors is ${described(chunk)}: chunks must be Uint8Array or ArrayBuffer`);
+}
+
 async function* asChunks(source) {
-  if (source instanceof Uint8Array) { yield source; return; }
-  if (source instanceof ArrayBuffer) { yield new Uint8Array(source); return; }
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+    yield chunkBytes(source, 0);
+    return;
+  }
+  let i = 0;
   if (source && typeof source.getReader === 'function' && !source[Symbol.asyncIterator]) {  // a ReadableStream
     const reader = source.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      yield value;
+      yield chunkBytes(value, i++);
     }
   }
-  for await (const chunk of source) yield chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
+  if (typeof source === 'string' || !(source?.[Symbol.asyncIterator] || source?.[Symbol.iterator])) {
+    throw new Error(`chunks is ${described(source)}: give model.safetensors as a Uint8Array, an ArrayBuffer, an array ` +
+      'or async iterable of them, or a ReadableStream');
+  }
+  for await (const chunk of source) yield chunkBytes(chunk, i++);
 }
 
 // Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
