@@ -218,3 +218,16 @@ test('xmlSafe: what XML 1.0 forbids becomes visible, the rest stays', () => {
     assert.equal(xmlSafe(ch) !== ch, bad, `U+${c.toString(16)}`);
   }
 });
+
+test("parseAttention: BigInts and objects that refer to themselves get the element's wording, not JSON.stringify's", async () => {
+  const { parseAttention } = await import('../../web/lib/attention-data.js');
+  const message = (data) => { try { parseAttention(data, 'data'); } catch (e) { return e.message; } return null; };
+  assert.equal(message({ tokens: [1n], attention: [] }), 'data: tokens[0] is the BigInt 1n, not a string');
+  const loop = {};
+  loop.self = loop;
+  assert.match(message({ tokens: ['a'], attention: loop }),
+    /^data: "attention" is a value JSON cannot hold \(it refers to itself, or holds a BigInt\)/);
+  assert.match(message({ tokens: ['a'], attention: [[[[1]]]], shape: [1n, 1, 1, 1] }),
+    /^data: "shape" is a value JSON cannot hold \(it refers to itself, or holds a BigInt\) but "attention" is \[1,1,1,1\]$/);
+  assert.match(message({ tokens: ['a'], attention: [[[[2n]]]] }), /the BigInt 2n: weights must be finite numbers/);
+});

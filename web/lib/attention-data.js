@@ -38,7 +38,7 @@ function parse(data) {
   if (attention === undefined) throw new Error('"attention" is missing: give [layer][head][query][key] arrays');
   const read = Array.isArray(attention) && Array.isArray(attention[0]) ? nested(attention) : flat(attention, shape);
   if (shape !== null && !sameShape(shape, read.shape)) {
-    throw new Error(`"shape" is ${JSON.stringify(shape)} but "attention" is ${JSON.stringify(read.shape)}`);
+    throw new Error(`"shape" is ${describe(shape)} but "attention" is ${describe(read.shape)}`);
   }
   const [, , rows, keys] = read.shape;
   if (rows !== T || keys !== T) {
@@ -84,7 +84,7 @@ function flat(attention, shape) {
   }
   if (shape === null) throw new Error('"attention" is a flat list of numbers, so "shape": [L, H, T, T] is needed');
   if (!Array.isArray(shape) || shape.length !== 4 || !shape.every((s) => Number.isInteger(s) && s > 0)) {
-    throw new Error(`"shape" must be four positive integers [L, H, T, T], not ${JSON.stringify(shape)}`);
+    throw new Error(`"shape" must be four positive integers [L, H, T, T], not ${describe(shape)}`);
   }
   const [, H, T] = shape;
   const size = shape.reduce((n, d) => n * d, 1);
@@ -110,9 +110,16 @@ function weight(v, where) {
 const sameShape = (a, b) => Array.isArray(a) && a.length === b.length && a.every((d, i) => d === b[i]);
 
 // A value as it would be written in the JSON, shortened.
+// Never throws: a BigInt, or an object that refers to itself, is named instead of stringified.
 function describe(v) {
   if (typeof v === 'number') return String(v);
+  if (typeof v === 'bigint') return `the BigInt ${v}n`;
   if (v === undefined) return 'missing';
-  const text = ArrayBuffer.isView(v) ? `a ${v.constructor.name}` : JSON.stringify(v) ?? String(v);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  let text;
+  try {
+    text = ArrayBuffer.isView(v) ? `a ${v.constructor.name}` : JSON.stringify(v) ?? String(v);
+  } catch {
+    text = 'a value JSON cannot hold (it refers to itself, or holds a BigInt)';
+  }
+  return text.length > 40 && !text.startsWith('a value JSON') ? `${text.slice(0, 37)}...` : text;
 }
