@@ -305,6 +305,16 @@ test('a link with settings that are not valid says which, and opens with their d
   expect((await drawnArcs(page)).length).toBeGreaterThan(0);
 });
 
+test('a link whose layer, head or token the model or text lacks says so, and opens with the defaults', async ({ page }) => {
+  await openPage(page, '#layer=99&head=7&token=99999');
+  await expect(page.locator('#link-notice')).toBeVisible();
+  await expect(page.locator('#link-notice')).toHaveText(new RegExp("^This link's layer 99 is past .*'s 4 layers " +
+    '\\(0 to 3\\); head 7 is past .*\'s 4 heads \\(0 to 3\\); token 99999 is past the text\'s \\d+ tokens \\(0 to \\d+\\)\\. ' +
+    'The default is used instead\\.$'));
+  expect(await page.inputValue('#layer')).toBe('3');
+  expect((await drawnArcs(page)).length).toBeGreaterThan(0);
+});
+
 test('a click pins a token\'s arcs and the top-5 table follows it; a second click unpins', async ({ page }) => {
   await openPage(page);
   const token = page.locator('#view .tokens.from [data-token-index="4"]');

@@ -18,10 +18,12 @@ const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
 
 export class Explorer {
-  constructor(engine, state, onChange) {
+  constructor(engine, state, onChange, onLinkFallback = () => {}) {
     this.engine = engine;
     this.state = state;
     this.onChange = onChange;      // called after any state change (main.js writes the hash)
+    this.onLinkFallback = onLinkFallback; // a link's setting this model or text does not have: (message) for the notice
+    this.linkToken = state.token;  // a link's token, checked against the first text drawn
     this.model = null;             // {key, name, config}
     this.result = null;            // the text drawn: {ids, labels, shape, next}
     this.source = null;            // its attention (attention-source.js)
@@ -112,7 +114,16 @@ export class Explorer {
     const { n_layer: L, n_head: H } = info.config;
     const s = this.state;
     if (!keepView) Object.assign(s, { layer: null, head: null, token: null });
-    Object.assign(s, this.validView());
+    const view = this.validView();
+    if (keepView) {
+      if (typeof s.layer === 'number' && s.layer !== view.layer) {
+        this.onLinkFallback(`layer ${s.layer} is past ${info.name}'s ${L} layers (0 to ${L - 1})`);
+      }
+      if (typeof s.head === 'number' && s.head !== view.head) {
+        this.onLinkFallback(`head ${s.head} is past ${info.name}'s ${H} heads (0 to ${H - 1})`);
+      }
+    }
+    Object.assign(s, view);
     fillSelect($('layer'), L, [['mean', 'mean of layers'], ['max', 'max of layers']], 'layer');
     fillSelect($('head'), H, [['all', 'all heads'], ['mean', 'mean of heads'], ['max', 'max of heads']], 'head');
     this.thumbs.build(L, H);
@@ -231,7 +242,14 @@ export class Explorer {
   // drawn once its view's matrices arrive (by this call, or by a control changed meanwhile), then its thumbnails
   // follow in the background. current() says whether it is still the text wanted by then.
   async setResult(r, current = () => true, source = new EngineAttention(this.engine, this.model.key, r.ids, r.shape)) {
-    if (this.state.token !== null && this.state.token >= r.labels.length) this.state.token = null;
+    if (this.state.token !== null && this.state.token >= r.labels.length) {
+      if (this.state.token === this.linkToken) {
+        this.onLinkFallback(`token ${this.state.token} is past the text's ${r.labels.length} tokens (0 to ` +
+          `${r.labels.length - 1})`);
+      }
+      this.state.token = null;
+    }
+    this.linkToken = null;
     this.latest?.settle?.(false);
     const latest = this.latest = { result: r, source };
     const shown = new Promise((ok, fail) => Object.assign(latest, { settle: ok, fail }));

@@ -13,11 +13,17 @@ import { isCached, formatBytes, parseConvertedKey } from '../lib/model-source.js
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
 
-// A link's settings that are not valid keep their defaults, and the page says which (never silently).
+// A link's settings that are not valid keep their defaults, and the page says which (never silently): those the hash
+// alone shows, and those only the model or the text can (a layer past the model's, a token past the text's).
+let linkErrors = [];
+function showLinkNotice() {
+  $('link-notice').hidden = !linkErrors.length;
+  $('link-notice').textContent = linkErrors.length ? `This link's ${linkErrors.join('; ')}. The default is used instead.` : '';
+}
 function readHash() {
   const { state: next, errors } = parseHash(location.hash);
-  $('link-notice').hidden = !errors.length;
-  $('link-notice').textContent = errors.length ? `This link's ${errors.join('; ')}. The default is used instead.` : '';
+  linkErrors = errors;
+  showLinkNotice();
   return next;
 }
 const state = isStateHash(location.hash) ? readHash() : defaults();
@@ -27,7 +33,7 @@ const writeHash = (s) => {
   writtenHash = formatHash(s) + (heads?.hashPart() ?? '');
   if (location.hash !== writtenHash) history.replaceState(null, '', writtenHash);
 };
-const explorer = new Explorer(engine, state, writeHash);
+const explorer = new Explorer(engine, state, writeHash, (error) => { linkErrors.push(error); showLinkNotice(); });
 heads = new HeadsMatter(engine, { onChange: () => writeHash(state), openLoader: () => $('open-loader').click() });
 
 function status(text, kind) {
