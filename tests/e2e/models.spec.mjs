@@ -75,6 +75,10 @@ test('an .arcs file and a checkpoint load from the file picker', async ({ page }
   await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
   await expectTinyModel(page);
   expect(page.url()).toContain('local%3Amodel.safetensors');
+  // A revisit opens the picked file's conversion from the cache, named by the file, not by its cache key.
+  await page.reload();
+  await expectTinyModel(page);
+  await expect(page.locator('#model-status')).toContainText(/^model\.safetensors: /);
 });
 
 test('failures show a clear message and keep the current model', async ({ page, baseURL }) => {

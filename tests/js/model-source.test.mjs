@@ -57,7 +57,9 @@ test('a model whose URL holds a "%" that is not an escape downloads and keeps it
   assert.equal(name, '100%ZZ.arcs');
   assert.equal(nameOf('https://example.com/models/a%20b.arcs?v=1#x'), 'a b.arcs');
   assert.equal(nameOf('https://example.com/%E0%A4%A.arcs'), '%E0%A4%A.arcs');
-  assert.equal(nameOf('local:my.arcs:123'), 'local:my.arcs:123');
+  assert.equal(nameOf('local:my.arcs:123'), 'my.arcs');  // a picked file: its name, not the cache's key
+  assert.equal(nameOf('q16:local:model.safetensors:548106328'), 'model.safetensors');
+  assert.equal(nameOf('local:a:b:7'), 'a:b');
   assert.equal(nameOf('https://example.com/'), 'https://example.com/');
   assert.deepEqual([0, 65536, 8192384, 2 ** 31, NaN].map(formatBytes), ['0 kB', '66 kB', '8.2 MB', '2.15 GB', '?']);
 });

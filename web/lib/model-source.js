@@ -217,7 +217,10 @@ export async function convertToModel(convert, source, key, { dtype = 'q8', progr
 }
 
 // The file name shown for a model URL. Never throws: a "%" that is not an escape (as in "100%ZZ.arcs") stays as written.
+// A file picked from disk (local:NAME:SIZE, perhaps after a format: convertedKey) is shown by its NAME, never the key.
 export function nameOf(url) {
+  const local = /^local:(.*):\d+$/.exec(parseConvertedKey(String(url)).key);
+  if (local) return local[1] || String(url);
   const path = String(url).split(/[?#]/)[0];
   const last = path.slice(path.lastIndexOf('/') + 1);
   let name = last;

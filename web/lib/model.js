@@ -212,7 +212,7 @@ export class Model {
 
   // The token's logit at the position (default: the last) split into the embedding's, each head's, each attention
   // bias's, each MLP's and ln_final's bias's share, as TransformerLens's apply_ln_to_stack reads them.
-  // -> {logit, parts: [{name, value}]}; the values add up to the logit.
+  // -> {logit, parts: [{name, value}]}; the values add up to the logit (in q8 and q16 to within their rounding).
   directLogitAttribution(input, { token, position = -1 } = {}) {
     this.#idle('directLogitAttribution');
     numberArg(position, 'position');
