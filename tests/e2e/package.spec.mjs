@@ -47,7 +47,8 @@ test.beforeAll(async () => {
   // Pages named csp-*.html get the policy the guide documents for the library on another origin.
   // blocked-*.html get it without 'self' in connect-src, as the guide once printed it.
   const policyFor = (path) => (/\/csp-[^/]*\.html$/.test(path) ? crossOriginPolicy()
-    : /\/blocked-[^/]*\.html$/.test(path) ? crossOriginPolicy().replace("connect-src 'self' ", 'connect-src ') : null);
+    : /\/blocked-[^/]*\.html$/.test(path) ? crossOriginPolicy().replace("connect-src 'self' ", 'connect-src ')
+    : /\/nowasm-[^/]*\.html$/.test(path) ? crossOriginPolicy().replace(" 'wasm-unsafe-eval'", '') : null);
   site = await serveFolder(siteDir, { headers: (path) => (policyFor(path) ? { 'Content-Security-Policy': policyFor(path) } : {}) });
   servers.push(assets.server, site.server);
   writeFileSync(join(siteDir, 'cross-origin.html'), page(`${assets.url}lib/arc-scope.js`));
@@ -62,6 +63,7 @@ test.beforeAll(async () => {
 <script type="module" src="${assets.url}lib/arc-scope.js"></script></body></html>
 `);
   cpSync(join(siteDir, 'csp-own-files.html'), join(siteDir, 'blocked-src.html'));
+  writeFileSync(join(siteDir, 'nowasm-post.html'), page(`${assets.url}lib/arc-scope.js`));
   writeFileSync(join(siteDir, 'sub-path.html'), page('/blog/assets/arcscope/lib/arc-scope.js'));
   writeFileSync(join(siteDir, 'broken.html'), page('/broken/lib/arc-scope.js'));
 
@@ -135,6 +137,18 @@ test('a src file the policy blocks: the element names connect-src', async ({ pag
   await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
   const message = await p.evaluate(() => window.arcscopeErrors[0]);
   expect(message).toMatch(/could not load .*attention\.json \(.*Content-Security-Policy: its connect-src must allow this URL/);
+});
+
+test("a policy without 'wasm-unsafe-eval': the element names that source, not 'unsafe-eval'", async ({ page: p }) => {
+  await p.addInitScript(() => {
+    window.arcscopeErrors = [];
+    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
+  });
+  await p.goto(`${site.url}nowasm-post.html`);
+  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
+  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  expect(message).toContain("the page's Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' " +
+    "to its script-src (not 'unsafe-eval', which also allows eval)");
 });
 
 test("the guide's same-origin policy is the strict one the tutorial runs under", () => {

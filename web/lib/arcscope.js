@@ -61,6 +61,14 @@ function maskData(mask) {
 // Emscripten module options. Browsers compile the module while it downloads (instantiateStreaming); Node gets the
 // bytes. We fetch it ourselves so that a missing or wrong file is an error naming its URL and status, not a compile
 // error about the bytes of a 404 page. failed(error) reports a compile error (Emscripten would wait forever).
+// Chromium refuses wasm under a policy with a message that names 'unsafe-eval', which would allow far more than the
+// engine needs: name the source that allows WebAssembly alone.
+function explainCompileError(e) {
+  if (!/unsafe-eval/.test(e?.message ?? '')) return e;
+  return new Error("the page's Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' to its " +
+    `script-src (not 'unsafe-eval', which also allows eval) (${e.message})`, { cause: e });
+}
+
 async function coreOptions({ wasmBinary, wasmUrl }, failed) {
   if (wasmBinary) return { wasmBinary };
   if (isNode) return { wasmBinary: await readBytes(wasmUrl) };
@@ -78,7 +86,7 @@ async function coreOptions({ wasmBinary, wasmUrl }, failed) {
     instantiateWasm(imports, done) {
       const compiled = streaming ? WebAssembly.instantiateStreaming(response, imports)
         : response.arrayBuffer().then((bytes) => WebAssembly.instantiate(bytes, imports));
-      compiled.then((r) => done(r.instance, r.module), (e) => failed(e));
+      compiled.then((r) => done(r.instance, r.module), (e) => failed(explainCompileError(e)));
       return {};
     },
   };
