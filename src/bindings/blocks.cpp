@@ -106,13 +106,14 @@ val block_forward(const Layer& self, val data, val shape, val mask) {
 }
 
 template <class Layer>
-val get_weight(const Layer& self, std::string name) {
-    return guarded("reading a weight", [&] { return matrix_value(self.weight(name)); });
+val get_weight(const Layer& self, val name) {
+    return guarded("reading a weight", [&] { return matrix_value(self.weight(js_string(name, "the weight's name"))); });
 }
 
 template <class Layer>
-void set_weight(Layer& self, std::string name, val data) {
+void set_weight(Layer& self, val given_name, val data) {
     guarded("setting a weight", [&] {
+        const std::string name = js_string(given_name, "the weight's name");
         const Matrix& current = self.weight(name);
         self.set_weight(name, matrix_from(data, int(current.rows()), int(current.cols())));
     });

@@ -21,7 +21,7 @@ val check(double seed) {
     return guarded("checking the kernels", [&] {
         arcscope::KernelCheck c = arcscope::check_kernels(uint64_t(seed));
         val o = val::object();
-        o.set("isa", std::string(arcscope::kernel_isa()));
+        o.set("isa", val(arcscope::kernel_isa()));
         o.set("cases", c.cases);
         o.set("q8MaxDiff", c.q8_max_diff);
         o.set("q8PortableMaxDiff", c.q8_portable_max_diff);

@@ -18,18 +18,18 @@ std::vector<int> int_list(const val& v, const std::string& what) {
 // One JavaScript hook: {hook: name, heads?: [...], positions?: [...], ablate?: 'zero' | 'mean', values?: numbers}.
 Intervention intervention_of(const val& spec, const GPT2Config& c, size_t i) {
     const std::string at = "hooks[" + std::to_string(i) + "]";
-    require(spec.typeOf().as<std::string>() == "object" && !spec.isNull(),
+    require(js_string(spec.typeOf()) == "object" && !spec.isNull(),
             at + " must be an object such as {hook: 'blocks.0.attn.hook_z', heads: [0], ablate: 'zero'}");
     const val name = spec["hook"];
     require(name.isString(), at + ".hook must be a hook name, got " + js_description(name));
     Intervention iv;
-    iv.hook = parse_hook_name(name.as<std::string>(), c);
+    iv.hook = parse_hook_name(js_string(name), c);
     iv.heads = int_list(spec["heads"], at + ".heads");
     iv.positions = int_list(spec["positions"], at + ".positions");
     const val ablate = spec["ablate"], values = spec["values"];
     require(ablate.isUndefined() != values.isUndefined(), at + ": give either ablate ('zero' or 'mean') or values");
     if (!ablate.isUndefined()) {
-        const std::string kind = ablate.isString() ? ablate.as<std::string>() : "";
+        const std::string kind = ablate.isString() ? js_string(ablate) : "";
         require(kind == "zero" || kind == "mean",
                 at + ".ablate must be 'zero' or 'mean', got " + js_description(ablate));
         iv.kind = kind == "zero" ? Intervention::Kind::Zero : Intervention::Kind::Mean;
@@ -41,9 +41,10 @@ Intervention intervention_of(const val& spec, const GPT2Config& c, size_t i) {
     return iv;
 }
 
-val run_with_hooks(Model& m, val ids, val hooks, bool all_logits) {
+val run_with_hooks(Model& m, val ids, val given_hooks, bool all_logits) {
     return guarded("running the model with hooks", [&] {
         const GPT2Config& c = m.gpt2().config();
+        const val hooks = plain(given_hooks, "hooks");  // read once, before anything is allocated for them
         const std::vector<int> v = m.prompt(ids);
         require(hooks.isArray(), "hooks must be an array, got " + js_description(hooks));
         std::vector<Intervention> list;
@@ -77,9 +78,11 @@ val patching(Model& m, val clean, val corrupted, double answer, double wrong) {
     });
 }
 
-val ablation(Model& m, val ids, double answer, double wrong, std::string kind) {
+val ablation(Model& m, val ids, double answer, double wrong, val kind_name) {
     return guarded("ablating heads", [&] {
         const GPT2Config& c = m.gpt2().config();
+        require(kind_name.isString(), "kind must be 'zero' or 'mean', got " + js_description(kind_name));
+        const std::string kind = js_string(kind_name);
         require(kind == "zero" || kind == "mean", "kind must be 'zero' or 'mean', got '" + kind + "'");
         const Ablation a = ablation_sweep(m.gpt2(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
                                           int_arg(wrong, "wrong", 0, c.n_vocab - 1),

@@ -1,5 +1,11 @@
 // js_values.h: what every binding file shares: C++ exceptions turned into JavaScript Errors, and JavaScript
-// numbers and arrays checked before they become C++ integers. Bindings only; no engine logic.
+// numbers, strings and arrays checked before they become C++ values. Bindings only; no engine logic.
+//
+// Two rules keep a refused call from leaking and a full memory from corrupting the engine (boundary.js says why):
+//   - user values are read through boundary.js (plain, js_string, js_description), which never throws, so no
+//     JavaScript exception unwinds C++ frames; what they refuse becomes an arcscope::Error here;
+//   - strings cross as bytes the C++ side allocates (js_string, text_val), never through Embind's std::string
+//     conversion, which writes to address 0 when malloc fails.
 #pragma once
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -19,8 +25,14 @@ namespace arcscope::bindings {
 
 using emscripten::val;
 
+// s as a JavaScript string, made without a malloc.
+inline val text_val(const std::string& s) {
+    return val::module_property("arcscopeText")(
+        val(emscripten::typed_memory_view(s.size(), reinterpret_cast<const uint8_t*>(s.data()))));
+}
+
 [[noreturn]] inline void throw_js_error(const std::string& message) {
-    val::global("Error").new_(message).throw_();
+    val::global("Error").new_(text_val(message)).throw_();
 }
 
 // Runs f; a C++ exception becomes a JavaScript Error. `doing` names the work for the messages a person reads when
@@ -30,10 +42,11 @@ auto guarded(const char* doing, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const std::bad_alloc&) {
-        throw_js_error(std::string("out of memory while ") + doing +
-                       ": the engine could not get enough wasm memory (4 GB at most, shared by every loaded model)");
+        throw_js_error(std::string("the engine's memory is full: free a model (out of memory while ") + doing +
+                       "; wasm holds 4 GB at most, shared by every loaded model)");
     } catch (const std::length_error&) {
-        throw_js_error(std::string("out of memory while ") + doing + ": a buffer would exceed what wasm can address");
+        throw_js_error(std::string("the engine's memory is full: free a model (out of memory while ") + doing +
+                       ": a buffer would exceed what wasm can address)");
     } catch (const std::exception& e) {
         throw_js_error(e.what());
     }
@@ -53,18 +66,40 @@ inline int int_arg(double v, const char* what, int lo, int hi) {
     return int(v);
 }
 
+// A JavaScript string's UTF-8 bytes, in a string this side allocates (a full memory is std::bad_alloc).
+inline std::string js_string(const val& v, const char* what = "the value") {
+    const val bytes = val::module_property("arcscopeUtf8")(v);
+    if (!bytes.instanceof (val::global("Uint8Array"))) throw arcscope::Error(std::string(what) + " must be a string");
+    std::string out(bytes["length"].as<size_t>(), '\0');
+    if (!out.empty())
+        val(emscripten::typed_memory_view(out.size(), reinterpret_cast<uint8_t*>(&out[0]))).call<void>("set", bytes);
+    return out;
+}
+
 // A JavaScript value as a message shows it: 'the string "7"', 'null', 'a boolean (true)', 'an array of length 2',
-// 'a Int32Array of length 3', 'a value of type object'.
+// 'a Int32Array of length 3', 'a value of type object' (boundary.js's arcscopeDescribe).
 inline std::string js_description(const val& v) {
-    if (v.isString()) return "the string \"" + v.as<std::string>() + "\"";
-    if (v.isNull() || v.isUndefined()) return v.isNull() ? "null" : "undefined";
-    if (v.isTrue() || v.isFalse()) return std::string("a boolean (") + (v.isTrue() ? "true" : "false") + ")";
-    if (v.isNumber()) return "the number " + number_text(v.as<double>());
-    if (v.isArray()) return "an array of length " + number_text(v["length"].as<double>());
-    if (val::global("ArrayBuffer").call<bool>("isView", v) && v["length"].isNumber())
-        return "a " + v["constructor"]["name"].as<std::string>() + " of length " +
-               number_text(v["length"].as<double>());
-    return "a value of type " + v.typeOf().as<std::string>();
+    return js_string(val::module_property("arcscopeDescribe")(v));
+}
+
+// A Uint8Array's bytes (or an ArrayBuffer's), copied into a string this side allocates.
+inline std::string js_bytes(const val& v, const char* what) {
+    const bool bytes = v.instanceof (val::global("Uint8Array")) || v.instanceof (val::global("ArrayBuffer"));
+    if (!bytes) throw arcscope::Error(std::string(what) + " must be a Uint8Array, got " + js_description(v));
+    const val view = v.instanceof (val::global("Uint8Array")) ? v : val::global("Uint8Array").new_(v);
+    std::string out(view["length"].as<size_t>(), '\0');
+    if (!out.empty())
+        val(emscripten::typed_memory_view(out.size(), reinterpret_cast<uint8_t*>(&out[0]))).call<void>("set", view);
+    return out;
+}
+
+// A copy of v that holds plain data only, so reading it cannot run user code (getters, Proxies) or meet a BigInt;
+// Error("<what>[1].values is a BigInt64Array: ...", "<what> could not be read: <what user code threw>") if not. Read a
+// user's arrays and objects through this.
+inline val plain(const val& v, const std::string& what) {
+    const val r = val::module_property("arcscopePlain")(v, text_val(what));
+    if (r.hasOwnProperty("error")) throw arcscope::Error(js_string(r["error"]));
+    return r["value"];
 }
 
 // A JavaScript value that must be a number (Embind's double would take "7" and true as 7 and 1), as an int in [lo, hi].
@@ -76,7 +111,8 @@ inline int int_arg(const val& v, const char* what, int lo, int hi) {
 // The numbers of a JavaScript array or typed array. Embind's conversion alone would run ToNumber on each element
 // ('7' -> 7, true -> 1, null -> 0), so a plain array's elements are checked to be numbers first; a typed array holds
 // nothing else.
-inline std::vector<double> js_numbers(const val& array, const char* what) {
+inline std::vector<double> js_numbers(const val& given, const char* what) {
+    const val array = plain(given, what);
     const bool typed = val::global("ArrayBuffer").call<bool>("isView", array) && !array.instanceof
         (val::global("DataView"));
     if (!typed && !array.isArray())
@@ -132,8 +168,8 @@ inline val int32_array(const int* data, size_t n) {
     return val(emscripten::typed_memory_view(n, data)).call<val>("slice");
 }
 
-inline std::vector<float> floats_from(const val& array) {
-    return emscripten::convertJSArrayToNumberVector<float>(array);
+inline std::vector<float> floats_from(const val& array, const char* what = "the values") {
+    return emscripten::convertJSArrayToNumberVector<float>(plain(array, what));
 }
 
 }  // namespace arcscope::bindings

@@ -36,9 +36,10 @@ val top_k(val logits, double k) {
 class ModelConverter {
 public:
     // total_bytes: the length of model.safetensors, checked against its header before the output is allocated.
-    static ModelConverter* create(std::string config_json, std::string dtype, double total_bytes) {
+    static ModelConverter* create(val config_json, val dtype_name, double total_bytes) {
         return guarded("starting the conversion", [&] {
-            const GPT2Config config = config_from_hf_json(config_json);
+            const GPT2Config config = config_from_hf_json(js_string(config_json, "config.json"));
+            const std::string dtype = js_string(dtype_name, "dtype");
             require(total_bytes >= 0 && total_bytes < 9e15 && total_bytes == std::floor(total_bytes),
                     "the length of model.safetensors must be a byte count, got " + number_text(total_bytes));
             return new ModelConverter(config, parse_dtype(dtype, "dtype"), uint64_t(total_bytes));
@@ -47,6 +48,8 @@ public:
     // chunk: Uint8Array, copied into a reused wasm buffer (JavaScript keeps chunks to about a megabyte).
     void feed(val chunk) {
         guarded("converting the checkpoint", [&] {
+            require(chunk.instanceof (val::global("Uint8Array")),
+                                     "a checkpoint chunk must be a Uint8Array, got " + js_description(chunk));
             const size_t n = buffer_bytes("a checkpoint chunk", uint64_t(chunk["length"].as<double>()));
             if (staging_.size() < n) staging_.resize(n);
             val(emscripten::typed_memory_view(n, staging_.data())).call<void>("set", chunk);
@@ -59,7 +62,7 @@ public:
             return val(emscripten::typed_memory_view(out.size(), out.data())).call<val>("slice");
         });
     }
-    std::string stage() const { return conv_.stage(); }
+    val stage() const { return text_val(conv_.stage()); }
     double bytes_done() const { return double(conv_.bytes_done()); }
     double bytes_total() const { return double(conv_.bytes_total()); }
     double output_bytes() const { return double(conv_.output_bytes()); }

@@ -90,10 +90,10 @@ public:
         o.set("n_embd", c.n_embd);
         o.set("n_ctx", c.n_ctx);
         o.set("n_vocab", c.n_vocab);
-        o.set("dtype", std::string(dtype_name(gpt2_->weight_type())));
+        o.set("dtype", val(dtype_name(gpt2_->weight_type())));
         o.set("fileBytes", double(gpt2_->file().size()));
-        o.set("checksum", std::to_string(gpt2_->file().checksum()));
-        o.set("kvCache", std::string(kv_type_name(gpt2_->kv_type())));
+        o.set("checksum", text_val(std::to_string(gpt2_->file().checksum())));
+        o.set("kvCache", val(kv_type_name(gpt2_->kv_type())));
         return o;
     }
 
@@ -112,13 +112,14 @@ public:
         return guarded("running the model with a cache", [&] {
             std::vector<int> v = prompt(ids);
             const GPT2Config& c = gpt2_->config();
-            require(names.isArray(), "names must be an array of hook names, got " + js_description(names));
+            const val list = plain(names, "names");
+            require(list.isArray(), "names must be an array of hook names, got " + js_description(list));
             std::vector<HookName> hooks;
-            const int n = names["length"].as<int>();
+            const int n = list["length"].as<int>();
             for (int i = 0; i < n; ++i) {
-                require(names[i].isString(),
-                        "names[" + std::to_string(i) + "] is " + js_description(names[i]) + ", not a hook name");
-                hooks.push_back(parse_hook_name(names[i].as<std::string>(), c));
+                require(list[i].isString(),
+                        "names[" + std::to_string(i) + "] is " + js_description(list[i]) + ", not a hook name");
+                hooks.push_back(parse_hook_name(js_string(list[i]), c));
             }
             JSCache cache(c, hooks, int(v.size()));
             gpt2_->forward(v.data(), int(v.size()), false, all_logits, &cache);
@@ -176,7 +177,7 @@ public:
     void set_kv_cache(const val& type) {
         guarded("choosing the KV cache", [&] {
             require(type.isString(), "kvCache must be 'f32' or 'f16', got " + js_description(type));
-            gpt2_->set_kv_type(parse_kv_type(type.as<std::string>()));
+            gpt2_->set_kv_type(parse_kv_type(js_string(type, "the KV cache type")));
         });
     }
     int length() const { return gpt2_->length(); }
@@ -207,7 +208,7 @@ public:
             if (!generator_->step(id, attention)) {
                 val o = val::object();
                 o.set("id", val::null());
-                o.set("stop", std::string(stop_reason_name(generator_->stop())));
+                o.set("stop", val(stop_reason_name(generator_->stop())));
                 return o;
             }
             val o = result(true);

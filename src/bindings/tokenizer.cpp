@@ -10,17 +10,19 @@ using namespace arcscope::bindings;
 namespace tokenizer_bindings {
 using arcscope::Tokenizer;
 
-// bytes: the tokenizer file as a Uint8Array (Embind copies it into the string).
-Tokenizer* from_bytes(const std::string& bytes) {
+// bytes: the tokenizer file as a Uint8Array.
+Tokenizer* from_bytes(const val& bytes) {
     return guarded("loading the tokenizer", [&] {
-        return new Tokenizer(Tokenizer::from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+        const std::string data = js_bytes(bytes, "the tokenizer file");
+        return new Tokenizer(Tokenizer::from_bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
     });
 }
 
-// text: UTF-8 bytes as a Uint8Array (web/lib/tokenizer.js passes TextEncoder's output) -> Int32Array of ids
-val encode(const Tokenizer& tok, const std::string& text) {
+// text: a string, or its UTF-8 bytes as a Uint8Array (web/lib/tokenizer.js passes TextEncoder's output) -> Int32Array
+// of ids
+val encode(const Tokenizer& tok, const val& text) {
     return guarded("tokenizing", [&] {
-        std::vector<int> ids = tok.encode(text);
+        std::vector<int> ids = tok.encode(text.isString() ? js_string(text) : js_bytes(text, "the text"));
         return int32_array(ids.data(), ids.size());
     });
 }
@@ -34,9 +36,9 @@ val decode(const Tokenizer& tok, const val& ids) {
     });
 }
 
-std::string token_text(const Tokenizer& tok, const val& id) {
+val token_text(const Tokenizer& tok, const val& id) {
     return guarded("reading a token's text",
-                   [&] { return tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1)); });
+                   [&] { return text_val(tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1))); });
 }
 
 // ids -> [{first, count, text}]: runs of tokens that together make whole characters
@@ -47,7 +49,7 @@ val token_spans(const Tokenizer& tok, const val& ids) {
             val span = val::object();
             span.set("first", s.first);
             span.set("count", s.count);
-            span.set("text", s.text);
+            span.set("text", text_val(s.text));
             spans.call<void>("push", span);
         }
         return spans;
@@ -55,8 +57,9 @@ val token_spans(const Tokenizer& tok, const val& ids) {
 }
 
 // text (a JavaScript string), what -> the one token the text is; an Error naming `what` otherwise
-int single_token(const Tokenizer& tok, const std::string& text, const std::string& what) {
-    return guarded("reading one token", [&] { return tok.single_token(text, what); });
+int single_token(const Tokenizer& tok, const val& text, const val& what) {
+    return guarded("reading one token",
+                   [&] { return tok.single_token(js_string(text, "the token's text"), js_string(what)); });
 }
 
 }  // namespace tokenizer_bindings

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "arcscope/error.h"
 #include "arcscope/sizes.h"
@@ -22,7 +23,7 @@ uint64_t align_up(uint64_t n, uint64_t a) {
 AlignedBytes::AlignedBytes(size_t n) : size(n) {
     const size_t padded = buffer_bytes("the file's buffer", align_up(n ? n : 1, kAlign));
     data = static_cast<uint8_t*>(std::aligned_alloc(kAlign, padded));
-    require(data != nullptr, "out of memory: cannot allocate " + human_bytes(n) + " to read a file into");
+    if (!data) throw std::bad_alloc();  // as new would: callers say what they were doing when memory ran out
 }
 AlignedBytes::~AlignedBytes() {
     std::free(data);

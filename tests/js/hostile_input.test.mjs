@@ -314,6 +314,41 @@ test('14. convertCheckpoint: chunks that are not bytes are refused, not written 
   assertUnharmed('14 (chunks)');
 });
 
+test('15. refused calls free what they converted: each refusal 1,000 times leaves wasm memory where it was', () => {
+  // Each input is large (800 KB as doubles) so that a leak would show: 1,000 refusals would leak 800 MB.
+  const big = new BigInt64Array(100_000);
+  const ids = [...e.encode(TEXT)];
+  const z = { hook: 'blocks.0.attn.hook_z', ablate: 'zero' };
+  const throwing = { get hook() { throw new Error('a getter that throws'); } };
+  const proxy = new Proxy({ hook: 'blocks.0.attn.hook_z' }, { get() { throw new Error('a Proxy that throws'); } });
+  const empty = new Proxy({}, { get() { throw new Error('never read'); } });
+  const longIds = Array.from({ length: 100_000 }, (_, i) => i % 50000);
+  const refusals = [
+    ['ids as a BigInt64Array', () => shipped.handle.forward(big, false, false), /ids is a BigInt64Array: give numbers/],
+    ['hook values as a BigInt64Array', () => e.core.runWithHooks(shipped.handle, ids,
+      [z, { hook: 'blocks.0.hook_resid_pre', values: big }], false), /hooks\[1\]\.values is a BigInt64Array/],
+    ['decode of a BigInt64Array', () => e.decode(big), /ids is a BigInt64Array/],
+    ['tokenSpans of a BigInt64Array', () => e.tokenizer.tokenSpans(big), /ids is a BigInt64Array/],
+    ['a throwing getter in hooks', () => e.core.runWithHooks(shipped.handle, longIds.slice(0, 10), [z, throwing], false),
+      /hooks could not be read: a getter that throws/],
+    ['a Proxy in hooks', () => e.core.runWithHooks(shipped.handle, ids, [z, proxy], false),
+      /hooks could not be read: a Proxy that throws/],
+    ['a Proxy with no keys in hooks', () => e.core.runWithHooks(shipped.handle, ids, [z, empty], false),
+      /hooks\[1\]\.hook must be a hook name, got undefined/],
+    ['a Proxy as ids', () => shipped.handle.forward(new Proxy(longIds, { get(t, k) { if (k === '99999') throw new Error('late'); return t[k]; } }), false, false),
+      /ids could not be read: late/],
+  ];
+  for (const [what, call, pattern] of refusals) {
+    assert.throws(call, pattern, what);  // warm: scratch buffers reach their size
+    const before = e.core.HEAP8.buffer.byteLength;
+    for (let i = 0; i < 1000; i++) assert.throws(call, pattern);
+    const grew = e.core.HEAP8.buffer.byteLength - before;
+    console.log(`${what}: 1,000 refusals, wasm memory grew ${(grew / 2 ** 20).toFixed(1)} MB`);
+    assert.ok(grew < 16 << 20, `${what}: wasm memory grew by ${grew} bytes over 1,000 refused calls`);
+  }
+  assertUnharmed('15 (refusals)');
+});
+
 test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', async () => {
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
