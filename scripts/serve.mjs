@@ -10,6 +10,8 @@ import { createServer } from 'node:http';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createGzip } from 'node:zlib';
+import { Readable } from 'node:stream';
 
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
@@ -58,8 +60,45 @@ const hostile = {
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': model.length });
     res.end(model);
   },
+  // the model's first 64 kB, then zeros for ever, with no Content-Length (ends when the client gives up)
+  '/hostile/endless.arcs': (res, model) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    const zeros = Buffer.alloc(1 << 20);
+    const more = () => { while (!res.destroyed && res.write(zeros)); };
+    res.on('drain', more);
+    res.write(model.subarray(0, 64 << 10));
+    more();
+  },
+  // claims 2 GB (just within what the engine can hold), sends 64 kB, then nothing
+  '/hostile/claims-2gb.arcs': (res, model) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': 2 ** 31 });
+    res.write(model.subarray(0, 64 << 10));
+  },
+  // a declared size past any bound: nothing needs to follow the headers
+  '/hostile/huge.json': (res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 1e8 });
+    res.flushHeaders();
+  },
+  // a gzip bomb: about 100 kB on the wire, 100 MB of JSON-looking text once the client inflates it
+  '/hostile/bomb.json': (res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+    res.flushHeaders();  // gzip would hold them back until its first output block
+    const spaces = Buffer.alloc(1 << 20, 0x20);
+    let left = 100;
+    const text = new Readable({ read() { this.push(left-- === 100 ? Buffer.from('{"tokens": [') : left >= 0 ? spaces : null); } });
+    text.pipe(createGzip({ level: 9 })).pipe(res);
+    res.on('close', () => text.destroy());
+  },
+  // attention JSON that stalls half-way the first time each URL (query included) is asked for, and is whole after
+  '/hostile/stall-once.json': (res, model, req) => {
+    const json = Buffer.from(JSON.stringify({ tokens: ['a', 'b'], attention: [[[[1, 0], [0.5, 0.5]]]] }));
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': json.length });
+    if (stalledOnce.has(req.url)) res.end(json);
+    else { stalledOnce.add(req.url); res.write(json.subarray(0, json.length >> 1)); }
+  },
 };
 let hostileModel = null;
+const stalledOnce = new Set();
 
 // Maps a URL path to an existing file inside one of the mounts' folders, or null (never escapes a folder).
 function resolvePath(urlPath) {
@@ -81,7 +120,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', csp = false, isol
     const misbehave = testRoutes && hostile[req.url.split('?')[0]];
     if (misbehave) {
       hostileModel ??= readFileSync(join(root, 'models', 'shakespeare-4l.q8.arcs'));
-      misbehave(res, hostileModel);
+      misbehave(res, hostileModel, req);
       return;
     }
     const file = resolvePath(req.url);

@@ -96,3 +96,61 @@ test('mode="ablation" errors are the element\'s: missing or multi-token answers,
   expect(await drawn).toEqual([4, 4]);
   await expect(el.getByRole('alert')).toBeHidden();
 });
+
+// The grid is the page's "which heads matter" grid for the keyboard and screen readers (heatmap.js's grid()): Tab
+// reaches one cell, the arrows, Home and End move, each cell is a gridcell named by its layer, head and value.
+test('mode="ablation" is a grid: Tab reaches it, arrow keys move, each cell names its layer, head and value', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.goto('./embed.html');
+  await addElement(page, { mode: 'ablation', text: LINE, answer: ' dog', wrong: ' cat', model: DEFAULT_MODEL, layer: '1', head: '0' });
+  const el = page.locator('arc-scope').last();
+  await el.evaluate((el) => el.before(Object.assign(document.createElement('button'), { textContent: 'before' })));
+  const want = await engineSweep(page, DEFAULT_MODEL, LINE, ' dog', ' cat', 'zero');
+  const grid = el.getByRole('grid');
+  await expect(grid).toHaveAccessibleName(/^change in logit\(·dog\) - logit\(·cat\) with each head ablated \(zero\)/);
+  await expect(grid.getByRole('row')).toHaveCount(4);
+  const gridcells = grid.getByRole('gridcell');
+  await expect(gridcells).toHaveCount(16);
+  // Every cell's name: its layer, its head and the metric without it, as the engine computed it.
+  const signed = (v) => (v >= 0 ? `+${v.toFixed(2)}` : `\u2212${(-v).toFixed(2)}`);
+  const nameOf = (i) => `layer ${Math.floor(i / 4)}, head ${i % 4}: logit(·dog) - logit(·cat) ${want.metric[i].toFixed(2)} ` +
+    `without it (${signed(want.metric[i] - want.baseline)} from ${want.baseline.toFixed(2)})`;
+  for (let i = 0; i < 16; i++) await expect(gridcells.nth(i)).toHaveAccessibleName(nameOf(i));
+  // The marked cell (layer 1, head 0) is the selected one and the grid's one stop in the Tab order.
+  await expect(el.locator('rect.cell[aria-selected="true"]')).toHaveCount(1);
+  await expect(el.locator('rect.cell[tabindex="0"]')).toHaveCount(1);
+  await expect(el.locator('rect.cell[tabindex="0"]')).toHaveAttribute('data-layer', '1');
+
+  const focused = () => el.evaluate((el) => {
+    const f = el.shadowRoot.activeElement;
+    return f?.matches('rect.cell') ? [Number(f.dataset.layer), Number(f.dataset.head)] : null;
+  });
+  await page.getByRole('button', { name: 'before' }).focus();
+  await page.keyboard.press('Tab');
+  expect(await focused()).toEqual([1, 0]);
+  for (const [key, at] of [['ArrowRight', [1, 1]], ['ArrowDown', [2, 1]], ['ArrowLeft', [2, 0]], ['ArrowLeft', [2, 0]],
+    ['ArrowUp', [1, 0]], ['End', [1, 3]], ['ArrowRight', [1, 3]], ['Home', [1, 0]], ['Control+End', [3, 3]],
+    ['ArrowDown', [3, 3]], ['Control+Home', [0, 0]], ['ArrowUp', [0, 0]]]) {
+    await page.keyboard.press(key);
+    expect(await focused(), key).toEqual(at);
+  }
+  // One stop in the Tab order: the cell last focused; Tab leaves the grid, Shift+Tab comes back to that cell.
+  await expect(el.locator('rect.cell[tabindex="0"]')).toHaveCount(1);
+  await page.keyboard.press('Tab');
+  expect(await focused()).toBeNull();
+  await page.keyboard.press('Shift+Tab');
+  expect(await focused()).toEqual([0, 0]);
+  // The element draws nothing on a click, so Enter and Space do nothing either: the marked cell stays.
+  await page.keyboard.press('Enter');
+  await page.keyboard.press(' ');
+  await expect(el.locator('rect.cell[aria-selected="true"]')).toHaveAttribute('data-layer', '1');
+  // A redrawing (another head marked) keeps the focus on its cell.
+  const rendered = el.evaluate((el) => new Promise((ok) => el.addEventListener('arcscope-rendered', ok, { once: true })));
+  await el.evaluate((el) => { el.head = '2'; });
+  await rendered;
+  await expect(el.locator('rect.cell[aria-selected="true"]')).toHaveAttribute('data-head', '2');
+  expect(await focused()).toEqual([0, 0]);
+  // The focused cell shows it (views.css: the accent stroke).
+  expect(await el.evaluate((el) => getComputedStyle(el.shadowRoot.activeElement).strokeWidth)).toBe('3px');
+  expect(errors).toEqual([]);
+});

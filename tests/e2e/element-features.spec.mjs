@@ -4,7 +4,7 @@ import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { STRICT_CSP } from '../../scripts/serve.mjs';
-import { ARTICLE_TEXT, change, drawnArcs, watchConsole } from './helpers.mjs';
+import { ARTICLE_TEXT, addElement, change, drawnArcs, watchConsole } from './helpers.mjs';
 import { FIXTURES } from './global-setup.mjs';
 
 const ATTENTION = `${FIXTURES}/attention`;          // served at /fixtures/attention/
@@ -363,6 +363,31 @@ test('attention data is read strictly: each problem is a message in the element,
   expect(await change(file, { name: 'layer', value: '4' })).toBe('layer "4" is not valid: use an integer from 0 to 3, "mean" or "max"');
   expect(await change(file, { name: 'model', value: '/models/shakespeare-4l.q8.arcs' }))
     .toBe('src and model are both set: give one source of attention');
+});
+
+test('a src download has a stall timeout and a size bound, each named; a failed one is forgotten, so asking again draws', async ({ page, baseURL }) => {
+  await openFeaturePage(page, '');
+  // The page's downloads (src) give up after 1 s without data here: model-source.js's clock, 20 s unless set.
+  await page.evaluate(() => import('/lib/model-source.js').then((m) => m.setStallTimeout(1)));
+  const cached = () => page.evaluate(() => import('/lib/arc-scope.js').then((m) => m.analysisCache().entries));
+  const at = (path) => new URL(path, baseURL).href;
+  // scripts/serve.mjs's /hostile/stall-once.json: half its JSON and then nothing the first time, whole after.
+  const whole = JSON.stringify({ tokens: ['a', 'b'], attention: [[[[1, 0], [0.5, 0.5]]]] }).length;
+  const flaky = '/hostile/stall-once.json?element';
+  await expect(addElement(page, { src: flaky })).rejects.toThrow(`the download of ${at(flaky)} stalled: no data for ` +
+    `1 s (received ${whole >> 1} B of ${whole} B)`);
+  const el = page.locator('#added-0');
+  await expect(el.locator('.error')).toHaveText(/^arc-scope: the download of .* stalled/);
+  expect(await cached()).toBe(0); // the failed download is not kept, neither its promise nor its bytes
+  expect(await change(el, { name: 'src', value: flaky })).toBe('rendered'); // the same src again: a new download
+  expect(await el.evaluate((el) => el.result.tokens)).toEqual(['a', 'b']);
+  expect(await cached()).toBe(1);
+  // A gzip bomb stops at the bound as it inflates; a declared size past it is refused at once. Neither is kept.
+  expect(await change(el, { name: 'src', value: '/hostile/bomb.json' }))
+    .toBe(`${at('/hostile/bomb.json')} is larger than 64.0 MB, the most a src file may be`);
+  expect(await change(el, { name: 'src', value: '/hostile/huge.json' }))
+    .toBe(`${at('/hostile/huge.json')} is larger than 64.0 MB, the most a src file may be (it is 100.0 MB)`);
+  expect(await cached()).toBe(1);
 });
 
 test('an engine that cannot even be created is the element\'s error, once, with the fallback still shown', async ({ page }) => {

@@ -110,6 +110,22 @@ test('clicking a head draws its arcs on the prompt and lists what the last token
   // The pick is in the hash, and the prompt ran again without that head.
   await expect.poll(() => new URL(page.url()).hash).toContain('hm-layer=0&hm-head=2');
   await expect(page.locator('#hm-knockout')).toHaveAttribute('data-head', '2');
+  // The keyboard does what the mouse does (heatmap.js's grid(), which <arc-scope mode="ablation"> shares): the picked
+  // cell is the selected gridcell and the grid's stop in the Tab order; arrows move, Enter and Space pick.
+  const grid = page.locator('#hm-ablation').getByRole('grid');
+  await expect(grid.getByRole('gridcell')).toHaveCount(16);
+  await expect(grid.getByRole('gridcell', { selected: true })).toHaveAccessibleName(/^layer 0 head 2: logit\(·dog\)/);
+  await page.locator('#hm-ablation rect[tabindex="0"]').focus();
+  await expect(page.locator('#hm-ablation rect[tabindex="0"]')).toHaveAttribute('data-head', '2');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#hm-head-title')).toHaveText('layer 1 head 1');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press(' ');
+  await expect(page.locator('#hm-head-title')).toHaveText(/^layer 1 head 0/);
+  await expect(page.locator('#hm-patching rect.marked')).toHaveAttribute('data-layer', '1');
+  await expect(page.locator('#hm-ablation rect[aria-selected="true"]')).toHaveAttribute('data-head', '0');
 });
 
 test('the logit lens: the last layer\'s top token at each position is the model\'s own next token', async ({ page }) => {

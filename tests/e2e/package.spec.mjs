@@ -1,13 +1,15 @@
 // The package as people use it (tests/package/consumer.mjs installs the packed tarball into a fresh project):
 // - the self-host folder on another origin (CORS on), loaded by a plain page, draws arcs;
 // - the same folder copied under a sub-path of the page's own site draws arcs;
-// - a Vite build of a page that imports 'arcscope/element' from the installed package draws arcs;
+// - a Vite build of a page that imports 'arcscope/element' from the installed package builds without a warning (no
+//   Node module externalized), and draws arcs under the strict policy (no style-src data:: its stylesheets stay
+//   files), naming the default model by its own file name, not the hashed copy's;
 // - a folder whose wasm is missing shows the error inside the element and fires arcscope-error;
 // - docs/embedding.md's policies, snippets and theming CSS, taken from the guide itself, work as written; its
 //   cross-origin policy keeps the blog's own stylesheet and src files, and a src file a policy blocks is reported
 //   naming connect-src.
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks } from '../package/code-blocks.mjs';
@@ -16,7 +18,7 @@ import { STRICT_CSP, startServer } from '../../scripts/serve.mjs';
 import { ARTICLE_TEXT, watchConsole } from './helpers.mjs';
 
 const servers = [];
-let assets, site, bundled, guideServer, guideSite;
+let assets, site, bundled, guideServer, guideSite, viteOutput;
 // The guide's code blocks: its two policies and its isolation headers (http), its snippets (html) and its theming
 // (css) are what these pages use.
 const guide = codeBlocks(join(repoRoot, 'docs', 'embedding.md'));
@@ -80,10 +82,13 @@ test.beforeAll(async () => {
   mkdirSync(app, { recursive: true });
   writeFileSync(join(app, 'index.html'), page('./main.js'));
   writeFileSync(join(app, 'main.js'), "import 'arcscope/element';\n");
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'],
-    { cwd: app, stdio: 'pipe' });
+  const vite = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel',
+    'warn'], { cwd: app, encoding: 'utf8' });
+  viteOutput = `${vite.stdout}${vite.stderr}`; // with --logLevel warn: the warnings and errors only
+  if (vite.status !== 0) throw new Error(`vite build failed (${vite.status}): ${viteOutput}`);
   writeFileSync(join(app, 'dist', 'favicon.ico'), '');
-  bundled = await serveFolder(join(app, 'dist'));
+  // Under the strict policy the guide gives for the same origin: no style-src, so no data: stylesheet.
+  bundled = await serveFolder(join(app, 'dist'), { headers: () => ({ 'Content-Security-Policy': policies[0] }) });
   servers.push(bundled.server);
 });
 
@@ -203,11 +208,25 @@ test('the folder under a sub-path of the site draws arcs', async ({ page: p }) =
   expect(errors).toEqual([]);
 });
 
-test("a Vite build of a page importing 'arcscope/element' draws arcs", async ({ page: p }) => {
+test("a Vite build of a page importing 'arcscope/element' draws arcs under the strict policy", async ({ page: p }) => {
   const errors = watchConsole(p);
   const { arcs } = await firstArcs(p, bundled.url);
   expect(arcs).toBeGreaterThan(0);
+  expect(policies[0]).not.toContain('data:');
+  // The element's stylesheets are files the policy allows, not data: URLs it would block, and they apply.
+  const styles = await p.locator('arc-scope').evaluate((el) => ({
+    links: [...el.shadowRoot.querySelectorAll('link[rel=stylesheet]')].map((l) => new URL(l.href).protocol),
+    radius: getComputedStyle(el.shadowRoot.querySelector('[part="frame"]')).borderTopLeftRadius,
+  }));
+  expect(styles).toEqual({ links: ['http:', 'http:'], radius: '8px' });
+  // The caption names the default model by its file name, not by the bundle's hashed copy of it.
+  await expect(p.locator('arc-scope').locator('[part="caption"]')).toHaveText('layer 3 · all heads · shakespeare-4l.q8.arcs');
   expect(errors).toEqual([]);
+});
+
+test("the Vite build of 'arcscope/element' gives no warning: no Node module is externalized for the browser", () => {
+  expect(viteOutput).not.toMatch(/node:|externalized/);
+  expect(viteOutput.trim()).toBe('');
 });
 
 test('a folder whose wasm is missing: the element says so inside itself and fires arcscope-error', async ({ page: p }) => {

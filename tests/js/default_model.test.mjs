@@ -4,7 +4,7 @@
 // text, which lives beside the repository (../shared/data/tinyshakespeare.txt); without it that test skips.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { engine, repoRoot } from './support.mjs';
 
 const modelPath = `${repoRoot}models/shakespeare-4l.q8.arcs`;
@@ -71,4 +71,22 @@ test('regression snapshot: held-out perplexity in wasm matches models/README.md 
   console.log(`held-out passage perplexity ${got.toFixed(4)}, documented ${passage.perplexity_q8} (relative ${rel.toExponential(2)})`);
   assert.ok(rel < 1e-5);
   model.free();
+});
+
+// The element names the default model by DEFAULT_MODEL_NAME (a bundler renames the file): it is the file's own name.
+test("assets.js's DEFAULT_MODEL_NAME is the default model's file name", async () => {
+  const { assets, DEFAULT_MODEL_NAME } = await import('../../web/lib/assets.js');
+  assert.equal(assets.model.pathname.split('/').pop(), DEFAULT_MODEL_NAME);
+  assert.ok(existsSync(`${repoRoot}models/${DEFAULT_MODEL_NAME}`));
+});
+
+// A bundler building for the browser must find no import of a Node module (Vite externalizes it and warns): Node's
+// fs comes from process.getBuiltinModule, or an import whose specifier is not a literal.
+test('the library imports no Node module by a literal specifier', () => {
+  const files = readdirSync(`${repoRoot}web/lib`).filter((f) => f.endsWith('.js'));
+  assert.ok(files.includes('arcscope.js'));
+  for (const file of files) {
+    const source = readFileSync(`${repoRoot}web/lib/${file}`, 'utf8');
+    assert.doesNotMatch(source, /(?:\bimport\s*\(|\bfrom)\s*['"]node:/, file);
+  }
 });

@@ -1,11 +1,19 @@
 // Model downloads in Node, against scripts/serve.mjs's misbehaving test routes: the stall timeout, cancelling,
 // a connection cut short, a web page instead of a file, and model names that never throw; a conversion's key and
-// cache entry, which name its format.
+// cache entry, which name its format. The bounds: an endless stream, a gzip bomb and a size claimed but not sent
+// cost only what arrived and stop at the size bound; a checkpoint's download is named from its start, and a
+// conversion that fails frees its converter and ends its download (a node:http server of its own).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { startServer } from '../../scripts/serve.mjs';
+import { createServer } from 'node:http';
 import { fetchBytes, loadModelBytes, nameOf, formatBytes, setStallTimeout, convertToModel, convertedKey, parseConvertedKey,
-  DTYPES } from '../../web/lib/model-source.js';
+  DTYPES, MAX_BYTES } from '../../web/lib/model-source.js';
+import { engine, repoRoot } from './support.mjs';
+import { checkpoint } from './crafted_files.mjs';
 import { MODEL_FORMATS } from '../../web/js/model-formats.js';
 
 let server, base;
@@ -61,7 +69,8 @@ test('a model whose URL holds a "%" that is not an escape downloads and keeps it
   assert.equal(nameOf('q16:local:model.safetensors:548106328'), 'model.safetensors');
   assert.equal(nameOf('local:a:b:7'), 'a:b');
   assert.equal(nameOf('https://example.com/'), 'https://example.com/');
-  assert.deepEqual([0, 65536, 8192384, 2 ** 31, NaN].map(formatBytes), ['0 kB', '66 kB', '8.2 MB', '2.15 GB', '?']);
+  assert.deepEqual([0, 412, 65536, 8192384, 2 ** 31, NaN].map(formatBytes),
+    ['0 B', '412 B', '66 kB', '8.2 MB', '2.15 GB', '?']);  // under 1 kB in bytes: never "0 kB of 0 kB"
 });
 
 test('a conversion\'s key names its format (q8 keeps the bare key), and each format has its own cache entry', async () => {
@@ -106,5 +115,116 @@ test('a conversion\'s key names its format (q8 keeps the bare key), and each for
   } finally {
     delete globalThis.self;
     delete globalThis.caches;
+  }
+});
+
+// Whether check() comes true within ms.
+const until = async (check, ms = 2000) => {
+  for (const end = Date.now() + ms; !check() && Date.now() < end;) await new Promise((ok) => setTimeout(ok, 20));
+  return check();
+};
+
+// Bytes in ArrayBuffers (the downloads' buffers and chunks live there, not on the JS heap), after a full garbage
+// collection when collected is set: what is still held, not what is garbage.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+const arrayBytes = (collected = false) => { if (collected) gc(); return process.memoryUsage().arrayBuffers; };
+
+test('a stream without Content-Length holds only what arrived, and stops at the size bound, naming it', async () => {
+  const before = arrayBytes(true);
+  let worst = 0;
+  const progress = ({ loaded }) => { worst = Math.max(worst, arrayBytes(true) - before - loaded); };
+  const signal = AbortSignal.timeout(10_000);  // a download that ignores the bound ends anyway
+  assert.equal(await failure(fetchBytes(`${base}/hostile/endless.arcs`, 'downloading model',
+    { progress, signal, limit: 48e6, most: 'this test allows' })),
+  `${base}/hostile/endless.arcs is larger than 48.0 MB, the most this test allows`);
+  // A buffer that doubles holds up to twice what arrived, plus the copy it grew from: 44 MB beyond 18 MB received,
+  // where the chunks themselves hold some 11 MB beyond 44 MB (Node's chunks share larger buffers).
+  assert.ok(worst < 20e6, `${(worst / 1e6).toFixed(1)} MB held beyond the bytes that arrived`);
+  // Nothing is kept once the refused download has wound down (its connection closes a moment after).
+  assert.ok(await until(() => arrayBytes(true) - before < 4e6), 'the chunks of the refused download were kept');
+  assert.equal(MAX_BYTES, 2 ** 31);  // the bound when none is given: what a wasm32 engine can hold
+});
+
+test('a declared size is not allocated before its bytes arrive: a 2 GB claim that sends 64 kB costs about 64 kB', async () => {
+  const before = arrayBytes(true);
+  let held = 0;
+  const sample = setTimeout(() => { held = arrayBytes() - before; }, 150);  // while it waits for more
+  assert.equal(await failure(fetchBytes(`${base}/hostile/claims-2gb.arcs`, 'downloading model')),
+    `the download of ${base}/hostile/claims-2gb.arcs stalled: no data for 0.3 s (received 66 kB of 2.15 GB)`);
+  clearTimeout(sample);
+  assert.ok(held < 16e6, `${(held / 1e6).toFixed(1)} MB allocated for 66 kB`);
+  // A whole file with its size declared comes back exact.
+  const { bytes } = await loadModelBytes(`${base}/hostile/100%ZZ.arcs`);
+  assert.deepEqual(bytes, new Uint8Array(readFileSync(`${repoRoot}/models/shakespeare-4l.q8.arcs`)));
+});
+
+test('a gzip bomb stops at the bound on its inflated bytes; a declared size past it is refused at the headers', async () => {
+  const options = { limit: 64e6, most: 'a src file may be' };
+  const before = arrayBytes(true);
+  assert.equal(await failure(fetchBytes(`${base}/hostile/bomb.json`, 'downloading', options)),
+    `${base}/hostile/bomb.json is larger than 64.0 MB, the most a src file may be`);
+  assert.equal(await failure(fetchBytes(`${base}/hostile/huge.json`, 'downloading', options)),
+    `${base}/hostile/huge.json is larger than 64.0 MB, the most a src file may be (it is 100.0 MB)`);
+  // Nothing kept once the failures have wound down: not the 64 MB that arrived, never the 100 MB it inflates to.
+  assert.ok(await until(() => arrayBytes(true) - before < 4e6), 'the bomb\'s bytes were kept');
+});
+
+// A checkpoint host of its own: config.json, and a model.safetensors that sends its header and then nothing.
+async function checkpointHost(config) {
+  const header = checkpoint(config, { headerOnly: true });
+  const weights = hfWeightBytes(config);
+  const open = new Set();
+  const host = createServer((req, res) => {
+    if (req.url === '/config.json') {
+      const body = JSON.stringify(config);  // a few hundred bytes: "0 kB" as it was shown
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+      res.end(body);
+      return;
+    }
+    open.add(res);
+    res.on('close', () => open.delete(res));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': header.length + weights });
+    res.write(header);
+  });
+  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
+  const at = `http://127.0.0.1:${host.address().port}`;
+  return { host, open, source: { configUrl: `${at}/config.json`, safetensorsUrl: `${at}/model.safetensors` } };
+}
+const hfWeightBytes = ({ n_layer, n_embd: C, n_positions, vocab_size }) =>
+  4 * ((vocab_size + n_positions) * C + n_layer * (12 * C * C + 13 * C) + 2 * C);
+
+test('a checkpoint download is named from its start, and a failed conversion frees its converter and its download', async () => {
+  // A model whose header makes the converter allocate its ~100 MB output before any weight arrives.
+  const config = { n_layer: 4, n_head: 16, n_embd: 1024, n_positions: 1024, vocab_size: 50257 };
+  const { host, open, source } = await checkpointHost(config);
+  try {
+    const e = await engine();
+    const heap = () => e.core.HEAP8.buffer.byteLength;
+    const shown = [];
+    const progress = ({ stage, loaded, total }) => shown.push(`${stage}: ${formatBytes(loaded)}` +
+      `${total ? ` of ${formatBytes(total)}` : ''}`);
+    const run = () => failure(convertToModel((o) => e.convertCheckpoint(o), source, 'test:big', { progress }));
+    const stalled = (got) => new RegExp(`^the download of ${source.safetensorsUrl} stalled: no data for 0\\.3 s ` +
+      `\\(received ${got} of 411\\.6 MB\\)$`);
+    assert.match(await run(), stalled('\\d+ kB'));
+    // Not "downloading config.json: 0 kB of 0 kB" while the weights are waited for.
+    const configSize = JSON.stringify(config).length;
+    assert.equal(shown[0], `downloading config.json: ${configSize} B of ${configSize} B`);
+    assert.ok(shown.includes('downloading model.safetensors: 0 B'), shown.join(' | '));
+    assert.match(shown.at(-1), /^downloading (model\.safetensors|and reading the header): \d+ (B|kB) of 411\.6 MB$/);
+    assert.ok(await until(() => open.size === 0), 'the stalled download was left open');
+    // The converter's output went back to the engine's allocator: the same failure again needs no more memory.
+    const peak = heap();
+    for (let i = 0; i < 3; i++) assert.match(await run(), stalled('\\d+ kB'));
+    assert.equal(heap(), peak);
+
+    // A converter that refuses at once, before reading a chunk, ends the download too.
+    assert.equal(await failure(convertToModel(async () => { throw new Error('refused'); }, source, 'test:refused')),
+      'refused');
+    assert.ok(await until(() => open.size === 0), 'a download no one reads was left open');
+  } finally {
+    host.closeAllConnections();
+    host.close();
   }
 });

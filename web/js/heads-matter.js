@@ -295,7 +295,8 @@ export class HeadsMatter {
     return `logit(${shown(r.answer)}) − logit(${shown(r.wrong)})`;
   }
 
-  // A layer x head grid whose cells pick a head (click, or Enter / Space on the focused cell; arrows move).
+  // A layer x head grid whose cells pick a head (click, or Enter / Space on the focused cell; arrows move: the
+  // Heatmap's grid(), which <arc-scope mode="ablation"> shares).
   grid(root, name, values, { scale, label, title }) {
     const { n_layer: L, n_head: H } = this.results.model.config;
     const holder = document.createElement('div');
@@ -303,27 +304,8 @@ export class HeadsMatter {
     const map = new Heatmap(holder, { rows: L, cols: H, cell: H > 6 ? 26 : 40, signed: true, label,
       rowLabels: range(L).map((l) => `layer ${l}`), colLabels: range(H).map((h) => `head ${h}`) });
     map.update(values, scale);
-    map.cells.forEach((cell, i) => {
-      const l = Math.floor(i / H), h = i % H;
-      Object.assign(cell.dataset, { layer: l, head: h, value: values[i] });
-      cell.setAttribute('tabindex', i === 0 ? '0' : '-1');
-      cell.setAttribute('role', 'button');
-      cell.setAttribute('aria-label', title(l, h, i));
-      cell.firstChild.textContent = title(l, h, i);
-    });
-    const cellOf = (t) => t.closest?.('rect.cell');
-    map.el.addEventListener('click', (e) => { const c = cellOf(e.target); if (c) this.pick(+c.dataset.layer, +c.dataset.head, { user: true }); });
-    map.el.addEventListener('keydown', (e) => {
-      const c = cellOf(e.target);
-      if (!c) return;
-      const l = +c.dataset.layer, h = +c.dataset.head;
-      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.pick(l, h, { user: true }); return; }
-      const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
-      if (!move) return;
-      e.preventDefault();
-      const nl = Math.max(0, Math.min(L - 1, l + move[0])), nh = Math.max(0, Math.min(H - 1, h + move[1]));
-      focusCell(map, nl * H + nh);
-    });
+    map.cells.forEach((cell, i) => Object.assign(cell.dataset, { layer: Math.floor(i / H), head: i % H, value: values[i] }));
+    map.grid({ name: title, onPick: (l, h) => this.pick(l, h, { user: true }) });
     this.grids[name] = map;
     return map;
   }
@@ -425,10 +407,7 @@ export class HeadsMatter {
     if (!r?.ablation) return;
     const { n_head: H } = r.model.config, i = l * H + h;
     if (user) { this.state.layer = l; this.state.head = h; this.changed(); }
-    for (const map of Object.values(this.grids)) {
-      map.cells.forEach((c, k) => c.classList.toggle('marked', k === i));
-      focusCell(map, i, false);
-    }
+    for (const map of Object.values(this.grids)) map.mark(i);
     $('hm-head').hidden = false;
     $('hm-head-title').textContent = this.headName(l, h);
     const facts = [`${this.metricName(r)}: ${r.ablation.baseline.toFixed(2)} with every head, ` +
@@ -555,11 +534,6 @@ function message(text) {
   p.className = 'muted small hm-placeholder';
   p.textContent = text;
   return p;
-}
-
-function focusCell(map, i, move = true) {
-  map.cells.forEach((c, k) => c.setAttribute('tabindex', k === i ? '0' : '-1'));
-  if (move) map.cells[i].focus();
 }
 
 const signed = (v) => (v >= 0 ? `+${v.toFixed(2)}` : `\u2212${(-v).toFixed(2)}`);

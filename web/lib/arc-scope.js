@@ -34,7 +34,7 @@
 // Every element on a page shares one worker and one copy of each model. Styles live in a shadow root, so the host
 // page's CSS and this element's cannot disturb each other; ::part(frame | view | caption | error) and the colour
 // variables of css/views.css are the ways in.
-import { assets } from './assets.js';
+import { assets, DEFAULT_MODEL_NAME } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './arcs.js';
 import { Heatmap } from './heatmap.js';
@@ -43,11 +43,16 @@ import { EngineAttention, TensorAttention, selectView } from './attention-source
 import { displayPiece, plainLabel } from './token-text.js';
 import { parseAttention } from './attention-data.js';
 import { PromiseCache } from './promise-cache.js';
+import { fetchBytes } from './model-source.js';
 import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
   from './view-options.js';
 
 const DEFAULT_MODEL = assets.model.href;
-const STYLES = [new URL('./css/views.css', import.meta.url).href, new URL('./css/arc-scope.css', import.meta.url).href];
+// The element's stylesheets, linked from its shadow root. ?no-inline keeps each a file under Vite, which would
+// otherwise inline a small one (arc-scope.css) as a data: URL that a strict style-src blocks; Vite drops the query
+// from the URL it writes, and a plain server ignores it.
+const STYLES = [new URL('./css/views.css?no-inline', import.meta.url).href,
+  new URL('./css/arc-scope.css?no-inline', import.meta.url).href];
 const ATTRIBUTES = ['text', 'model', 'src', 'layer', 'head', 'mode', 'topk', 'threshold', 'theme', 'loading', 'answer',
   'wrong', 'ablate'];
 const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the default model';
@@ -73,20 +78,23 @@ export function analysisCache() {
   return { entries: analyses.size, bytes: analyses.bytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
 }
 
-// A src file, fetched with plain fetch (no worker, no wasm) and read strictly.
+// A src file, fetched by model-source.js's download (no worker, no wasm), with its stall timeout (the page's own
+// clock: setStallTimeout there) and a size bound, and read strictly. The bound counts the bytes as they arrive (a
+// compressed body as it inflates), so an endless or a compression-bomb file stops there: 64 MB is about the JSON
+// (some 17 bytes a weight) of the 16 MB tensor the element keeps whole.
+const SRC_BYTES = 64e6;
+const SRC_WORDING = {
+  unreachable: (href, e) => `could not load ${href} (offline, blocked by the page's Content-Security-Policy: its ` +
+    `connect-src must allow this URL, or another origin without CORS): ${e.message}`,
+  status: (href, response) => `could not load ${href}: HTTP ${response.status} ${response.statusText}`.trim(),
+  webPage: (href) => `${href} is a web page, not attention JSON`,
+};
 async function fetchAttention(href) {
-  let response, body;
-  try {
-    response = await fetch(href);
-    if (response.ok) body = await response.text();
-  } catch (e) { // offline, refused, cut short, or blocked by CORS or the CSP
-    throw new Error(`could not load ${href} (offline, blocked by the page's Content-Security-Policy: its connect-src ` +
-      `must allow this URL, or another origin without CORS): ${e.message}`, { cause: e });
-  }
-  if (!response.ok) throw new Error(`could not load ${href}: HTTP ${response.status} ${response.statusText}`.trim());
-  if (/^text\/html\b/i.test(response.headers.get('content-type') ?? '')) {
-    throw new Error(`${href} is a web page, not attention JSON`);
-  }
+  const meta = {};
+  const bytes = await fetchBytes(href, 'downloading', { meta, limit: SRC_BYTES, most: 'a src file may be',
+    wording: SRC_WORDING });
+  if (/^text\/html\b/i.test(meta.type)) throw new Error(SRC_WORDING.webPage(href));
+  const body = new TextDecoder().decode(bytes);
   let json;
   try {
     json = JSON.parse(body);
@@ -267,9 +275,11 @@ export class ArcScopeElement extends ElementBase {
     const engine = sharedEngine();
     await engine.ready;
     const info = await engine.loadModel(modelUrl);
-    this.#announce(info.key, info.name, info.config, [info.config.n_layer, info.config.n_head]);
+    // The default model by its own name, not by its URL's (a bundler's copy has a hash in it).
+    const name = info.key === DEFAULT_MODEL ? DEFAULT_MODEL_NAME : info.name;
+    this.#announce(info.key, name, info.config, [info.config.n_layer, info.config.n_head]);
     const r = await cached(`${info.key}\n${text}`, () => analysis(engine, info.key, text));
-    return { ...r, name: info.name, config: info.config };
+    return { ...r, name, config: info.config };
   }
 
   // mode="ablation": {answer, wrong, kind}, checked before anything loads; null in the other modes (which leave
@@ -365,10 +375,13 @@ export class ArcScopeElement extends ElementBase {
 
   // mode="ablation": one cell per layer and head, coloured by the change in the metric when that head is ablated
   // (diverging: 0 is blank, a drop in --heat-neg, a rise in --heat). layer and head given together as integers
-  // outline that head's cell.
+  // outline that head's cell. The cells are a grid for the keyboard and screen readers (heatmap.js's grid(), as in
+  // the page's "which heads matter"): Tab reaches it, the arrows move, each cell's name says its layer, head and value.
   #drawAblation(r, { layer, head, mode }) {
     const { baseline, metric, shape: [L, H], answer, wrong, kind } = r.sweep;
     const effect = metric.map((m) => m - baseline);
+    // A redrawing (an attribute changed) keeps the focus on the cell that had it.
+    const focused = this.#effects?.cells.indexOf(this.shadowRoot.activeElement) ?? -1;
     this.#error.hidden = true;
     this.#fallback.hidden = true;
     this.#arcs = null;
@@ -381,14 +394,14 @@ export class ArcScopeElement extends ElementBase {
       rowLabels: range(L).map((l) => `layer ${l}`), colLabels: range(H).map((h) => `head ${h}`),
       label: `change in ${metricName} with each head ablated (${kind}): rows are layers, columns heads` });
     this.#effects.update(effect);
-    const marked = this.hasAttribute('layer') && typeof layer === 'number' && typeof head === 'number';
     this.#effects.cells.forEach((cell, i) => {
-      const l = Math.floor(i / H), h = i % H;
-      Object.assign(cell.dataset, { layer: l, head: h, metric: metric[i], effect: effect[i] });
-      cell.firstChild.textContent = `layer ${l}, head ${h}: ${metricName} ${metric[i].toFixed(2)} without it ` +
-        `(${signed(effect[i])} from ${baseline.toFixed(2)})`;
-      if (marked && l === layer && h === head) cell.classList.add('marked');
+      Object.assign(cell.dataset, { layer: Math.floor(i / H), head: i % H, metric: metric[i], effect: effect[i] });
     });
+    this.#effects.grid({ name: (l, h, i) => `layer ${l}, head ${h}: ${metricName} ${metric[i].toFixed(2)} without it ` +
+      `(${signed(effect[i])} from ${baseline.toFixed(2)})` });
+    const marked = this.hasAttribute('layer') && typeof layer === 'number' && typeof head === 'number';
+    if (marked) this.#effects.mark(layer * H + head);
+    if (focused >= 0 && focused < L * H) this.#effects.focusCell(focused);
     this.#caption.textContent = `ablation (${kind}): each cell, the change in ${metricName} (${baseline.toFixed(2)} with ` +
       `every head) without that head; orange: lower · ${r.name}`;
     this.result = this.#resultOf(r, { layer, head, mode,

@@ -20,11 +20,19 @@ export { assets as defaultAssets };
 // The package's version, e.g. '0.2.0' (version.js is written when the library is staged).
 export { version } from './version.js';
 
+// Node's fs/promises, for file: URLs. Taken from process.getBuiltinModule (Node 20.16 and up) rather than imported, so
+// that a bundler building for the browser finds no import of a Node module in this file (Vite would externalize it
+// and warn); older Node gets it by an import whose specifier bundlers do not follow.
+const NODE_FS = 'node:fs/promises';
+async function nodeFs() {
+  return globalThis.process?.getBuiltinModule?.(NODE_FS) ?? import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS);
+}
+
 // Bytes of a URL (http(s) via fetch, file: via fs in Node).
 export async function readBytes(url) {
   url = url instanceof URL ? url : new URL(url, isNode ? `file://${process.cwd()}/` : globalThis.location?.href);
   if (url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await nodeFs();
     return new Uint8Array(await readFile(url));
   }
   const response = await fetch(url);

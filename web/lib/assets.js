@@ -7,3 +7,7 @@ export const assets = {
   tokenizer: new URL('./models/gpt2-tokenizer.bin', import.meta.url),
   model: new URL('./models/shakespeare-4l.q8.arcs', import.meta.url),
 };
+
+// The default model's file name, as the element's caption and arcscope-ready name it. Not read from assets.model: a
+// bundler renames the files it copies (Vite: shakespeare-4l.q8-<hash>.arcs).
+export const DEFAULT_MODEL_NAME = 'shakespeare-4l.q8.arcs';

@@ -1,5 +1,6 @@
 // heatmap.js: a matrix drawn as coloured cells. Small matrices are SVG (one <rect> per cell, with data attributes
-// and a <title> so the values are inspectable); large ones are a canvas. Built once per shape; update() recolours.
+// and a <title> so the values are inspectable); large ones are a canvas. Built once per shape; update() recolours;
+// grid() makes the cells a grid to move through with the keyboard and to read with a screen reader.
 // Colours come from CSS (--heat, --heat-neg) so dark mode works without code; a cell's strength is its fill-opacity.
 // Masked cells (-inf, as a causal mask leaves the scores, or NaN) are hatched and left out of the colour scale.
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -119,6 +120,78 @@ export class Heatmap {
       if (this.opt.cellData) r.dataset.weight = masked ? '0' : v.toPrecision(6);
       r.firstChild.textContent = masked ? 'masked' : formatValue(v);
     }
+  }
+
+  // A small heatmap as a keyboard and screen-reader grid, the one pattern of the page's "which heads matter" grids
+  // and of <arc-scope mode="ablation">: the svg is a role=grid (named by the label), each row a role=row and each
+  // cell a gridcell named name(row, col, i), the same text as its <title> (for the mouse). One cell is in the Tab
+  // order at a time; the arrow keys move between cells, Home and End to the ends of the row (with Ctrl, of the grid).
+  // onPick(row, col), when given, is what a click on a cell does, and Enter or Space on the focused cell does the
+  // same. Call it after update(), since the names describe the values; again to rename the cells. Past 96 x 96
+  // cells the heatmap is a canvas, with no cells: nothing happens.
+  grid({ name, onPick = null }) {
+    if (this.useCanvas) return;
+    const { rows, cols } = this.opt;
+    this.onPick = onPick;
+    if (!this.rowEls) {
+      const doc = this.root.ownerDocument;
+      this.el.setAttribute('role', 'grid');
+      // The row and column labels are in every cell's name; read as loose text in the grid they would be noise.
+      for (const t of this.el.querySelectorAll('text')) t.setAttribute('aria-hidden', 'true');
+      this.rowEls = Array.from({ length: rows }, (_, i) => {
+        const row = doc.createElementNS(SVG_NS, 'g');
+        row.setAttribute('role', 'row');
+        row.append(...this.cells.slice(i * cols, (i + 1) * cols));
+        this.el.append(row);
+        return row;
+      });
+      this.el.addEventListener('keydown', (e) => this.keydown(e));
+      this.el.addEventListener('click', (e) => {
+        const i = this.cells.indexOf(e.target.closest?.('rect.cell'));
+        if (i >= 0 && this.onPick) this.onPick(Math.floor(i / cols), i % cols);
+      });
+      this.focusCell(0, { move: false });
+    }
+    this.el.classList.toggle('pickable', !!onPick);
+    this.cells.forEach((cell, i) => {
+      const text = name(Math.floor(i / cols), i % cols, i);
+      cell.setAttribute('role', 'gridcell');
+      cell.setAttribute('aria-label', text);
+      cell.firstChild.textContent = text;
+    });
+  }
+
+  keydown(e) {
+    const i = this.cells.indexOf(e.target);
+    if (i < 0) return;
+    const { rows, cols } = this.opt, r = Math.floor(i / cols), c = i % cols;
+    if ((e.key === 'Enter' || e.key === ' ') && this.onPick) {
+      e.preventDefault();
+      this.onPick(r, c);
+      return;
+    }
+    const to = { ArrowUp: [r - 1, c], ArrowDown: [r + 1, c], ArrowLeft: [r, c - 1], ArrowRight: [r, c + 1],
+      Home: e.ctrlKey ? [0, 0] : [r, 0], End: e.ctrlKey ? [rows - 1, cols - 1] : [r, cols - 1] }[e.key];
+    if (!to) return;
+    e.preventDefault();
+    const clamp = (v, n) => Math.max(0, Math.min(n - 1, v));
+    this.focusCell(clamp(to[0], rows) * cols + clamp(to[1], cols));
+  }
+
+  // Cell i becomes the grid's one stop in the Tab order, and takes the focus unless move is false.
+  focusCell(i, { move = true } = {}) {
+    this.cells.forEach((c, k) => c.setAttribute('tabindex', k === i ? '0' : '-1'));
+    if (move) this.cells[i].focus();
+  }
+
+  // Outlines cell i (class marked) and no other, or none for null; in a grid() it is also the selected cell and the
+  // grid's stop in the Tab order.
+  mark(i) {
+    this.cells.forEach((c, k) => {
+      c.classList.toggle('marked', k === i);
+      if (k === i && this.rowEls) c.setAttribute('aria-selected', 'true'); else c.removeAttribute('aria-selected');
+    });
+    if (i != null && this.rowEls) this.focusCell(i, { move: false });
   }
 
   setNotes(strings) {

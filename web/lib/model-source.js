@@ -36,15 +36,22 @@ export async function storeModel(key, bytes) {
 }
 
 // Downloads are abandoned when no byte arrives for this long, waiting for the answer or in the middle of the body:
-// a server that never answers or stops sending must not leave the page waiting for ever. Tests shorten it.
+// a server that never answers or stops sending must not leave the page waiting for ever. One clock for every
+// download of this module's instance: the worker's (models, checkpoints; its configure op sets it) and the page's
+// (an <arc-scope src> file). Tests shorten it.
 let stallMs = 20_000;
 export function setStallTimeout(seconds) { stallMs = seconds * 1000; }
-// A wasm32 engine cannot hold a file beyond this, so a bigger (or endless) download is refused early.
-const MAX_BYTES = 2 ** 31;
+// Every download also has a size bound, counted in the bytes that arrive (decoded: a compressed body counts what
+// it inflates to), so an endless stream or a compression bomb stops at the bound. A model: a wasm32 engine cannot
+// hold a file beyond this. config.json: a GPT-2 config is about 1 kB.
+export const MAX_BYTES = 2 ** 31;
+const ENGINE_HOLDS = 'the browser engine can hold';
+export const CONFIG_BYTES = 4e6;
 
 export function formatBytes(n) {
   if (!(n >= 0)) return '?';
-  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
+  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB`
+    : n >= 1e3 ? `${(n / 1e3).toFixed(0)} kB` : `${n} B`;
 }
 
 // Bytes of an .arcs model URL, or of a model cached under that key. ctx: {progress, signal} (signal cancels).
@@ -55,31 +62,59 @@ export async function loadModelBytes(url, ctx = {}) {
   return { bytes, name: nameOf(url), cached: false };
 }
 
-// Downloads with progress {stage, loaded, total}.
-export async function fetchBytes(url, stage, { progress = () => {}, signal } = {}) {
-  const meta = {};
-  let buffer = null, loaded = 0, lastReport = 0;
-  for await (const value of download(url, signal, meta)) {
-    // The declared size sets the first buffer, within reason: a server may claim any Content-Length.
-    buffer ??= new Uint8Array(Math.min(meta.total, 256 << 20) || 1 << 20);
-    if (loaded + value.length > buffer.length) {
-      const bigger = new Uint8Array(Math.max(buffer.length * 2, loaded + value.length));
-      bigger.set(buffer.subarray(0, loaded));
-      buffer = bigger;
+// Downloads with progress {stage, loaded, total}; the other options are download()'s (limit, most, wording, meta).
+// Memory grows with the bytes that arrived, whatever the server claims: the chunks are kept as they come and copied
+// once into the result. With a declared size, that copy is made when half of it has arrived and the rest goes
+// straight in, so a file the server announces truly costs at most one and a half times its size, never two.
+export async function fetchBytes(url, stage, { progress = () => {}, meta = {}, ...options } = {}) {
+  let chunks = [], buffer = null, loaded = 0, lastReport = 0;
+  for await (const value of download(url, { ...options, meta })) {
+    if (!buffer && meta.total && loaded + value.length >= meta.total / 2 && loaded + value.length <= meta.total) {
+      buffer = new Uint8Array(meta.total);
+      let at = 0;
+      for (const chunk of chunks) { buffer.set(chunk, at); at += chunk.length; }
+      chunks = [];
     }
-    buffer.set(value, loaded);
+    if (buffer && loaded + value.length > buffer.length) { // more than declared: back to chunks
+      chunks = [buffer.subarray(0, loaded)];
+      buffer = null;
+    }
+    if (buffer) buffer.set(value, loaded);
+    else chunks.push(value);
     loaded += value.length;
     if (loaded - lastReport > 1 << 20) { progress({ stage, loaded, total: meta.total }); lastReport = loaded; }
   }
   progress({ stage, loaded, total: meta.total || loaded });
-  return !buffer ? new Uint8Array(0) : buffer.length === loaded ? buffer : buffer.slice(0, loaded);
+  if (buffer) return buffer.length === loaded ? buffer : buffer.slice(0, loaded);
+  const [only] = chunks;
+  if (chunks.length === 1 && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return only;
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    bytes.set(chunks[i], at);
+    at += chunks[i].length;
+    chunks[i] = null; // each chunk can go as soon as it is copied
+  }
+  return bytes;
 }
 
-// One HTTP download as an async iterable of Uint8Array chunks (nothing is requested before the first is asked for);
-// meta.total is the declared size once the headers are in (0 if unknown). Clear messages for the usual failures,
-// the stall timeout, and signal (an AbortSignal) to cancel. The stall clock runs only while the network is awaited,
-// never while the reader is busy with a chunk.
-async function* download(url, signal, meta = {}) {
+// What a download's failures say. A caller with its own words (the element's src) gives its own.
+const MODEL_WORDING = {
+  unreachable: (url, e) => `could not reach ${url} (offline, blocked by the page's security policy, or the server ` +
+    `refuses cross-origin requests): ${e.message}`,
+  status: (url, response) => `could not download ${url}: HTTP ${response.status} ${response.statusText}`.trim(),
+  webPage: (url) => `${url} sent a web page, not the file: check that the link points at the file itself ` +
+    '(on Hugging Face, a /resolve/ link rather than /blob/)',
+};
+
+// One HTTP download as an async iterable of Uint8Array chunks (nothing is requested before the first is asked for).
+// Clear messages for the usual failures, the stall timeout and the size bound (each names its own figure).
+// options: signal (an AbortSignal) to cancel; meta, filled in once the headers are in: total, the declared size (0 if
+// unknown), and type, the Content-Type; limit, the most bytes accepted (default MAX_BYTES), and most, what that
+// bound is, for the message (default: what the browser engine can hold); wording: messages (MODEL_WORDING's).
+// The stall clock runs only while the network is awaited, never while the reader is busy with a chunk.
+export async function* download(url, { signal, meta = {}, limit = MAX_BYTES, most = ENGINE_HOLDS,
+  wording = MODEL_WORDING } = {}) {
   const controller = new AbortController();
   let why = null, timer = 0, loaded = 0;
   const stop = (error) => { why ??= error; controller.abort(why); };
@@ -87,8 +122,11 @@ async function* download(url, signal, meta = {}) {
   const of = () => (meta.total ? ` of ${formatBytes(meta.total)}` : '');
   const stalled = (s = stallMs / 1000) => new Error(`the download of ${url} stalled: ${loaded
     ? `no data for ${s} s (received ${formatBytes(loaded)}${of()})` : `no answer from the server for ${s} s`}`);
+  const tooLarge = (size) => new Error(`${url} is larger than ${formatBytes(limit)}, the most ${most}` +
+    (size ? ` (it is ${formatBytes(size)})` : ''));
   const watch = (on) => { clearTimeout(timer); if (on) timer = setTimeout(() => stop(stalled()), stallMs); };
   meta.total = 0;
+  meta.type = '';
   if (signal?.aborted) cancel();
   signal?.addEventListener('abort', cancel);
   let response = null, reader = null;
@@ -97,16 +135,21 @@ async function* download(url, signal, meta = {}) {
     try {
       response = await fetch(url, { signal: controller.signal });
     } catch (e) {
-      throw why ?? new Error(`could not reach ${url} (offline, blocked by the page's security policy, or the server ` +
-        `refuses cross-origin requests): ${e.message}`);
+      throw why ?? Object.assign(new Error(wording.unreachable(url, e)), { cause: e });
     }
     watch(false);
-    if (!response.ok) throw new Error(`could not download ${url}: HTTP ${response.status} ${response.statusText}`.trim());
+    if (!response.ok) throw new Error(wording.status(url, response));
     // A compressed body's Content-Length counts compressed bytes: no use as the file's size.
     const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
     meta.total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;
-    if (meta.total > MAX_BYTES) throw new Error(`${url} is ${formatBytes(meta.total)}: more than the ${formatBytes(MAX_BYTES)} the browser engine can hold`);
-    if (!response.body) { yield new Uint8Array(await response.arrayBuffer()); return; }
+    meta.type = response.headers.get('Content-Type') ?? '';
+    if (meta.total > limit) throw tooLarge(meta.total);
+    if (!response.body) { // no stream to count as it comes (a body-less status): checked whole
+      const whole = new Uint8Array(await response.arrayBuffer());
+      if (whole.length > limit) throw tooLarge(whole.length);
+      yield whole;
+      return;
+    }
     reader = response.body.getReader();
     for (;;) {
       watch(true);
@@ -118,12 +161,9 @@ async function* download(url, signal, meta = {}) {
       }
       watch(false);
       if (next.done) return;
-      if (loaded === 0 && looksLikeWebPage(next.value)) {
-        throw new Error(`${url} sent a web page, not the file: check that the link points at the file itself ` +
-          '(on Hugging Face, a /resolve/ link rather than /blob/)');
-      }
+      if (loaded === 0 && looksLikeWebPage(next.value)) throw new Error(wording.webPage(url));
       loaded += next.value.length;
-      if (loaded > MAX_BYTES) throw new Error(`${url} is more than the ${formatBytes(MAX_BYTES)} the browser engine can hold`);
+      if (loaded > limit) throw tooLarge();
       yield next.value;
     }
   } finally {
@@ -151,21 +191,35 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
     if (!config) throw new Error('pick the checkpoint\'s config.json too: it holds the model\'s shape');
     return { configText: await config.text(), size: weights.size, chunks: weights.stream() };
   }
-  const configBytes = await fetchBytes(source.configUrl, 'downloading config.json', { progress, signal });
-  // The headers first: the converter checks the header against the length before it allocates anything.
+  const configBytes = await fetchBytes(source.configUrl, 'downloading config.json',
+    { progress, signal, limit: CONFIG_BYTES, most: 'a config.json may be' });
+  // The headers first: the converter checks the header against the length before it allocates anything. The
+  // status names this download from its start, not the config.json before it, while the server is waited for.
+  const stage = `downloading ${nameOf(source.safetensorsUrl)}`;
+  progress({ stage, loaded: 0, total: 0 });
   const meta = {};
-  const body = download(source.safetensorsUrl, signal, meta);
+  const body = download(source.safetensorsUrl, { signal, meta });
   const first = await body.next();
   if (!meta.total) {
     await body.return();
     throw new Error(`${source.safetensorsUrl}: the server did not say how long the file is (no Content-Length, or a ` +
       'compressed body); arcscope needs the length to check the checkpoint before converting it');
   }
-  async function* chunks() {
-    if (!first.done) yield first.value;
-    yield* body;
-  }
-  return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks: chunks() };
+  progress({ stage, loaded: first.done ? 0 : first.value.length, total: meta.total });
+  // The first chunk, then the rest; ending it early (return) ends the download, whether it was read or not.
+  let pending = first.done ? null : first;
+  const chunks = {
+    [Symbol.asyncIterator]() { return this; },
+    next() { const chunk = pending; pending = null; return chunk ? Promise.resolve(chunk) : body.next(); },
+    return(value) { pending = null; return body.return(value); },
+  };
+  return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks };
+}
+
+// Ends an async generator or a ReadableStream that may be part-read (a no-op on one already done).
+function close(chunks) {
+  const ended = chunks.cancel?.() ?? chunks.return?.();
+  Promise.resolve(ended).catch(() => {});
 }
 
 // The weight formats a checkpoint converts to (convertCheckpoint's dtype, a loaded model's config.dtype); the page's
@@ -199,6 +253,8 @@ export async function convertToModel(convert, source, key, { dtype = 'q8', progr
   const checkpoint = await openCheckpoint(source, { progress, signal });
   const stages = { header: 'reading the header', tensors: `converting to ${dtype}`, checksum: 'checking', done: 'converted' };
   let last = 0;
+  // However the conversion ends, its download (or file stream) ends with it: a converter that refused the header
+  // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself.)
   const bytes = await convert({
     config: checkpoint.configText,
     chunks: checkpoint.chunks,
@@ -210,7 +266,7 @@ export async function convertToModel(convert, source, key, { dtype = 'q8', progr
       progress({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
         loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
-  });
+  }).finally(() => close(checkpoint.chunks));
   progress({ stage: 'saving to the browser cache', loaded: bytes.length, total: bytes.length });
   await storeModel(cacheKey, bytes);
   return bytes;
