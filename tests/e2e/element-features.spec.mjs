@@ -86,6 +86,19 @@ test('loading="lazy" fetches nothing until the element comes near the viewport, 
   expect(errors).toEqual([]);
 });
 
+test('a lazy element off screen reports a bad layer or head at once, without loading anything', async ({ page }) => {
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await openFeaturePage(page, `<div class="far"></div>
+    <arc-scope id="bad-layer" loading="lazy" layer="top" text="hello"></arc-scope>
+    <arc-scope id="bad-head" loading="lazy" head="-1" src="/fixtures/attention/article.json"></arc-scope>`,
+  { css: '.far { height: 3000px }' });
+  await expect(page.locator('#bad-layer .error')).toHaveText(/^arc-scope: layer "top" is not valid/);
+  await expect(page.locator('#bad-head .error')).toHaveText(/^arc-scope: head "-1" is not valid/);
+  await page.waitForTimeout(300);
+  expect(requests.filter((r) => ENGINE_FILES.test(r) || r.includes('attention/'))).toEqual([]);
+});
+
 test('a loading value that is not valid is the element\'s error, and nothing loads', async ({ page }) => {
   const requests = [];
   page.on('request', (r) => requests.push(r.url()));

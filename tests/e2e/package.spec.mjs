@@ -44,6 +44,8 @@ test.beforeAll(async () => {
   cpSync(selfHostFolder, join(siteDir, 'broken'), { recursive: true });
   writeFileSync(join(siteDir, 'favicon.ico'), ''); // what the browser asks every site for
   rmSync(join(siteDir, 'broken', 'lib', 'wasm', 'arcscope_core.wasm'));
+  cpSync(selfHostFolder, join(siteDir, 'no-wasm-dir'), { recursive: true });
+  rmSync(join(siteDir, 'no-wasm-dir', 'lib', 'wasm'), { recursive: true });
   // The asset host: the folder as it is, on another port (another origin), with CORS.
   assets = await serveFolder(selfHostFolder, { cors: true });
   // Pages named csp-*.html get the policy the guide documents for the library on another origin.
@@ -68,6 +70,8 @@ test.beforeAll(async () => {
   writeFileSync(join(siteDir, 'nowasm-post.html'), page(`${assets.url}lib/arc-scope.js`));
   writeFileSync(join(siteDir, 'sub-path.html'), page('/blog/assets/arcscope/lib/arc-scope.js'));
   writeFileSync(join(siteDir, 'broken.html'), page('/broken/lib/arc-scope.js'));
+  writeFileSync(join(siteDir, 'no-wasm-dir.html'), page('/no-wasm-dir/lib/arc-scope.js'));
+  writeFileSync(join(siteDir, 'wrong-path.html'), page('/no/such/folder/lib/arc-scope.js'));
 
   // The guide's snippets, on a site with the folder at /arcscope/ as the guide says.
   guideSite = join(consumer, 'guide-site');
@@ -243,4 +247,24 @@ test('a folder whose wasm is missing: the element says so inside itself and fire
   const shown = p.locator('arc-scope').locator('[role=alert]');
   await expect(shown).toBeVisible();
   await expect(shown).toContainText('arcscope_core.wasm');
+});
+
+test('a folder copied without lib/wasm: the element names the missing file, not worker.js', async ({ page: p }) => {
+  await p.addInitScript(() => {
+    window.arcscopeErrors = [];
+    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
+  });
+  await p.goto(`${site.url}no-wasm-dir.html`);
+  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
+  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  expect(message).toMatch(/the engine worker failed to start: http:.*\/no-wasm-dir\/lib\/wasm\/arcscope_core\.js answers HTTP 404; copy the whole lib\/ folder, lib\/wasm\/ included/);
+});
+
+test("the guide's drawn() helper says the element never loaded when its script path is wrong", async ({ page: p }) => {
+  // The helper as the guide prints it, taken from its testing block.
+  const block = guide.find((b) => b.lang === 'js' && b.code.includes('const drawn = '));
+  const source = block.code.slice(block.code.indexOf('(element) =>'), block.code.indexOf('}));') + 3);
+  const drawn = new Function(`return ${source}`)();
+  await p.goto(`${site.url}wrong-path.html`);
+  await expect(drawn(p.locator('arc-scope').first())).rejects.toThrow(/<arc-scope> never loaded: lib\/arc-scope\.js did not run/);
 });

@@ -28,6 +28,19 @@ function startWorker(url) {
   }
 }
 
+// The first of urls the server does not have ({url, status}), or null (all there, or the server cannot be asked).
+async function missingFile(urls) {
+  for (const url of urls) {
+    try {
+      const r = await fetch(url, { method: 'HEAD', cache: 'no-store' });
+      if (r.status === 404 || r.status === 410) return { url, status: r.status };
+    } catch {
+      return null;  // another origin without CORS, or offline: the general message stands
+    }
+  }
+  return null;
+}
+
 export class EngineClient {
   constructor(workerUrl) {
     this.nextId = 1;
@@ -55,7 +68,16 @@ export class EngineClient {
         this.broken = this.started ? `the engine worker stopped: ${e.message || 'an unknown error'}`
           : `the engine worker failed to start from ${this.workerUrl}: ${e.message ||
             'its script could not be loaded (a 404, another origin without CORS, or a Content-Security-Policy without worker-src for it)'}`;
-        this.failAll(this.broken);
+        if (this.started || e.message) { this.failAll(this.broken); return; }
+        // The browser does not say which file failed: ask for the worker's script and the engine's glue, and name a
+        // missing one (a folder copied without lib/wasm).
+        missingFile([this.workerUrl, new URL('./wasm/arcscope_core.js', import.meta.url).href]).then((missing) => {
+          if (missing) {
+            this.broken = `the engine worker failed to start: ${missing.url} answers HTTP ${missing.status}; copy the ` +
+              'whole lib/ folder, lib/wasm/ included';
+          }
+          this.failAll(this.broken);
+        });
       };
     }
     this.ready = this.call('init');
