@@ -349,6 +349,36 @@ test('15. refused calls free what they converted: each refusal 1,000 times leave
   assertUnharmed('15 (refusals)');
 });
 
+test("16. the article's blocks take sizes and seeds as numbers, strictly", () => {
+  const bad = [null, false, [], true, '5', [7], { valueOf() { return 7; } }];
+  const calls = {
+    'singleHeadAttention dModel': (v) => e.singleHeadAttention(v, 16),
+    'singleHeadAttention dHead': (v) => e.singleHeadAttention(64, v),
+    'singleHeadAttention seed': (v) => e.singleHeadAttention(64, 16, { seed: v }),
+    'multiHeadAttention nHeads': (v) => e.multiHeadAttention(64, v),
+    'multiHeadAttention seed': (v) => e.multiHeadAttention(64, 4, { seed: v }),
+    'positionalEncoding dModel': (v) => e.positionalEncoding(v),
+    'positionalEncoding maxSeqLen': (v) => e.positionalEncoding(64, v),
+    'causalMask n': (v) => e.causalMask(v),
+    'randomNormal seed': (v) => e.randomNormal([2, 3], { seed: v }),
+    'attentionCost repeats': (v) => e.attentionCost({ lengths: [8, 16, 32], dModel: 16, nHeads: 2, repeats: v }),
+  };
+  let refused = 0;
+  for (const [what, call] of Object.entries(calls)) {
+    for (const v of bad) {
+      assert.throws(() => call(v), /must be a number, got/, `${what} = ${JSON.stringify(v)}`);
+      refused++;
+    }
+  }
+  for (const seed of [2 ** 32 + 1, -1, 1.5]) {
+    assert.throws(() => e.randomNormal([2], { seed }), /seed must be an integer in \[0, 4294967295\]/);
+    refused++;
+  }
+  assert.deepEqual(e.randomNormal([4], { seed: 2 ** 32 - 1 }).data.length, 4);
+  console.log(`16: ${refused} refusals`);
+  assertUnharmed('16 (blocks)');
+});
+
 test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', async () => {
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');

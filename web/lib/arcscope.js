@@ -11,7 +11,7 @@
 import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
 import { createTokenizer } from './tokenizer.js';
-import { loadModel, convertCheckpoint, engineCall } from './model.js';
+import { loadModel, convertCheckpoint, engineCall, numberArg } from './model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -142,22 +142,39 @@ export async function createEngine(options = {}) {
     weight(name) { return handle.weight(name); },
     setWeight(name, values) { handle.setWeight(name, flat(values)); },
   });
-  engine.singleHeadAttention = (dModel, dHead, { seed = 42 } = {}) =>
-    layer(new core.SingleHeadAttention(dModel, dHead, seed >>> 0));
-  engine.multiHeadAttention = (dModel, nHeads, { seed = 42 } = {}) =>
-    layer(new core.MultiHeadAttention(dModel, nHeads, seed >>> 0));
+  // Sizes and seeds as numbers, strictly (the core takes doubles, which Embind would make of '5', true or [7]); a
+  // seed a 32-bit integer (>>> 0 turned 2^32 + 1 into 1).
+  const seedArg = (seed) => {
+    numberArg(seed, 'seed');
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xFFFFFFFF) {
+      throw new Error(`seed must be an integer in [0, 4294967295], got ${seed}`);
+    }
+    return seed;
+  };
+  const sizes = (values) => { for (const [what, v] of Object.entries(values)) numberArg(v, what); };
+  engine.singleHeadAttention = (dModel, dHead, { seed = 42 } = {}) => {
+    sizes({ dModel, dHead });
+    return layer(new core.SingleHeadAttention(dModel, dHead, seedArg(seed)));
+  };
+  engine.multiHeadAttention = (dModel, nHeads, { seed = 42 } = {}) => {
+    sizes({ dModel, nHeads });
+    return layer(new core.MultiHeadAttention(dModel, nHeads, seedArg(seed)));
+  };
   engine.positionalEncoding = (dModel, maxSeqLen = 2048) => {
+    sizes({ dModel, maxSeqLen });
     const handle = new core.PositionalEncoding(dModel, maxSeqLen);
     return owned(handle, {
       table() { return handle.table(); },
       forward(x, shape) { return engineCall('adding positional encodings', () => handle.forward(flat(x), shape)); },
     });
   };
-  engine.causalMask = (n) => core.causalMask(n);
-  engine.randomNormal = (shape, { seed = 42 } = {}) => core.randomNormal(shape, seed >>> 0);
+  engine.causalMask = (n) => { sizes({ n }); return core.causalMask(n); };
+  engine.randomNormal = (shape, { seed = 42 } = {}) => core.randomNormal(shape, seedArg(seed));
   // The article's cost experiment: {points: [{seqLen, ms}], fit: {a, b, c}} with ms ≈ a n² + b n + c.
-  engine.attentionCost = ({ lengths = [128, 256, 512, 1024], dModel = 768, nHeads = 12, repeats = 3 } = {}) =>
-    core.attentionCost(lengths, dModel, nHeads, repeats);
+  engine.attentionCost = ({ lengths = [128, 256, 512, 1024], dModel = 768, nHeads = 12, repeats = 3 } = {}) => {
+    sizes({ dModel, nHeads, repeats });
+    return core.attentionCost(lengths, dModel, nHeads, repeats);
+  };
   // points [{seqLen, ms}] (3 or more) -> {a, b, c}: the least-squares ms ≈ a n² + b n + c that attentionCost uses.
   engine.fitQuadratic = (points) => core.fitQuadratic(points);
 
