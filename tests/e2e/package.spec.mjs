@@ -98,6 +98,18 @@ test.beforeAll(async () => {
 
 test.afterAll(() => { for (const s of servers) s.close(); });
 
+// The first arcscope-error message of the page at url, listened for from before its scripts run (capture: the event
+// does not bubble).
+async function firstError(browserPage, url) {
+  await browserPage.addInitScript(() => {
+    window.arcscopeErrors = [];
+    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
+  });
+  await browserPage.goto(url);
+  await expect.poll(() => browserPage.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
+  return browserPage.evaluate(() => window.arcscopeErrors[0]);
+}
+
 // Waits for the element's first drawing; -> {arcs, ms from navigation to the rendered event}
 async function firstArcs(browserPage, url) {
   await browserPage.goto(url);
@@ -138,24 +150,12 @@ test("the guide's cross-origin policy keeps the blog's own stylesheet and its ow
 });
 
 test('a src file the policy blocks: the element names connect-src', async ({ page: p }) => {
-  await p.addInitScript(() => {
-    window.arcscopeErrors = [];
-    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
-  });
-  await p.goto(`${site.url}blocked-src.html`);
-  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
-  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  const message = await firstError(p, `${site.url}blocked-src.html`);
   expect(message).toMatch(/could not load .*attention\.json \(.*Content-Security-Policy: its connect-src must allow this URL/);
 });
 
 test("a policy without 'wasm-unsafe-eval': the element names that source, not 'unsafe-eval'", async ({ page: p }) => {
-  await p.addInitScript(() => {
-    window.arcscopeErrors = [];
-    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
-  });
-  await p.goto(`${site.url}nowasm-post.html`);
-  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
-  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  const message = await firstError(p, `${site.url}nowasm-post.html`);
   expect(message).toContain("the page's Content-Security-Policy does not allow WebAssembly: add 'wasm-unsafe-eval' " +
     "to its script-src (not 'unsafe-eval', which also allows eval)");
 });
@@ -234,14 +234,7 @@ test("the Vite build of 'arcscope/element' gives no warning: no Node module is e
 });
 
 test('a folder whose wasm is missing: the element says so inside itself and fires arcscope-error', async ({ page: p }) => {
-  // Listening from before the page's scripts run (capture: the event does not bubble).
-  await p.addInitScript(() => {
-    window.arcscopeErrors = [];
-    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
-  });
-  await p.goto(`${site.url}broken.html`);
-  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
-  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  const message = await firstError(p, `${site.url}broken.html`);
   console.log(`missing wasm: ${message}`);
   expect(message).toMatch(/could not load the engine's wasm http:.*arcscope_core\.wasm: HTTP 404/);
   const shown = p.locator('arc-scope').locator('[role=alert]');
@@ -250,13 +243,7 @@ test('a folder whose wasm is missing: the element says so inside itself and fire
 });
 
 test('a folder copied without lib/wasm: the element names the missing file, not worker.js', async ({ page: p }) => {
-  await p.addInitScript(() => {
-    window.arcscopeErrors = [];
-    document.addEventListener('arcscope-error', (e) => window.arcscopeErrors.push(e.detail.message), true);
-  });
-  await p.goto(`${site.url}no-wasm-dir.html`);
-  await expect.poll(() => p.evaluate(() => window.arcscopeErrors.length), { timeout: 30_000 }).toBeGreaterThan(0);
-  const message = await p.evaluate(() => window.arcscopeErrors[0]);
+  const message = await firstError(p, `${site.url}no-wasm-dir.html`);
   expect(message).toMatch(/the engine worker failed to start: http:.*\/no-wasm-dir\/lib\/wasm\/arcscope_core\.js answers HTTP 404; copy the whole lib\/ folder, lib\/wasm\/ included/);
 });
 
