@@ -224,10 +224,10 @@ export class ArcScopeElement extends ElementBase {
       }
       if (sweep && !live) throw new Error(`mode "ablation" runs the model on text: it cannot use ${given[0]}`);
       const text = live ? this.#text() : null;
-      // layer and head: their form now (so a lazy element off screen says at once), their range once the shape is known
-      this.#read('layer', index, null, Infinity, LAYER_WORDS);
-      this.#read('head', index, null, Infinity, HEAD_WORDS);
       if (lazy && !this.#near) {
+        // layer and head: their form now, so an element off screen says at once; their range once the shape is known
+        this.#read('layer', index, null, Infinity, LAYER_WORDS);
+        this.#read('head', index, null, Infinity, HEAD_WORDS);
         this.#waitForViewport();
         return;
       }
