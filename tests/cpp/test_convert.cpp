@@ -1,5 +1,6 @@
 // test_convert.cpp: the streaming converter writes the same file whatever the chunk size, transposes Conv1D weights,
-// quantizes exactly as q8_pack does on the whole matrix, reads F16/BF16, skips buffers, and names what is wrong.
+// quantizes exactly as q_pack does on the whole matrix (q8 and q16), reads F16/BF16, skips buffers, and names what is
+// wrong.
 #include <gtest/gtest.h>
 
 #include <cstring>
