@@ -1,13 +1,15 @@
 // convert.h: Hugging Face GPT-2 checkpoint (config.json + model.safetensors) -> .arcs model file, streaming.
 //
-// The safetensors bytes arrive in chunks of any size (a file read natively, a fetch() stream in the browser). The
-// output file is allocated once the header is known and checked against the input's real length, and each tensor
-// is written into it as its bytes arrive: memory stays near the output's size plus one Conv1D matrix (those need
-// a transpose), never the input's size. A header that claims more data than the input holds is refused before
-// anything is allocated, so a small hostile file cannot make the converter reserve gigabytes.
+// The safetensors bytes arrive in chunks of any size (a file read natively, a fetch() stream in the browser). Once
+// the header is known and checked against the input's real length, each tensor is written into the output as its
+// bytes arrive. The output is held in pages allocated only when data for them arrives, so memory grows with what
+// was received (a download that stalls after a header describing GPT-2 XL holds a few megabytes, not 1.8 GB) and
+// ends near the output's size plus one Conv1D matrix (those need a transpose), never the input's size. A header
+// that claims more data than the input holds is refused before anything is allocated.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,28 @@
 #include "arcscope/safetensors.h"
 
 namespace arcscope {
+
+// A file of a known size held in fixed-size pages, each allocated (zeroed) when first written. Pages can be handed
+// on and released one at a time, so copying the file out never needs two whole copies.
+class PagedBytes {
+public:
+    static constexpr size_t kPageBytes = size_t(1) << 22;  // 4 MiB, a multiple of 8 (the checksum's word)
+
+    void reset(uint64_t size);  // checks the size against the address space; allocates nothing
+    void write(uint64_t offset, const uint8_t* data, size_t n);
+    uint64_t size() const { return size_; }
+    uint64_t allocated() const { return allocated_; }
+    size_t page_count() const { return pages_.size(); }
+    size_t page_size(size_t i) const;
+    const uint8_t* page(size_t i);  // allocates an untouched page (all zeros)
+    void release(size_t i);
+    std::vector<uint8_t> to_vector();
+
+private:
+    uint64_t size_ = 0, allocated_ = 0;
+    std::vector<std::unique_ptr<uint8_t[]>> pages_;
+    uint8_t* touch(size_t i);
+};
 
 // config.json text -> config. Reads n_layer, n_head, n_embd, n_positions (or n_ctx), vocab_size,
 // layer_norm_epsilon; rejects activations other than GPT-2's tanh GELU.
@@ -29,12 +53,13 @@ public:
     // The next bytes of model.safetensors, in order.
     void feed(const uint8_t* data, size_t n);
     // Call after the last byte: checks that every tensor arrived, seals the file (checksum) and returns it.
-    std::vector<uint8_t>& finish();
+    PagedBytes& finish();
 
     const char* stage() const;  // "header", "tensors", "done"
     uint64_t bytes_done() const { return fed_; }
-    uint64_t bytes_total() const { return total_; }  // 0 until the header has been read
-    uint64_t output_bytes() const { return out_.size(); }
+    uint64_t bytes_total() const { return total_; }                // 0 until the header has been read
+    uint64_t output_bytes() const { return out_.size(); }          // the file's size, 0 until the header is read
+    uint64_t allocated_bytes() const { return out_.allocated(); }  // how much of it is held so far
 
 private:
     struct Job {  // one safetensors tensor that becomes one model tensor
@@ -47,7 +72,7 @@ private:
     DType dtype_;
     std::vector<TensorSpec> specs_;
     std::vector<uint64_t> offsets_;  // absolute file offsets of each spec's data
-    std::vector<uint8_t> out_;
+    PagedBytes out_;
 
     uint64_t source_bytes_;
     uint64_t fed_ = 0, total_ = 0, header_len_ = 0;
@@ -59,6 +84,7 @@ private:
     uint64_t group_bytes_ = 0;      // bytes per group of the current job
     uint64_t group_first_row_ = 0;  // first row of the staged group
     std::vector<float> f32_;        // the group converted (and transposed)
+    std::vector<uint8_t> packed_;   // the group quantized
     bool finished_ = false;
 
     void start(const std::vector<SafeTensor>& tensors);

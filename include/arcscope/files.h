@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace arcscope {
 
@@ -24,5 +26,7 @@ std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path);
 std::string read_file_text(const std::string& path);
 // Writes n bytes to path, replacing it.
 void write_file(const std::string& path, const void* data, size_t n);
+// Writes the parts one after another to path, replacing it (a file held in pages).
+void write_file(const std::string& path, const std::vector<std::pair<const uint8_t*, size_t>>& parts);
 
 }  // namespace arcscope

@@ -56,12 +56,16 @@ void write_header(uint8_t* out, const GPT2Config& config, DType weight_type, con
                   const FileLayout& layout);
 // Computes the checksum over out[header, file_size) and stores it in the header. Call once the data is written.
 void seal_file(uint8_t* out, uint64_t file_size);
+// Stores a checksum computed elsewhere (over a file held in pieces) into the header's kModelHeaderBytes.
+void store_checksum(uint8_t* header, uint64_t checksum);
 
 // 1 for f32 and q8 files, 2 for q16.
 uint32_t file_version(DType weight_type);
 
-// FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words.
-uint64_t fnv1a64_words(const uint8_t* data, size_t n);
+// FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words, continuing from h, so a file held
+// in pieces can be summed piece by piece.
+constexpr uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ull;
+uint64_t fnv1a64_words(const uint8_t* data, size_t n, uint64_t h = kFnvOffsetBasis);
 
 // A validated, non-owning view of a model file's bytes (the bytes must outlive it).
 class ModelFile {

@@ -58,19 +58,30 @@ public:
     }
     val finish() {
         return guarded("finishing the conversion", [&] {
-            std::vector<uint8_t>& out = conv_.finish();
-            return val(emscripten::typed_memory_view(out.size(), out.data())).call<val>("slice");
+            // Page by page, each freed once copied: wasm memory shrinks as the JavaScript copy grows.
+            require(!handed_over_, "finish() was already called: the converted file was handed over");
+            PagedBytes& out = conv_.finish();
+            handed_over_ = true;
+            val file = val::global("Uint8Array").new_(double(out.size()));
+            for (size_t i = 0; i < out.page_count(); ++i) {
+                file.call<void>("set", val(emscripten::typed_memory_view(out.page_size(i), out.page(i))),
+                                double(i) * PagedBytes::kPageBytes);
+                out.release(i);
+            }
+            return file;
         });
     }
     val stage() const { return text_val(conv_.stage()); }
     double bytes_done() const { return double(conv_.bytes_done()); }
     double bytes_total() const { return double(conv_.bytes_total()); }
     double output_bytes() const { return double(conv_.output_bytes()); }
+    double allocated_bytes() const { return double(conv_.allocated_bytes()); }
 
 private:
     ModelConverter(const GPT2Config& c, DType t, uint64_t total_bytes) : conv_(c, t, total_bytes) {}
     Converter conv_;
     std::vector<uint8_t> staging_;
+    bool handed_over_ = false;
 };
 
 }  // namespace model_bindings
@@ -103,7 +114,8 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("stage", &ModelConverter::stage)
         .function("bytesDone", &ModelConverter::bytes_done)
         .function("bytesTotal", &ModelConverter::bytes_total)
-        .function("outputBytes", &ModelConverter::output_bytes);
+        .function("outputBytes", &ModelConverter::output_bytes)
+        .function("allocatedBytes", &ModelConverter::allocated_bytes);
 }
 
 namespace head_bindings {

@@ -55,12 +55,17 @@ std::string read_file_text(const std::string& path) {
     return std::string(reinterpret_cast<const char*>(bytes->data), bytes->size);
 }
 
-void write_file(const std::string& path, const void* data, size_t n) {
+void write_file(const std::string& path, const std::vector<std::pair<const uint8_t*, size_t>>& parts) {
     std::FILE* fp = std::fopen(path.c_str(), "wb");
     if (fp == nullptr) throw Error("cannot write " + path + ": " + std::strerror(errno));
-    const size_t wrote = std::fwrite(data, 1, n, fp);
-    const bool ok = std::fclose(fp) == 0 && wrote == n;
+    bool ok = true;
+    for (const auto& [data, n] : parts) ok = ok && std::fwrite(data, 1, n, fp) == n;
+    ok = std::fclose(fp) == 0 && ok;
     require(ok, "cannot write " + path + " (disk full?)");
+}
+
+void write_file(const std::string& path, const void* data, size_t n) {
+    write_file(path, {{static_cast<const uint8_t*>(data), n}});
 }
 
 }  // namespace arcscope

@@ -29,6 +29,50 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 }  // namespace
 
+void PagedBytes::reset(uint64_t size) {
+    const size_t n = buffer_bytes("the converted model file", size);
+    pages_.clear();
+    pages_.resize((n + kPageBytes - 1) / kPageBytes);
+    size_ = n, allocated_ = 0;
+}
+
+size_t PagedBytes::page_size(size_t i) const {
+    return size_t(std::min<uint64_t>(kPageBytes, size_ - uint64_t(i) * kPageBytes));
+}
+
+uint8_t* PagedBytes::touch(size_t i) {
+    if (!pages_[i]) {
+        pages_[i].reset(new uint8_t[page_size(i)]());
+        allocated_ += page_size(i);
+    }
+    return pages_[i].get();
+}
+
+const uint8_t* PagedBytes::page(size_t i) {
+    return touch(i);
+}
+
+void PagedBytes::release(size_t i) {
+    if (pages_[i]) allocated_ -= page_size(i);
+    pages_[i].reset();
+}
+
+void PagedBytes::write(uint64_t offset, const uint8_t* data, size_t n) {
+    require(offset <= size_ && n <= size_ - offset, "internal: a write past the converted file's end");
+    while (n > 0) {
+        const size_t i = size_t(offset / kPageBytes), at = size_t(offset % kPageBytes);
+        const size_t take = std::min(n, page_size(i) - at);
+        std::memcpy(touch(i) + at, data, take);
+        offset += take, data += take, n -= take;
+    }
+}
+
+std::vector<uint8_t> PagedBytes::to_vector() {
+    std::vector<uint8_t> out(buffer_bytes("the converted model file", size_));
+    for (size_t i = 0; i < pages_.size(); ++i) std::memcpy(out.data() + i * kPageBytes, page(i), page_size(i));
+    return out;
+}
+
 GPT2Config config_from_hf_json(std::string_view text) {
     const Json j = Json::parse_object(text, "config.json");
     auto is_integer = [](const Json& v) {
@@ -133,8 +177,10 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
                 : "the checkpoint is longer than its safetensors header describes (" + std::to_string(claimed) +
                       " bytes; model.safetensors is " + std::to_string(source_bytes_) + ")");
     FileLayout layout = plan_layout(specs_);
-    out_.assign(buffer_bytes("the converted model file", layout.file_size()), 0);
-    write_header(out_.data(), config_, dtype_, specs_, layout);
+    out_.reset(layout.file_size());
+    std::vector<uint8_t> header(layout.data_offset);
+    write_header(header.data(), config_, dtype_, specs_, layout);
+    out_.write(0, header.data(), header.size());
     for (uint64_t off : layout.offsets) offsets_.push_back(layout.data_offset + off);
     total_ = claimed;
     begin_job();
@@ -151,7 +197,9 @@ void Converter::begin_job() {
                        ? std::min(bytes, kRowsPerGroup * spec.cols * safe_dtype_bytes(j.src.dtype))
                        : bytes;
     group_first_row_ = 0;
-    staged_.reserve(group_bytes_);
+    // Reserved up front only as far as a real GPT-2 needs (XL's largest Conv1D is 41 MB of f32): beyond that the
+    // buffer grows with the bytes that arrive.
+    staged_.reserve(size_t(std::min<uint64_t>(group_bytes_, uint64_t(64) << 20)));
 }
 
 void Converter::flush_group() {
@@ -159,7 +207,7 @@ void Converter::flush_group() {
     const TensorSpec& spec = specs_[j.spec];
     const size_t es = safe_dtype_bytes(j.src.dtype);
     const size_t n = staged_.size() / es;
-    uint8_t* dst = out_.data() + offsets_[j.spec];
+    const uint64_t dst = offsets_[j.spec];
     f32_.resize(n);
     if (j.transpose) {
         // (in = spec.cols, out = spec.rows) -> (out, in), one source row at a time
@@ -179,14 +227,17 @@ void Converter::flush_group() {
 
     if (spec.cols == 0 || dtype_ == DType::F32) {
         uint64_t at = group_first_row_ * (spec.cols ? spec.cols : 1) * 4;
-        std::memcpy(dst + at, f32_.data(), n * 4);
+        out_.write(dst + at, reinterpret_cast<const uint8_t*>(f32_.data()), n * 4);
     } else {
         int rows = int(n / spec.cols);
         uint64_t record_bytes = uint64_t((spec.cols + kQBlock - 1) / kQBlock) * q_format(dtype_).record_bytes;
         uint64_t at = group_first_row_ / kQRowGroup * record_bytes;
-        require(at + q_packed_bytes(dtype_, rows, spec.cols) <= spec.bytes,
+        const size_t packed = q_packed_bytes(dtype_, rows, spec.cols);
+        require(at + packed <= spec.bytes,
                 std::string("internal: ") + dtype_name(dtype_) + " group overruns " + spec.name);
-        q_pack(dtype_, f32_.data(), rows, spec.cols, dst + at);
+        packed_.resize(packed);
+        q_pack(dtype_, f32_.data(), rows, spec.cols, packed_.data());
+        out_.write(dst + at, packed_.data(), packed);
     }
     if (spec.cols != 0) group_first_row_ += n / spec.cols;
     staged_.clear();
@@ -234,12 +285,25 @@ void Converter::feed(const uint8_t* data, size_t n) {
     }
 }
 
-std::vector<uint8_t>& Converter::finish() {
+PagedBytes& Converter::finish() {
     require(total_ != 0,
             "truncated checkpoint: the safetensors header is incomplete (" + std::to_string(fed_) + " bytes received)");
     require(fed_ == total_ && job_ == jobs_.size(),
             "truncated checkpoint: got " + std::to_string(fed_) + " of " + std::to_string(total_) + " bytes");
-    if (!finished_) seal_file(out_.data(), out_.size());
+    if (!finished_) {
+        std::vector<uint8_t>().swap(staged_), std::vector<float>().swap(f32_), std::vector<uint8_t>().swap(packed_);
+        // The checksum runs over the pages in order: each page but the last is a whole number of 8-byte words.
+        static_assert(PagedBytes::kPageBytes % 8 == 0 && kModelHeaderBytes % 8 == 0, "checksum words span pages");
+        uint64_t h = kFnvOffsetBasis;
+        for (size_t i = 0; i < out_.page_count(); ++i) {
+            const size_t skip = i == 0 ? kModelHeaderBytes : 0;
+            h = fnv1a64_words(out_.page(i) + skip, out_.page_size(i) - skip, h);
+        }
+        uint8_t header[kModelHeaderBytes];
+        std::memcpy(header, out_.page(0), kModelHeaderBytes);
+        store_checksum(header, h);
+        out_.write(0, header, kModelHeaderBytes);
+    }
     finished_ = true;
     return out_;
 }
@@ -269,8 +333,10 @@ uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_p
         if (fp) std::fclose(fp);
         throw Error(st_path + ": " + e.what());
     }
-    const std::vector<uint8_t>& out = conv->finish();
-    write_file(out_path, out.data(), out.size());
+    PagedBytes& out = conv->finish();
+    std::vector<std::pair<const uint8_t*, size_t>> parts;
+    for (size_t i = 0; i < out.page_count(); ++i) parts.emplace_back(out.page(i), out.page_size(i));
+    write_file(out_path, parts);
     return out.size();
 }
 

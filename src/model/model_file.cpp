@@ -112,8 +112,7 @@ uint32_t file_version(DType weight_type) {
     return weight_type == DType::Q16 ? 2 : 1;
 }
 
-uint64_t fnv1a64_words(const uint8_t* data, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
+uint64_t fnv1a64_words(const uint8_t* data, size_t n, uint64_t h) {
     for (size_t i = 0; i + 8 <= n; i += 8) {
         h ^= load_u64(data + i);
         h *= 0x100000001b3ull;
@@ -163,8 +162,12 @@ void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const st
     }
 }
 
+void store_checksum(uint8_t* header, uint64_t checksum) {
+    store_u64(header + kOffChecksum, checksum);
+}
+
 void seal_file(uint8_t* out, uint64_t file_size) {
-    store_u64(out + kOffChecksum, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
+    store_checksum(out, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
 }
 
 ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {

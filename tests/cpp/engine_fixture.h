@@ -148,7 +148,7 @@ inline std::vector<uint8_t> convert_bytes(const GPT2Config& c, const std::vector
                                           size_t chunk = 4096) {
     Converter conv(c, dtype, st.size());
     for (size_t at = 0; at < st.size(); at += chunk) conv.feed(st.data() + at, std::min(chunk, st.size() - at));
-    return conv.finish();
+    return conv.finish().to_vector();
 }
 
 inline std::vector<uint8_t> tiny_model_bytes(DType dtype, uint64_t seed = 1, GPT2Config c = tiny_config()) {

@@ -61,6 +61,34 @@ TEST(Convert, TransposesConv1DAndKeepsEmbeddings) {
     EXPECT_EQ(floats("h.0.mlp.c_proj.weight"), transposed(f32_values(ck["h.0.mlp.c_proj.weight"]), 256, 64));
 }
 
+// The output is held in 4 MiB pages: a model of several pages converts to the checkpoint's exact values, and the
+// checksum summed page by page is the one ModelFile::parse sums over the whole file.
+TEST(Convert, FilesOfManyPagesHoldTheCheckpoint) {
+    GPT2Config c = gpt2_config(2, 4, 256, 64, 6000);
+    Checkpoint ck = random_checkpoint(c, 6);
+    for (DType t : {DType::F32, DType::Q8}) {
+        std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), t, 1 << 20);
+        if (t == DType::F32) {
+            ASSERT_GT(bytes.size(), 2 * PagedBytes::kPageBytes);
+        }
+        ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
+        const TensorEntry& wte = f.tensor("wte.weight");
+        if (t == DType::F32) {
+            std::vector<float> v(wte.size / 4);
+            std::memcpy(v.data(), wte.data, wte.size);
+            EXPECT_EQ(v, f32_values(ck["wte.weight"]));
+        } else {
+            std::vector<uint8_t> want(q_packed_bytes(t, 6000, 256));
+            q_pack(t, f32_values(ck["wte.weight"]).data(), 6000, 256, want.data());
+            EXPECT_EQ(std::vector<uint8_t>(wte.data, wte.data + wte.size), want);
+        }
+        const TensorEntry& ln = f.tensor("ln_f.bias");
+        std::vector<float> bias(ln.size / 4);
+        std::memcpy(bias.data(), ln.data, ln.size);
+        EXPECT_EQ(bias, f32_values(ck["ln_f.bias"])) << dtype_name(t);
+    }
+}
+
 TEST(Convert, PackedFormatsMatchPackingTheWholeMatrix) {
     for (DType type : {DType::Q8, DType::Q16}) {
         // A vocabulary that is not a multiple of the 64-row streaming group nor of the 8-row record group.

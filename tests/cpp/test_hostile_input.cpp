@@ -87,7 +87,7 @@ TEST(HostileInput, ConverterChecksTheRealLengthBeforeAllocating) {
     const std::string msg = error_of([&] { conv.feed(st.data(), st.size()); });
     EXPECT_HAS(msg, "truncated checkpoint: model.safetensors is ");
     EXPECT_HAS(msg, "(82843 bytes) but its header describes 15.3 GB");
-    EXPECT_EQ(conv.output_bytes(), 0u) << "nothing may be allocated for a file that cannot be real";
+    EXPECT_EQ(conv.allocated_bytes(), 0u) << "nothing may be allocated for a file that cannot be real";
 }
 
 TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
@@ -103,7 +103,25 @@ TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
     const std::string msg = error_of([&] { conv.feed(st.data(), st.size()); });
     EXPECT_HAS(msg, "the converted model file needs 4.3 GB");
     EXPECT_HAS(msg, "this build can address 4.3 GB (2^32 bytes)");
-    EXPECT_EQ(conv.output_bytes(), 0u);
+    EXPECT_EQ(conv.allocated_bytes(), 0u);
+}
+
+// A download that stalls after a header describing GPT-2 medium (its length announced truthfully): the converter
+// holds about what arrived, not the 400 MB file the header describes.
+TEST(HostileInput, ConverterHoldsWhatArrivedNotWhatTheHeaderDescribes) {
+    const GPT2Config c = gpt2_config(24, 16, 1024, 1024, 50257);
+    const std::vector<uint8_t> st = header_only_safetensors(c);
+    uint64_t header_len = 0;
+    for (int i = 7; i >= 0; --i) header_len = header_len << 8 | st[i];
+    uint64_t data = 0;
+    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) data += s.bytes;
+    Converter conv(c, DType::Q8, 8 + header_len + data);
+    conv.feed(st.data(), st.size());
+    const std::vector<uint8_t> arrived(8 << 20, 0);
+    conv.feed(arrived.data(), arrived.size());
+    EXPECT_GT(conv.output_bytes(), uint64_t(380) << 20);
+    EXPECT_LE(conv.allocated_bytes(), arrived.size()) << "of " << conv.output_bytes() << " bytes described";
+    EXPECT_GT(conv.allocated_bytes(), 0u);
 }
 
 // 2. L * H * T * T beyond the address space: an Error before the capture buffer grows; the model still works.

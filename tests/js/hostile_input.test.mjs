@@ -379,6 +379,30 @@ test("16. the article's blocks take sizes and seeds as numbers, strictly", () =>
   assertUnharmed('16 (blocks)');
 });
 
+test('17. a conversion holds what arrived: a stalled download after a GPT-2 medium header holds megabytes, not 400 MB', () => {
+  const config = { n_layer: 24, n_head: 16, n_embd: 1024, n_positions: 1024, vocab_size: 50257 };
+  const header = checkpoint(config, { headerOnly: true });
+  const weights = 4 * ((50257 + 1024) * 1024 + 24 * (12 * 1024 * 1024 + 13 * 1024) + 2 * 1024);
+  const conv = e.core.ModelConverter.create(JSON.stringify(config), 'q8', header.length + weights);
+  try {
+    const before = e.core.HEAP8.buffer.byteLength;
+    conv.feed(header);
+    const arrived = new Uint8Array(1 << 20);
+    for (let i = 0; i < 8; i++) conv.feed(arrived);
+    const grew = e.core.HEAP8.buffer.byteLength - before;
+    console.log(`8 MB of ${(weights / 1e6).toFixed(0)} MB arrived: the converter holds ` +
+      `${(conv.allocatedBytes() / 2 ** 20).toFixed(1)} MB of a ${(conv.outputBytes() / 2 ** 20).toFixed(0)} MB file; ` +
+      `wasm memory grew ${(grew / 2 ** 20).toFixed(1)} MB`);
+    assert.ok(conv.outputBytes() > 380 * 2 ** 20);
+    assert.ok(conv.allocatedBytes() > 0 && conv.allocatedBytes() <= 8 << 20, String(conv.allocatedBytes()));
+    assert.ok(grew < 32 << 20, `wasm memory grew by ${grew} bytes`);
+    assert.throws(() => conv.finish(), /truncated checkpoint: got \d+ of \d+ bytes/);
+  } finally {
+    conv.delete();
+  }
+  assertUnharmed('17 (a stalled conversion)');
+});
+
 test('the CLI: strict numbers, clear file errors, never "nan" in its JSON', async () => {
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');

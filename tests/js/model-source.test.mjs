@@ -195,7 +195,7 @@ const hfWeightBytes = ({ n_layer, n_embd: C, n_positions, vocab_size }) =>
   4 * ((vocab_size + n_positions) * C + n_layer * (12 * C * C + 13 * C) + 2 * C);
 
 test('a checkpoint download is named from its start, and a failed conversion frees its converter and its download', async () => {
-  // A model whose header makes the converter allocate its ~100 MB output before any weight arrives.
+  // A model whose ~100 MB output the converter would hold if it allocated the output before the weights arrived.
   const config = { n_layer: 4, n_head: 16, n_embd: 1024, n_positions: 1024, vocab_size: 50257 };
   const { host, open, source } = await checkpointHost(config);
   try {

@@ -382,7 +382,8 @@ async function* asChunks(source) {
 //   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
 //   is refused at once;
 //   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte.
-// wasm memory holds the output file and one Conv1D matrix at a time, never the whole input.
+// wasm memory holds the output converted so far (in pages, allocated as data arrives) and one Conv1D matrix at a
+// time, never the whole input; the output is handed to JavaScript page by page, each freed once copied.
 export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', totalBytes, onProgress = null } = {}) {
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
