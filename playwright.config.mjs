@@ -24,8 +24,9 @@ const serve = (p, extra = '') => ({
 });
 
 export default defineConfig({
-  testDir: 'tests/e2e',
-  testMatch: '*.spec.mjs',
+  // The browser suites: tests/e2e, and the installed package's browser checks beside its other tests.
+  testDir: 'tests',
+  testMatch: /(e2e|package)\/[^/]+\.spec\.mjs$/,
   globalSetup: './tests/e2e/global-setup.mjs',
   outputDir: 'build/test-results',
   timeout: 60_000,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6's benchmark, one command: arcscope q8/q16/f32 against ONNX Runtime Web (int8, the dynamically quantized graph
+# The benchmark, one command: arcscope q8/q16/f32 against ONNX Runtime Web (int8, the dynamically quantized graph
 # transformers.js runs by default, and fp32) on the same GPT-2-small-shaped weights (124M parameters), in Node 20 and
 # headless Chromium, one thread (plus ORT int8 with 2 threads in Chromium), then the per-kernel figures and whether
 # relaxed SIMD would pay (scripts/bench/relaxed_simd.mjs).

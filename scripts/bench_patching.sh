@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16's sweep benchmark: a patching sweep of GPT-2-small-shaped weights at T = 16 in Chromium and Node (arcscope
+# The sweep benchmark: a patching sweep of GPT-2-small-shaped weights at T = 16 in Chromium and Node (arcscope
 # q8, one thread) against PyTorch with TransformerLens-style hooks, alternating rounds. Reuses build/bench/ (made by
 # scripts/bench.sh; made here if missing). Usage: scripts/bench_patching.sh [--rounds N]
 set -euo pipefail

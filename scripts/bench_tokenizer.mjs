@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../build/lib/arcscope.js';
 import { createTokenizer } from '../build/lib/tokenizer.js';
-import { benchmarkText } from '../tests/js/tokenizer_corpus.mjs';
+import { benchmarkText } from '../tests/js/tokenizer-corpus.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How close each weight format's attention and logits come to float32 PyTorch at GPT-2 small's and medium's shapes
-# (random checkpoints in Hugging Face's layout with sharp heads), against issue 23's goals, plus each file's size.
+# (random checkpoints in Hugging Face's layout with sharp heads), against the exactness goals, plus each file's size.
 # Too slow for every test run (1.4 GB of medium-shaped checkpoint is written and converted three ways).
 # Usage: scripts/check_exactness.sh [small|medium|all] [QK]   (default all; QK = std of the attention scores, 3)
 set -euo pipefail

@@ -1,4 +1,4 @@
-// bench.mjs: issue 6's benchmark. arcscope (q8, q16 and f32) against ONNX Runtime Web (its int8 graph, what
+// bench.mjs: the benchmark. arcscope (q8, q16 and f32) against ONNX Runtime Web (its int8 graph, what
 // transformers.js runs by default, and fp32) on the same GPT-2-small weights, one thread, in Node 20 and in headless
 // Chromium, systems alternating round by round; every run is a fresh process (Node) or a fresh browser (Chromium).
 // First the accuracy of each system's logits (accuracy.mjs), then one table per environment with best and median

@@ -1,4 +1,4 @@
-// patching.mjs: issue 16's sweep benchmark. A patching sweep over every head's z of a GPT-2-small-shaped model at
+// patching.mjs: the sweep benchmark. A patching sweep over every head's z of a GPT-2-small-shaped model at
 // T = 16 (144 heads; then every (layer, position) of the residual stream), arcscope q8 in headless Chromium and in
 // Node, one thread, against the same sweep in PyTorch with TransformerLens-style hooks (patching_torch.py: a full
 // forward pass per patch, as a Python notebook runs it), in alternating rounds. Two corruptions: at position 1 (the

@@ -1,7 +1,7 @@
 // test_hostile_input.cpp: crafted inputs an attacker would try, one test per class of the hostile-input review.
 // Each must end in an Error that says what is wrong, before anything is allocated, and leave a model loaded earlier
 // giving the same bits. Tests of the 32-bit limits run in the sanitizer build (ARCSCOPE_ADDRESS_BITS=32, what wasm
-// has) and are skipped, saying so, where the build can address more; tests/js/hostile_input.test.mjs runs them in
+// has) and are skipped, saying so, where the build can address more; tests/js/hostile-input.test.mjs runs them in
 // wasm itself.
 #include <gtest/gtest.h>
 

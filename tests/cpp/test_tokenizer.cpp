@@ -1,5 +1,5 @@
 // test_tokenizer.cpp: GPT-2 tokenizer unit tests. Parity with the JavaScript reference tokenizers over thousands of
-// strings lives in tests/js/tokenizer_parity.test.mjs; here: round trips, invalid UTF-8, the file loader, and the
+// strings lives in tests/js/tokenizer-parity.test.mjs; here: round trips, invalid UTF-8, the file loader, and the
 // two BPE loops agreeing with each other.
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkpoint, tensorAt, reseal } from '../js/crafted_files.mjs';
+import { checkpoint, tensorAt, reseal } from '../js/crafted-files.mjs';
 
 export const FIXTURES = 'build/test-fixtures';
 

@@ -2,7 +2,7 @@
 // gpt-3-encoder run in Node on the same seeded strings.
 import { test, expect } from '@playwright/test';
 import { createRequire } from 'node:module';
-import { buildCorpus } from '../js/tokenizer_corpus.mjs';
+import { buildCorpus } from '../js/tokenizer-corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const gpt3 = require('gpt-3-encoder');

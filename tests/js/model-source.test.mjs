@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { fetchBytes, loadModelBytes, nameOf, formatBytes, setStallTimeout, convertToModel, convertedKey, parseConvertedKey,
   DTYPES, MAX_BYTES } from '../../web/lib/model-source.js';
 import { engine, repoRoot } from './support.mjs';
-import { checkpoint } from './crafted_files.mjs';
+import { checkpoint } from './crafted-files.mjs';
 import { MODEL_FORMATS } from '../../web/js/model-formats.js';
 
 let server, base;

@@ -1,6 +1,6 @@
 // consumer.mjs: a fresh project that installs the packed tarball the way a user does (`npm install <file>.tgz`, no
 // network: the package has no dependencies), for the package tests in Node (consumer.test.mjs) and Chromium
-// (tests/e2e/package.spec.mjs). Also a small static server that serves a folder under a path prefix, with CORS when
+// (tests/package/package.spec.mjs). Also a small static server that serves a folder under a path prefix, with CORS when
 // asked: the self-host folder on "another origin".
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

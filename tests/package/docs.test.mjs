@@ -1,6 +1,6 @@
 // docs.test.mjs: every code block of README.md and docs/embedding.md runs as a reader would paste it. JavaScript in
 // a project that installed the package (consumer.mjs), shell from the repository root, C++ through the compiler;
-// HTML blocks run in Chromium (tests/e2e/package.spec.mjs). A block marked "not run by the docs test" says why.
+// HTML blocks run in Chromium (tests/package/package.spec.mjs). A block marked "not run by the docs test" says why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -26,7 +26,7 @@ const run = {
     return execFileSync(exe, { cwd: repoRoot, encoding: 'utf8' });
   },
 };
-const browserOnly = new Set(['html', 'css', 'http']);  // run (or served) in Chromium by tests/e2e/package.spec.mjs
+const browserOnly = new Set(['html', 'css', 'http']);  // run (or served) in Chromium by tests/package/package.spec.mjs
 
 for (const doc of docs) {
   for (const block of codeBlocks(join(repoRoot, doc))) {

@@ -27,7 +27,7 @@ import article_blocks as article  # noqa: E402
 
 NODE = shutil.which("node")
 STAGED = os.path.join(ROOT, "build", "lib", "wasm", "arcscope_core.wasm")
-TOLERANCE = 1e-5  # as the wasm blocks' own PyTorch test (tests/js/attention_blocks.test.mjs)
+TOLERANCE = 1e-5  # as the wasm blocks' own PyTorch test (tests/js/attention-blocks.test.mjs)
 
 
 def page_blocks():

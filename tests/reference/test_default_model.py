@@ -1,7 +1,7 @@
 """The shipped model (models/shakespeare-4l.q8.arcs): the engine's head scores and held-out perplexity against PyTorch.
 
 The independent check paired with the regression snapshots (tests/cpp/test_default_model.cpp,
-tests/js/default_model.test.mjs), which compare the engine with figures it produced earlier. Here the file is read by
+tests/js/default-model.test.mjs), which compare the engine with figures it produced earlier. Here the file is read by
 python/arcs_file.py (written from the format's documentation), run by the PyTorch reference
 (python/gpt2_reference.py) in float32 on the dequantized weights, and scored as include/arcscope/heads.h and
 include/arcscope/perplexity.h define it; the engine's figures come from build/native/arcscope on the same tokens.

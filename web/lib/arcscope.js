@@ -178,7 +178,7 @@ export async function createEngine(options = {}) {
   // points [{seqLen, ms}] (3 or more) -> {a, b, c}: the least-squares ms ≈ a n² + b n + c that attentionCost uses.
   engine.fitQuadratic = (points) => core.fitQuadratic(points);
 
-  // ---- tokenizer block (tokenizer engineer): engine.tokenize(text), engine.decode(ids) ----
+  // The tokenizer: engine.tokenize(text), engine.decode(ids).
   // GPT-2's tokenizer; options.tokenizerBytes (the file's bytes) or options.tokenizerUrl, else models/ beside us.
   const tokenizer = createTokenizer(core, await tokenizerBytes);
   engine.tokenizer = tokenizer;
@@ -187,14 +187,12 @@ export async function createEngine(options = {}) {
   engine.decode = (ids) => tokenizer.decode(ids);         // string
   engine.tokenText = (id) => tokenizer.tokenText(id);
   engine.tokenSpans = (ids) => tokenizer.tokenSpans(ids); // [{first, count, text}]
-  // ---- end tokenizer block ----
 
-  // ---- model block (engine engineer): engine.loadModel(bytes), engine.convertCheckpoint(...) ----
+  // Models: engine.loadModel(bytes), engine.convertCheckpoint(...).
   // loadModel(bytes) -> Model (see model.js); convertCheckpoint({config, chunks, dtype, totalBytes, onProgress})
   // -> .arcs bytes
   engine.loadModel = (bytes, options) => loadModel(core, bytes, tokenizer, options);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);
-  // ---- end model block ----
 
   return engine;
 }

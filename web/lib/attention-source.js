@@ -58,9 +58,6 @@ export class EngineAttention {
   }
 }
 
-// What the page holds of the worker's matrices (for tests): {matrices, bytes, budget}.
-export const heldMatrices = () => ({ matrices: matrices.size, bytes: matrices.bytes, budget: BUDGET });
-
 export class TensorAttention {
   constructor(attention, shape) {
     Object.assign(this, { attention, shape });

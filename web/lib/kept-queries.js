@@ -45,6 +45,3 @@ function forget(key) {
   store.delete(key);
   keptBytes -= entry.bytes;
 }
-
-// What is kept (for tests): {analyses, bytes, budget}.
-export const keptQueries = () => ({ analyses: store.size, bytes: keptBytes, budget: BUDGET });

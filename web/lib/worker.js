@@ -193,8 +193,8 @@ export const ops = {
   },
 };
 
-// The engine's turns: wasm runs for one request at a time, in arrival order (the engine is single-threaded, and a
-// KV cache or a conversion must not be interleaved). Resolves with the function that ends the turn.
+// The engine's turns: wasm runs for one request at a time, in arrival order (one engine holds one KV cache and one
+// conversion at a time, and its threaded build still runs one call at a time: they must not be interleaved). Resolves with the function that ends the turn.
 let lastTurn = Promise.resolve();
 function turn() {
   let end;

@@ -1,4 +1,4 @@
-// kv_cache.test.mjs: the f16 KV cache (engine.loadModel(bytes, {kvCache: 'f16'})) in wasm: the native engine's bits
+// kv-cache.test.mjs: the f16 KV cache (engine.loadModel(bytes, {kvCache: 'f16'})) in wasm: the native engine's bits
 // (arcscope run --kv-cache f16), decoding through it equals the full pass, attentionPattern follows it, and a bad
 // choice is an error (its size: tests/cpp/test_half.cpp). Its accuracy against PyTorch: include/arcscope/kv_cache.h.
 import { test, before } from 'node:test';

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engine, repoRoot } from './support.mjs';
-import { rng } from './tokenizer_corpus.mjs';
+import { rng } from './tokenizer-corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const gpt3 = require('gpt-3-encoder');

@@ -1,4 +1,4 @@
-// default_model.test.mjs: the shipped model (models/shakespeare-4l.q8.arcs) in wasm: it loads, its head scores and
+// default-model.test.mjs: the shipped model (models/shakespeare-4l.q8.arcs) in wasm: it loads, its head scores and
 // held-out perplexity, computed in wasm, match the figures documented in models/README.md (the native suite checks
 // the same figures), and its heads clear the bar. The held-out passage is a token range of the training
 // text, which lives beside the repository (../shared/data/tinyshakespeare.txt); without it that test skips.

@@ -1,4 +1,4 @@
-// out_of_memory.test.mjs: wasm memory filled on purpose (models loaded until none fits), then every kind of call that
+// out-of-memory.test.mjs: wasm memory filled on purpose (models loaded until none fits), then every kind of call that
 // converts a JavaScript value (a long string, ids, a model file, a config): each is a clear Error or a correct result,
 // never a write through a failed allocation, and once models are freed the engine works as before, bit for bit.
 // Its own file, so the 4 GB the engine grows to go when this process ends.

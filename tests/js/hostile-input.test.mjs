@@ -1,4 +1,4 @@
-// hostile_input.test.mjs: the crafted inputs of the hostile-input review, against the wasm engine itself, where size_t
+// hostile-input.test.mjs: the crafted inputs of the hostile-input review, against the wasm engine itself, where size_t
 // is 32 bits. Every one must be a clear Error, and afterwards every model loaded before it must give the same bits
 // and the tokenizer must still work: one wasm memory holds them all, so a write past a wrapped size would land in
 // their bytes. Each class also prints the wasm memory it left the engine with (wasm memory never shrinks, so that
@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { engine, repoRoot } from './support.mjs';
-import { checkpoint, tensorAt, reseal } from './crafted_files.mjs';
+import { checkpoint, tensorAt, reseal } from './crafted-files.mjs';
 
 const TEXT = 'Where is the duke of York? Where is the duke of York?';
 const TINY = { n_layer: 2, n_head: 2, n_embd: 32, n_positions: 64, vocab_size: 96, activation_function: 'gelu_new' };

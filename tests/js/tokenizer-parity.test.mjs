@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { engine, repoRoot } from './support.mjs';
-import { buildCorpus } from './tokenizer_corpus.mjs';
+import { buildCorpus } from './tokenizer-corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const gpt3 = require('gpt-3-encoder');

@@ -1,4 +1,4 @@
-// tokenizer_corpus.mjs: deterministic (seeded) strings that stress a GPT-2 tokenizer, for the parity tests and the
+// tokenizer-corpus.mjs: deterministic (seeded) strings that stress a GPT-2 tokenizer, for the parity tests and the
 // benchmark. Each generator covers one kind of text; buildCorpus() mixes them with lines of Shakespeare.
 import { readFileSync, existsSync } from 'node:fs';
 

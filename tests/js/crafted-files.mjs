@@ -1,4 +1,4 @@
-// crafted_files.mjs: model files an attacker would write, built in the tests (never committed).
+// crafted-files.mjs: model files an attacker would write, built in the tests (never committed).
 //   checkpoint(config, {seed, headerOnly})  Hugging Face model.safetensors bytes (F32, Conv1D weights (in, out)) for
 //                                           a GPT-2 of that shape; headerOnly: the header and no data
 //   tensorAt(arcs, name)                    {entry, offset, size, rows, cols}: where a tensor lives in an .arcs file

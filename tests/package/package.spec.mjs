@@ -12,10 +12,10 @@ import { test, expect } from '@playwright/test';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { codeBlocks } from '../package/code-blocks.mjs';
-import { installedConsumer, repoRoot, selfHostFolder, serveFolder } from '../package/consumer.mjs';
+import { codeBlocks } from './code-blocks.mjs';
+import { installedConsumer, repoRoot, selfHostFolder, serveFolder } from './consumer.mjs';
 import { STRICT_CSP, startServer } from '../../scripts/serve.mjs';
-import { ARTICLE_TEXT, watchConsole } from './helpers.mjs';
+import { ARTICLE_TEXT, watchConsole } from '../e2e/helpers.mjs';
 
 const servers = [];
 let assets, site, bundled, guideServer, guideSite, viteOutput;
