@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../build/lib/arcscope.js';
-import { createTokenizer } from '../build/lib/tokenizer.js';
+import { createTokenizer } from '../build/lib/engine/tokenizer.js';
 import { benchmarkText } from '../tests/js/tokenizer-corpus.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));

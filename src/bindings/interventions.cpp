@@ -1,5 +1,5 @@
 // interventions.cpp: the bindings of interventions.h (hooks that change the pass, patching, ablation, the logit
-// lens, direct logit attribution); web/lib/model.js wraps them. Bindings only.
+// lens, direct logit attribution); web/lib/engine/model.js wraps them. Bindings only.
 #include "arcscope/interventions.h"
 
 #include "bindings/model.h"

@@ -1,4 +1,4 @@
-// tokenizer.cpp: the bindings of GPT-2's tokenizer (tokenizer.h); web/lib/tokenizer.js wraps them.
+// tokenizer.cpp: the bindings of GPT-2's tokenizer (tokenizer.h); web/lib/engine/tokenizer.js wraps them.
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "bindings/js_values.h"
 
@@ -18,7 +18,7 @@ Tokenizer* from_bytes(const val& bytes) {
     });
 }
 
-// text: a string, or its UTF-8 bytes as a Uint8Array (web/lib/tokenizer.js passes TextEncoder's output) -> Int32Array
+// text: a string, or its UTF-8 bytes as a Uint8Array (web/lib/engine/tokenizer.js passes TextEncoder's output) -> Int32Array
 // of ids
 val encode(const Tokenizer& tok, const val& text) {
     return guarded("tokenizing", [&] {

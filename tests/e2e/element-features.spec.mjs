@@ -381,7 +381,7 @@ test('attention data is read strictly: each problem is a message in the element,
 test('a src download has a stall timeout and a size bound, each named; a failed one is forgotten, so asking again draws', async ({ page, baseURL }) => {
   await openFeaturePage(page, '');
   // The page's downloads (src) give up after 1 s without data here: model-source.js's clock, 20 s unless set.
-  await page.evaluate(() => import('/lib/model-source.js').then((m) => m.setStallTimeout(1)));
+  await page.evaluate(() => import('/lib/shared/downloads.js').then((m) => m.setStallTimeout(1)));
   const cached = () => page.evaluate(() => import('/lib/arc-scope.js').then((m) => m.analysisCache().entries));
   const at = (path) => new URL(path, baseURL).href;
   // scripts/serve.mjs's /hostile/stall-once.json: half its JSON and then nothing the first time, whole after.

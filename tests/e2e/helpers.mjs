@@ -36,7 +36,7 @@ export async function waitForRender(page, previous = 0) {
 export const renders = (page) => page.locator('#view').getAttribute('data-renders').then((v) => Number(v || 0));
 
 // Every arc in sight in an arcs view (the explorer's by default, or one inside an <arc-scope>): [{from, to, head,
-// weight}]. Its SVG paths' data attributes; or, when it draws many arcs on a canvas (lib/arcs.js), the record of the
+// weight}]. Its SVG paths' data attributes; or, when it draws many arcs on a canvas (lib/views/arcs.js), the record of the
 // arcs the canvas drew: the element's result.drawnArcs(), or the page's view's shownArcs().
 export async function drawnArcs(page, scope = '#view') {
   const view = page.locator(`${scope} .arcview`).first();

@@ -1,4 +1,4 @@
-// The TypeScript declarations (web/lib/*.d.ts) against the JavaScript they describe, read with the TypeScript
+// The TypeScript declarations (web/lib/types/*.d.ts) against the JavaScript they describe, read with the TypeScript
 // compiler API and never run (arc-scope.js needs a DOM):
 //   - each module's exported values: the .js file's export statements and the .d.ts file's value declarations;
 //   - the engine object (createEngine's `engine.x = ...`), Model, the tokenizer object and EngineClient: their
@@ -140,8 +140,8 @@ function same(what, js, dts) {
   assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, `${what} differ (see above)`);
 }
 
-const modules = [['arcscope.js', 'arcscope.d.ts'], ['worker-client.js', 'worker-client.d.ts'],
-  ['arc-scope.js', 'arc-scope.d.ts']];
+const modules = [['arcscope.js', 'types/arcscope.d.ts'], ['worker-client.js', 'types/worker-client.d.ts'],
+  ['arc-scope.js', 'types/arc-scope.d.ts']];
 
 for (const [js, dts] of modules) {
   test(`${dts} declares exactly the values ${js} exports`, () => {
@@ -158,26 +158,26 @@ test("the Engine interface has createEngine's engine object's members, no more",
     'const engine = {...}');
   assert.ok(initial.initializer && ts.isObjectLiteralExpression(initial.initializer), 'engine starts as an object literal');
   const members = [...objectLiteralNames(initial.initializer), ...assignedNames(create.body, 'engine')];
-  same('engine members', members, declaredMembers(find(parse('arcscope.d.ts'), interfaceNamed('Engine'), 'interface Engine')));
+  same('engine members', members, declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Engine'), 'interface Engine')));
 });
 
 test("the Model interface has model.js's Model class's public members (methods, getters, fields), no more", () => {
-  const cls = find(parse('model.js'), classNamed('Model'), 'class Model');
-  same('Model members', classMembers(cls), declaredMembers(find(parse('arcscope.d.ts'), interfaceNamed('Model'),
+  const cls = find(parse('engine/model.js'), classNamed('Model'), 'class Model');
+  same('Model members', classMembers(cls), declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Model'),
     'interface Model')));
 });
 
 test("the Tokenizer interface has the members of the object createTokenizer returns, no more", () => {
-  const create = find(parse('tokenizer.js'), fnNamed('createTokenizer'), 'function createTokenizer');
+  const create = find(parse('engine/tokenizer.js'), fnNamed('createTokenizer'), 'function createTokenizer');
   const returned = create.body.statements.find((s) => ts.isReturnStatement(s));
   assert.ok(returned?.expression && ts.isObjectLiteralExpression(returned.expression), 'createTokenizer returns {...}');
   same('tokenizer members', objectLiteralNames(returned.expression),
-    declaredMembers(find(parse('arcscope.d.ts'), interfaceNamed('Tokenizer'), 'interface Tokenizer')));
+    declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Tokenizer'), 'interface Tokenizer')));
 });
 
 test('the EngineClient declaration has the class\'s public members, no more', () => {
   same('EngineClient members', classMembers(find(parse('worker-client.js'), classNamed('EngineClient'), 'class EngineClient')),
-    declaredMembers(find(parse('worker-client.d.ts'), classNamed('EngineClient'), 'class EngineClient')));
+    declaredMembers(find(parse('types/worker-client.d.ts'), classNamed('EngineClient'), 'class EngineClient')));
 });
 
 // A top-level `const NAME = ['a', 'b']` of sf, as strings.
@@ -228,7 +228,7 @@ test('ArcScopeElement: each observed attribute and accessor is declared; each de
   assert.ok(observed?.initializer, 'static observedAttributes = ... not found');
   const attributes = strings(sf, observed.initializer);
   const properties = [...accessors(cls), ...prototypeProperties(sf, 'ArcScopeElement')];
-  const declared = declaredMembers(find(parse('arc-scope.d.ts'), classNamed('ArcScopeElement'), 'class ArcScopeElement'));
+  const declared = declaredMembers(find(parse('types/arc-scope.d.ts'), classNamed('ArcScopeElement'), 'class ArcScopeElement'));
   const js = new Set([...classMembers(cls), ...properties]);
   console.log(`observed attributes: ${attributes.join(', ')}`);
   console.log(`properties (accessors): ${properties.join(', ') || '(none)'}`);

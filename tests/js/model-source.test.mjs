@@ -10,8 +10,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startServer } from '../../scripts/serve.mjs';
 import { createServer } from 'node:http';
-import { fetchBytes, loadModelBytes, nameOf, formatBytes, setStallTimeout, convertToModel, convertedKey, parseConvertedKey,
-  DTYPES, MAX_BYTES } from '../../web/lib/model-source.js';
+import { fetchBytes, formatBytes, setStallTimeout, MAX_BYTES } from '../../web/lib/shared/downloads.js';
+import { nameOf, convertedKey, parseConvertedKey, DTYPES } from '../../web/lib/shared/model-cache.js';
+import { loadModelBytes, convertToModel } from '../../web/lib/worker/model-source.js';
 import { engine, repoRoot } from './support.mjs';
 import { checkpoint } from './crafted-files.mjs';
 import { MODEL_FORMATS } from '../../web/js/model-formats.js';

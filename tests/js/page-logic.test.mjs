@@ -3,12 +3,12 @@
 // chart's quadratic fit. (Drawing is tested in Chromium.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterArcs, hideSink, aggregate, growMatrix, poolMax, topAttended, topKFor, viewHeads } from '../../web/lib/attention-math.js';
-import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/attention-source.js';
+import { filterArcs, hideSink, aggregate, growMatrix, poolMax, topAttended, topKFor, viewHeads } from '../../web/lib/views/attention-math.js';
+import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/views/attention-source.js';
 import { parseHash, formatHash, defaults } from '../../web/js/state.js';
-import { displayPiece, spanLabels } from '../../web/lib/token-text.js';
+import { displayPiece, spanLabels } from '../../web/lib/views/token-text.js';
 import { shapeText, tensorText } from '../../web/js/printout.js';
-import { PromiseCache } from '../../web/lib/promise-cache.js';
+import { PromiseCache } from '../../web/lib/shared/promise-cache.js';
 import { xmlSafe } from '../../web/js/export.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
@@ -220,7 +220,7 @@ test('xmlSafe: what XML 1.0 forbids becomes visible, the rest stays', () => {
 });
 
 test("parseAttention: BigInts and objects that refer to themselves get the element's wording, not JSON.stringify's", async () => {
-  const { parseAttention } = await import('../../web/lib/attention-data.js');
+  const { parseAttention } = await import('../../web/lib/views/attention-data.js');
   const message = (data) => { try { parseAttention(data, 'data'); } catch (e) { return e.message; } return null; };
   assert.equal(message({ tokens: [1n], attention: [] }), 'data: tokens[0] is the BigInt 1n, not a string');
   const loop = {};

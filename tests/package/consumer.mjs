@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const repoRoot = resolve(fileURLToPath(new URL('../../', import.meta.url)));
 export const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 export const tarball = join(repoRoot, 'dist', `arcscope-${version}.tgz`);
 export const selfHostFolder = join(repoRoot, 'dist', `arcscope-${version}`);

@@ -1,8 +1,8 @@
 // export.js: the current arcs as a standalone SVG (for papers and posts) and as a PNG. Both are built from the same
 // geometry as the live view, with token text set as text, and need no network or inline script to open.
-import { ROW, arcPath, arcWidth, arcOpacity } from '../lib/arcs.js';
-import { HEAD_COLORS } from '../lib/palette.js';
-import { plainLabel } from '../lib/token-text.js';
+import { ROW, arcPath, arcWidth, arcOpacity } from '../lib/views/arcs.js';
+import { HEAD_COLORS } from '../lib/views/palette.js';
+import { plainLabel } from '../lib/views/token-text.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const COL = 150, GAP = 220, TOP = 36;

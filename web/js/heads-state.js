@@ -1,11 +1,11 @@
 // heads-state.js: section 7's state (its preset, prompts, answers, ablation kind and picked head) and its part of the
-// URL hash, read by the same strict readers as the rest of the hash (lib/view-options.js):
+// URL hash, read by the same strict readers as the rest of the hash (lib/element/view-options.js):
 //   #text=...&model=...&hm=custom&hm-prompt=...&hm-corrupted=...&hm-answer=%20dog&hm-wrong=%20cat&hm-ablate=mean
 //     &hm-layer=1&hm-head=0
 // The section's default (the repeated-line preset, zero ablation, no head picked) writes nothing, so a link to
 // section 5 alone stays as it was. A preset writes its name only; edited fields make the preset "custom" and are
 // written out.
-import { word, index, ABLATIONS } from '../lib/view-options.js';
+import { word, index, ABLATIONS } from '../lib/element/view-options.js';
 
 // Each preset: its fields, who it is written for, and the heads its text is about.
 export const PRESETS = {

@@ -8,7 +8,8 @@ import { HeadsMatter } from './heads-matter.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
 import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
-import { isCached, formatBytes, nameOf, parseConvertedKey } from '../lib/model-source.js';
+import { formatBytes } from '../lib/shared/downloads.js';
+import { isCached, nameOf, parseConvertedKey } from '../lib/shared/model-cache.js';
 
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');
@@ -48,7 +49,7 @@ function showModel(info) {
 }
 
 // Loads the model a key names (an .arcs URL, a checkpoint URL to convert, or a cached local file); a conversion's
-// key may name its format ('q16:' + the URL: model-source.js's convertedKey), else it is q8.
+// key may name its format ('q16:' + the URL: lib/shared/model-cache.js's convertedKey), else it is q8.
 async function openModel(key) {
   status(`Loading ${nameOf(key)}…`, 'busy');
   const onProgress = (p) => status(`${p.stage}: ${formatBytes(p.loaded)}${p.total ? ` of ${formatBytes(p.total)}` : ''}`, 'busy');

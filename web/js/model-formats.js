@@ -1,6 +1,6 @@
 // model-formats.js: the weight formats the loader converts a checkpoint to, each with one line on its exactness,
 // size and speed (the loader dialog shows them). The one place these figures live: edit them here.
-// dtype is convertCheckpoint's (lib/model.js) and a loaded model's config.dtype; the first is the default.
+// dtype is convertCheckpoint's (lib/engine/model.js) and a loaded model's config.dtype; the first is the default.
 // Measured on GPT-2-small-shaped weights (scripts/check_exactness.sh, scripts/bench.sh; README "Measured here").
 export const MODEL_FORMATS = [
   { dtype: 'q8', line: 'int8 weights, 16-bit activations · 140 MB for GPT-2 small · attention within about 0.01 of ' +

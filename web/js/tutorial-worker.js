@@ -1,6 +1,6 @@
-// tutorial-worker.js: the engine worker of the tutorial page: the library's worker (lib/worker.js) with the
+// tutorial-worker.js: the engine worker of the tutorial page: the library's worker (lib/worker/worker.js) with the
 // article's experiments added as operations. The library itself knows nothing of the tutorial.
-import { ops, withEngine, withModel } from '../lib/worker.js';
+import { ops, withEngine, withModel } from '../lib/worker/worker.js';
 import * as demos from './demos.js';
 import { headsOps } from './heads-worker.js';
 import { whatDoesItAttendTo } from './experiment.js';

@@ -36,16 +36,16 @@
 // variables of css/views.css are the ways in.
 import { assets, DEFAULT_MODEL_NAME } from './assets.js';
 import { sharedEngine } from './worker-client.js';
-import { ArcView } from './arcs.js';
-import { Heatmap } from './heatmap.js';
-import { filterArcs, aggregate, range, topKFor } from './attention-math.js';
-import { EngineAttention, TensorAttention, selectView } from './attention-source.js';
-import { displayPiece, plainLabel } from './token-text.js';
-import { parseAttention } from './attention-data.js';
-import { PromiseCache } from './promise-cache.js';
-import { fetchBytes } from './model-source.js';
+import { ArcView } from './views/arcs.js';
+import { Heatmap } from './views/heatmap.js';
+import { filterArcs, aggregate, range, topKFor } from './views/attention-math.js';
+import { EngineAttention, TensorAttention, selectView } from './views/attention-source.js';
+import { displayPiece, plainLabel } from './views/token-text.js';
+import { parseAttention } from './views/attention-data.js';
+import { PromiseCache } from './shared/promise-cache.js';
+import { fetchBytes } from './shared/downloads.js';
 import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
-  from './view-options.js';
+  from './element/view-options.js';
 
 const DEFAULT_MODEL = assets.model.href;
 // The element's stylesheets, linked from its shadow root. ?no-inline keeps each a file under Vite, which would
@@ -78,7 +78,7 @@ export function analysisCache() {
   return { entries: analyses.size, bytes: analyses.bytes, budget: CACHE_BYTES, maxEntries: CACHE_ENTRIES };
 }
 
-// A src file, fetched by model-source.js's download (no worker, no wasm), with its stall timeout (the page's own
+// A src file, fetched by shared/downloads.js's download (no worker, no wasm), with its stall timeout (the page's own
 // clock: setStallTimeout there) and a size bound, and read strictly. The bound counts the bytes as they arrive (a
 // compressed body as it inflates), so an endless or a compression-bomb file stops there: 64 MB is about the JSON
 // (some 17 bytes a weight) of the 16 MB tensor the element keeps whole.

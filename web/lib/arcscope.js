@@ -10,8 +10,8 @@
 // same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
 import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
-import { createTokenizer } from './tokenizer.js';
-import { loadModel, convertCheckpoint, engineCall, numberArg } from './model.js';
+import { createTokenizer } from './engine/tokenizer.js';
+import { loadModel, convertCheckpoint, engineCall, numberArg } from './engine/model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 

@@ -3,7 +3,7 @@
 //   const engine = sharedEngine();
 //   const model = await engine.loadModel(url);                 // {key, name, size, config}
 //   const r = await engine.call('analyze', {model: model.key, text});
-import { convertedKey } from './model-source.js';
+import { convertedKey } from './shared/model-cache.js';
 
 const WORKER = './worker.js';
 const START_SECONDS = 20; // the worker posts once its script and imports have loaded (not the wasm: that is init)
@@ -16,7 +16,7 @@ function startWorker(url) {
   const sameOrigin = (u) => new URL(u, document.baseURI).origin === location.origin;
   if (!url && sameOrigin(import.meta.url)) {
     // Written out in full so that bundlers (Vite, webpack 5) see the worker and bundle it with its imports.
-    return new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    return new Worker(new URL('./worker/worker.js', import.meta.url), { type: 'module' });
   }
   url = new URL(url ?? WORKER, url ? document.baseURI : import.meta.url);
   if (sameOrigin(url)) return new Worker(url, { type: 'module' });
@@ -128,7 +128,7 @@ export class EngineClient {
   }
 
   // A checkpoint (URLs or Files) converted in the worker to dtype ('q8', 'q16' or 'f32'); the model's key (in the cache
-  // and in shared links) is key with the format before it unless q8 (model-source.js's convertedKey).
+  // and in shared links) is key with the format before it unless q8 (shared/model-cache.js's convertedKey).
   convertModel(source, key, name, onProgress, { dtype = 'q8' } = {}) {
     const call = this.call('convertModel', { source, key, name, dtype }, { onProgress });
     let modelKey;

@@ -8,11 +8,13 @@
 // Requests run side by side and only their engine parts take turns (withEngine), so a slow or stalled download
 // never holds up another request. A wasm trap throws the engine away: a fresh one starts, and each model loads
 // again from its URL or its Cache Storage copy when it is next used.
-import { createEngine } from './arcscope.js';
-import { spanLabels } from './token-text.js';
-import { loadModelBytes, convertToModel, convertedKey, cachedModel, storeModel, setStallTimeout } from './model-source.js';
+import { createEngine } from '../arcscope.js';
+import { spanLabels } from '../views/token-text.js';
+import { loadModelBytes, convertToModel } from './model-source.js';
+import { setStallTimeout } from '../shared/downloads.js';
+import { convertedKey, cachedModel, storeModel } from '../shared/model-cache.js';
 import { keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
-import { viewMatrix, poolMax } from './attention-math.js';
+import { viewMatrix, poolMax } from '../views/attention-math.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
 const models = new Map();     // key (model URL or cache key) -> {model, name, size}, least recently used first

@@ -6,7 +6,7 @@
 //   TensorAttention   a full [L, H, T, T] tensor held in the page (src=, data, a short text's element.result)
 //   GrowingAttention  another source plus the query rows a generation appends, one token at a time
 import { viewMatrix, viewHeads, headMatrix, hideSink, growMatrix, range } from './attention-math.js';
-import { PromiseCache } from './promise-cache.js';
+import { PromiseCache } from '../shared/promise-cache.js';
 
 // The worker's matrices, shared by every EngineAttention on the page, least recently used first, bounded by their
 // bytes: every head of a layer of GPT-2 small at 512 tokens (12 MB), so that their mean or max needs no round trip;
