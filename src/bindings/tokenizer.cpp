@@ -18,8 +18,8 @@ Tokenizer* from_bytes(const val& bytes) {
     });
 }
 
-// text: a string, or its UTF-8 bytes as a Uint8Array (web/lib/engine/tokenizer.js passes TextEncoder's output) -> Int32Array
-// of ids
+// text: a string, or its UTF-8 bytes as a Uint8Array (web/lib/engine/tokenizer.js passes TextEncoder's output) ->
+// Int32Array of ids
 val encode(const Tokenizer& tok, const val& text) {
     return guarded("tokenizing", [&] {
         std::vector<int> ids = tok.encode(text.isString() ? js_string(text) : js_bytes(text, "the text"));
