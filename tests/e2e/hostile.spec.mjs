@@ -237,7 +237,7 @@ test('the queries and keys the worker keeps outlive other operations and a crash
 });
 
 test('an element keeps to its own error when the worker cannot even start, and never hangs', async ({ page }) => {
-  await page.route('**/lib/worker.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.route('**/lib/worker/worker.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
   await page.goto('./embed.html');
   await expect(page.locator('#example-arcs .error')).toContainText('arc-scope: the engine worker failed to start');
   // A later element fails at once too instead of waiting for an answer that cannot come.

@@ -5,9 +5,8 @@
 //   const r = await engine.call('analyze', {model: model.key, text});
 import { convertedKey } from './shared/model-cache.js';
 
-const WORKER = './worker.js';
+const WORKER = './worker/worker.js'; // a variable, so bundlers treat only the literal below as the worker
 const START_SECONDS = 20; // the worker posts once its script and imports have loaded (not the wasm: that is init)
- // a variable, so bundlers treat only the literal below as the worker
 
 // A module worker running the script at url (default: the library's worker.js). A page may not start a worker from
 // another origin's script (the library on an asset host, with CORS), so then a same-origin blob: script imports it
