@@ -2,8 +2,8 @@
 // into two chunks at a point the input chooses, must convert or throw Error.
 #include <cstdint>
 
-#include "arcscope/convert.h"
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
+#include "arcscope/formats/convert.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <vector>
 
-#include "arcscope/error.h"
-#include "arcscope/gpt2.h"
-#include "arcscope/model_file.h"
+#include "arcscope/core/error.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/model/gpt2.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A private, exactly sized copy: ASan then flags any read past the end, and f32 data is 4-byte aligned.

@@ -8,11 +8,11 @@
 #include <cstring>
 #include <vector>
 
-#include "arcscope/attention.h"
-#include "arcscope/convert.h"
-#include "arcscope/error.h"
-#include "arcscope/model_file.h"
-#include "arcscope/sizes.h"
+#include "arcscope/blocks/attention.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/formats/convert.h"
+#include "arcscope/formats/model_file.h"
 #include "engine_fixture.h"  // tests/cpp: header_only_safetensors
 
 namespace {

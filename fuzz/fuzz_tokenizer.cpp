@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "arcscope/error.h"
-#include "arcscope/tokenizer.h"
+#include "arcscope/core/error.h"
+#include "arcscope/tokenizer/tokenizer.h"
 
 namespace {
 bool valid_utf8(std::string_view s) {

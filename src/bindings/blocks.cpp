@@ -1,11 +1,11 @@
 // blocks.cpp: the bindings of the article's attention blocks (attention.h, attention_cost.h).
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
-#include "bindings/js_values.h"
+#include "js_values.h"
 
 #include <memory>
-#include "arcscope/attention.h"
-#include "arcscope/attention_cost.h"
-#include "arcscope/sizes.h"
+#include "arcscope/blocks/attention.h"
+#include "arcscope/blocks/attention_cost.h"
+#include "arcscope/core/sizes.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;

@@ -1,14 +1,14 @@
 // diagnostics.cpp: the kernel diagnostics module (arcscope_diagnostics.js): the self-check and the timings of
 // the q8/f32 kernels, for tests and benchmarks. The page never loads it.
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
-#include "bindings/js_values.h"
+#include "js_values.h"
 
 #include <algorithm>
 
-#include "arcscope/quant.h"
-#include "arcscope/sizes.h"
-#include "diagnostics/quant_bench.h"
-#include "diagnostics/quant_check.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/diagnostics/quant_bench.h"
+#include "arcscope/diagnostics/quant_check.h"
+#include "arcscope/kernels/quant.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;

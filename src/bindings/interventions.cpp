@@ -1,8 +1,8 @@
 // interventions.cpp: the bindings of interventions.h (hooks that change the pass, patching, ablation, the logit
 // lens, direct logit attribution); web/lib/engine/model.js wraps them. Bindings only.
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
 
-#include "bindings/model.h"
+#include "model.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 
 namespace arcscope::bindings {
 

@@ -1,14 +1,14 @@
 // model.cpp: the bindings of the model: loading, forward, sampling, conversion, head analysis and perplexity;
 // web/lib/engine/model.js wraps them.
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
-#include "bindings/model.h"
+#include "model.h"
 
 #include <memory>
 
-#include "arcscope/convert.h"
-#include "arcscope/heads.h"
-#include "arcscope/perplexity.h"
-#include "arcscope/threads.h"
+#include "arcscope/analysis/heads.h"
+#include "arcscope/analysis/perplexity.h"
+#include "arcscope/core/threads.h"
+#include "arcscope/formats/convert.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;

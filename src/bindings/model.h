@@ -4,12 +4,12 @@
 #include <memory>
 #include <vector>
 
-#include "arcscope/gpt2.h"
-#include "arcscope/hooks.h"
-#include "arcscope/model_file.h"
-#include "arcscope/sampling.h"
-#include "arcscope/sizes.h"
-#include "bindings/js_values.h"
+#include "arcscope/analysis/sampling.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/model/gpt2.h"
+#include "arcscope/model/hooks.h"
+#include "js_values.h"
 
 namespace model_bindings {
 using namespace arcscope;

@@ -1,8 +1,8 @@
 // tokenizer.cpp: the bindings of GPT-2's tokenizer (tokenizer.h); web/lib/engine/tokenizer.js wraps them.
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
-#include "bindings/js_values.h"
+#include "js_values.h"
 
-#include "arcscope/tokenizer.h"
+#include "arcscope/tokenizer/tokenizer.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;

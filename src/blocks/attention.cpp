@@ -1,13 +1,13 @@
 // attention.cpp: the article's attention blocks. Shapes in the comments; B batch, T sequence, H heads.
-#include "arcscope/attention.h"
+#include "arcscope/blocks/attention.h"
 
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-#include "arcscope/error.h"
-#include "arcscope/random.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/random.h"
+#include "arcscope/core/sizes.h"
 
 namespace arcscope {
 

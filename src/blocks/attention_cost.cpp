@@ -1,12 +1,12 @@
 // attention_cost.cpp: timing and the quadratic fit for the cost experiment.
-#include "arcscope/attention_cost.h"
+#include "arcscope/blocks/attention_cost.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
 
-#include "arcscope/attention.h"
-#include "arcscope/error.h"
+#include "arcscope/blocks/attention.h"
+#include "arcscope/core/error.h"
 
 namespace arcscope {
 

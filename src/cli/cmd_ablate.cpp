@@ -2,7 +2,7 @@
 // (--wrong TEXT | --wrong-id N) [--mean] [--out OUT.json]`
 // Ablates each head alone at hook_z (zero, or its mean over the input's positions with --mean) and writes the metric
 // logit(answer) - logit(wrong) at the last position: {"baseline","kind","heads":[layer][head]}.
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

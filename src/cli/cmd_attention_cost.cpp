@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "arcscope/attention_cost.h"
-#include "arcscope/error.h"
+#include "arcscope/blocks/attention_cost.h"
+#include "arcscope/core/error.h"
 #include "command.h"
 
 namespace arcscope::cli {

@@ -3,7 +3,7 @@
 // Direct logit attribution (interventions.h): the token's logit at the position (default: the last) split into what
 // the embedding, each head, each attention bias, each MLP and ln_final's bias add to it. Writes
 // {"logit","sum","parts":{name: value}}; the parts add up to the logit.
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

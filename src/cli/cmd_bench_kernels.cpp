@@ -2,9 +2,9 @@
 // scripts/bench_kernels.sh prints the same table for the wasm module in Node next to it.
 #include <cstdio>
 
-#include "arcscope/quant.h"
+#include "arcscope/diagnostics/quant_bench.h"
+#include "arcscope/kernels/quant.h"
 #include "command.h"
-#include "diagnostics/quant_bench.h"
 
 namespace arcscope::cli {
 namespace {

@@ -2,9 +2,9 @@
 // (DIR/config.json + DIR/model.safetensors) -> an .arcs model file, streamed.
 #include <cstdio>
 
-#include "arcscope/convert.h"
-#include "arcscope/error.h"
-#include "arcscope/model_file.h"
+#include "arcscope/core/error.h"
+#include "arcscope/formats/convert.h"
+#include "arcscope/formats/model_file.h"
 #include "command.h"
 
 namespace arcscope::cli {

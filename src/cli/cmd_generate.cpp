@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "arcscope/error.h"
-#include "arcscope/sampling.h"
+#include "arcscope/analysis/sampling.h"
+#include "arcscope/core/error.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

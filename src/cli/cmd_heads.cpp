@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
-#include "arcscope/heads.h"
+#include "arcscope/analysis/heads.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

@@ -1,7 +1,7 @@
 // cmd_info.cpp: `arcscope info --model FILE`: hyperparameters, weight type and sizes of a model file, as JSON.
 #include <cstdio>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

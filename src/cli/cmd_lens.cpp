@@ -2,7 +2,7 @@
 // [--out OUT.json]`
 // The logit lens (interventions.h): each layer's residual stream read through ln_final and the unembedding. Writes
 // {"tokens","top":[layer][position][k] of {"id","token","prob"},"target":[layer][position] or null}.
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

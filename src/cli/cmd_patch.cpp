@@ -3,7 +3,7 @@
 // Activation patching (interventions.h): the metric is logit(answer) - logit(wrong) at the last position; writes
 // {"clean","corrupted","first_difference","heads":[layer][head],"resid":[layer][position]}, effects normalised so
 // that the clean prompt scores 1 and the corrupted one 0.
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

@@ -4,9 +4,9 @@
 // trained with), then tokens [K, K + N) of that (N = 0: all), and prints the windowed perplexity (see perplexity.h).
 #include <cstdio>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
-#include "arcscope/perplexity.h"
+#include "arcscope/analysis/perplexity.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <string>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
-#include "arcscope/hooks.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/model/hooks.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

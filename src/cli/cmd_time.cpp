@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "arcscope/error.h"
-#include "arcscope/threads.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/threads.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"

@@ -11,9 +11,9 @@
 #include <iostream>
 #include <string>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
-#include "arcscope/tokenizer.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
+#include "arcscope/tokenizer/tokenizer.h"
 #include "command.h"
 #include "json_strings.h"
 #include "json_writer.h"

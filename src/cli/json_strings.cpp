@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "arcscope/error.h"
-#include "arcscope/json.h"
-#include "core/utf8.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/json.h"
+#include "arcscope/core/utf8.h"
 
 namespace arcscope::cli {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 #include "command.h"
 
 namespace arcscope::cli {

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
 
 namespace arcscope::cli {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/gpt2.h"
-#include "arcscope/tokenizer.h"
+#include "arcscope/model/gpt2.h"
+#include "arcscope/tokenizer/tokenizer.h"
 #include "command.h"
 #include "json_writer.h"
 

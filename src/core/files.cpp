@@ -1,5 +1,5 @@
 // files.cpp: reading and writing whole files (see files.h).
-#include "arcscope/files.h"
+#include "arcscope/core/files.h"
 
 #include <sys/stat.h>
 #include <cerrno>
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <new>
 
-#include "arcscope/error.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/sizes.h"
 
 namespace arcscope {
 

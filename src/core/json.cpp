@@ -1,12 +1,12 @@
 // json.cpp: recursive-descent JSON reader (RFC 8259), with a depth limit so hostile input cannot overflow the stack.
-#include "arcscope/json.h"
+#include "arcscope/core/json.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
-#include "arcscope/error.h"
-#include "core/utf8.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/utf8.h"
 
 namespace arcscope {
 namespace {

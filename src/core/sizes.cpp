@@ -1,9 +1,9 @@
 // sizes.cpp: checked size arithmetic (see sizes.h). Messages are built only on failure: these run per token.
-#include "arcscope/sizes.h"
+#include "arcscope/core/sizes.h"
 
 #include <cstdio>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 
 namespace arcscope {
 

@@ -1,6 +1,6 @@
 // threads.cpp: a small pool of workers that wait for the next parallel_for, spinning briefly first (a forward pass
 // asks for one every few hundred microseconds) and then sleeping.
-#include "arcscope/threads.h"
+#include "arcscope/core/threads.h"
 
 #include <algorithm>
 

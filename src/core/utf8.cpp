@@ -1,5 +1,5 @@
 // utf8.cpp: UTF-8 checking and repair, byte for byte as TextDecoder does it.
-#include "core/utf8.h"
+#include "arcscope/core/utf8.h"
 
 namespace arcscope {
 namespace {

@@ -1,5 +1,5 @@
 // quant_bench.cpp: kernel timings and streaming-read bandwidth (see quant_bench.h).
-#include "diagnostics/quant_bench.h"
+#include "arcscope/diagnostics/quant_bench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/error.h"
-#include "arcscope/quant.h"
+#include "arcscope/core/error.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope {
 

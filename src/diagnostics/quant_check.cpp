@@ -1,13 +1,13 @@
 // quant_check.cpp: kernels against their references on random shapes (see quant_check.h).
-#include "diagnostics/quant_check.h"
+#include "arcscope/diagnostics/quant_check.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "arcscope/quant.h"
-#include "kernels/quant_layout.h"
+#include "arcscope/kernels/quant.h"
+#include "arcscope/kernels/quant_layout.h"
 
 namespace arcscope {
 

@@ -5,7 +5,7 @@
 #if defined(__AVX2__) && !defined(__wasm__)
 #include <immintrin.h>
 
-#include "kernels/quant_layout.h"
+#include "arcscope/kernels/quant_layout.h"
 
 namespace arcscope {
 

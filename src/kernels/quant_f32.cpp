@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "arcscope/quant.h"
-#include "arcscope/threads.h"
+#include "arcscope/core/threads.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope {
 

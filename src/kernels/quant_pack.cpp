@@ -4,9 +4,9 @@
 #include <cstring>
 #include <string>
 
-#include "arcscope/error.h"
-#include "arcscope/quant.h"
-#include "kernels/quant_layout.h"
+#include "arcscope/core/error.h"
+#include "arcscope/kernels/quant.h"
+#include "arcscope/kernels/quant_layout.h"
 
 namespace arcscope {
 

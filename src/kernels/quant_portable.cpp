@@ -1,7 +1,7 @@
 // quant_portable.cpp: the q8 and q16 kernels in plain C++, linear_q in builds with neither SIMD128 nor AVX2 (and
 // always compiled, so the tests check it everywhere). Same layout and order of operations as the SIMD kernels;
 // the compiler vectorizes the 8-row inner loop where it can.
-#include "kernels/quant_layout.h"
+#include "arcscope/kernels/quant_layout.h"
 
 namespace arcscope {
 

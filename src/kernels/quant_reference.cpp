@@ -1,8 +1,8 @@
 // quant_reference.cpp: the plain scalar products every kernel is tested against.
 #include <vector>
 
-#include "arcscope/quant.h"
-#include "kernels/quant_layout.h"
+#include "arcscope/kernels/quant.h"
+#include "arcscope/kernels/quant_layout.h"
 
 namespace arcscope {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "arcscope/threads.h"
-#include "kernels/quant_layout.h"
+#include "arcscope/core/threads.h"
+#include "arcscope/kernels/quant_layout.h"
 
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>

@@ -5,7 +5,7 @@
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
-#include "kernels/quant_layout.h"
+#include "arcscope/kernels/quant_layout.h"
 
 namespace arcscope {
 

@@ -1,14 +1,14 @@
 // gpt2.cpp: the forward pass. Pre-LayerNorm blocks, tanh GELU, learned positions, tied LM head.
-#include "arcscope/gpt2.h"
+#include "arcscope/model/gpt2.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "arcscope/error.h"
-#include "arcscope/sizes.h"
-#include "arcscope/threads.h"
-#include "core/portable_math.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/portable_math.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/core/threads.h"
 
 namespace arcscope {
 

@@ -1,10 +1,10 @@
 // hooks.cpp: TransformerLens hook names and the activation cache (hooks.h).
-#include "arcscope/hooks.h"
+#include "arcscope/model/hooks.h"
 
 #include <algorithm>
 
-#include "arcscope/error.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/sizes.h"
 
 namespace arcscope {
 namespace {

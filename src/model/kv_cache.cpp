@@ -1,11 +1,11 @@
 // kv_cache.cpp: the KV cache's storage, growth and f16 conversion (kv_cache.h).
-#include "arcscope/kv_cache.h"
+#include "arcscope/model/kv_cache.h"
 
 #include <algorithm>
 
-#include "arcscope/error.h"
-#include "arcscope/sizes.h"
-#include "core/half.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/half.h"
+#include "arcscope/core/sizes.h"
 
 namespace arcscope {
 

@@ -2,13 +2,13 @@
 // ranks than (a, b) (a token is made before it is used), so processing candidates in (rank, position) order merges
 // every occurrence of the current best pair left to right before anything newer: the heap loop gives exactly what
 // the rescanning loop gives.
-#include "arcscope/bpe.h"
+#include "arcscope/tokenizer/bpe.h"
 
 #include <algorithm>
 #include <climits>
 #include <queue>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 
 namespace arcscope {
 

@@ -1,7 +1,7 @@
 // pretokenize.cpp: the alternatives of GPT-2's pattern, tried in the regex's order at each position.
-#include "tokenizer/pretokenize.h"
+#include "pretokenize.h"
 
-#include "tokenizer/unicode_classes.h"
+#include "unicode_classes.h"
 
 namespace arcscope {
 namespace {

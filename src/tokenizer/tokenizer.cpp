@@ -1,13 +1,13 @@
 // tokenizer.cpp: loading the tokenizer file, encode (pre-tokenize, then BPE per word with a cache), decode.
-#include "arcscope/tokenizer.h"
+#include "arcscope/tokenizer/tokenizer.h"
 
 #include <cstring>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
-#include "core/little_endian.h"
-#include "tokenizer/pretokenize.h"
-#include "tokenizer/unicode_classes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
+#include "arcscope/core/little_endian.h"
+#include "pretokenize.h"
+#include "unicode_classes.h"
 
 namespace arcscope {
 namespace {

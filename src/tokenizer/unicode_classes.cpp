@@ -1,5 +1,5 @@
 // unicode_classes.cpp: the code point classes (ranges generated at build time).
-#include "tokenizer/unicode_classes.h"
+#include "unicode_classes.h"
 
 #include <algorithm>
 #include <array>

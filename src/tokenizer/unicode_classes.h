@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 
-#include "core/utf8.h"
+#include "arcscope/core/utf8.h"
 
 namespace arcscope {
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/convert.h"
-#include "arcscope/error.h"
-#include "arcscope/gpt2.h"
-#include "arcscope/gpt2_config.h"
-#include "arcscope/model_file.h"
-#include "arcscope/random.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/random.h"
+#include "arcscope/formats/convert.h"
+#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/model/gpt2.h"
 
 namespace arcscope::testing {
 

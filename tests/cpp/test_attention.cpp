@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "arcscope/attention.h"
-#include "arcscope/error.h"
+#include "arcscope/blocks/attention.h"
+#include "arcscope/core/error.h"
 
 using namespace arcscope;
 

@@ -5,9 +5,9 @@
 
 #include <cstring>
 
-#include "arcscope/convert.h"
-#include "arcscope/model_file.h"
-#include "arcscope/quant.h"
+#include "arcscope/formats/convert.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/kernels/quant.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "arcscope/gpt2.h"
-#include "arcscope/heads.h"
-#include "arcscope/json.h"
-#include "arcscope/perplexity.h"
-#include "arcscope/tokenizer.h"
+#include "arcscope/analysis/heads.h"
+#include "arcscope/analysis/perplexity.h"
+#include "arcscope/core/json.h"
+#include "arcscope/model/gpt2.h"
+#include "arcscope/tokenizer/tokenizer.h"
 
 using namespace arcscope;
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "arcscope/gpt2.h"
-#include "arcscope/sampling.h"
+#include "arcscope/analysis/sampling.h"
+#include "arcscope/model/gpt2.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

@@ -1,5 +1,5 @@
-// test_half.cpp: the f16 storage of the KV cache (core/half.h), checked over every one of the 65,536 f16 values, and
-// what it saves.
+// test_half.cpp: the f16 storage of the KV cache (include/arcscope/core/half.h), checked over every one of the 65,536
+// f16 values, and what it saves.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <vector>
 
-#include "arcscope/error.h"
-#include "arcscope/kv_cache.h"
-#include "core/half.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/half.h"
+#include "arcscope/model/kv_cache.h"
 
 using namespace arcscope;
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "arcscope/heads.h"
+#include "arcscope/analysis/heads.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

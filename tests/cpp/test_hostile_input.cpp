@@ -8,14 +8,14 @@
 #include <cmath>
 #include <cstring>
 
-#include "arcscope/attention.h"
-#include "arcscope/gpt2.h"
-#include "arcscope/heads.h"
-#include "arcscope/json.h"
-#include "arcscope/model_file.h"
-#include "arcscope/safetensors.h"
-#include "arcscope/sizes.h"
-#include "core/portable_math.h"
+#include "arcscope/analysis/heads.h"
+#include "arcscope/blocks/attention.h"
+#include "arcscope/core/json.h"
+#include "arcscope/core/portable_math.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/formats/safetensors.h"
+#include "arcscope/model/gpt2.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

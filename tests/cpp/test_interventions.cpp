@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "arcscope/error.h"
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
+#include "arcscope/core/error.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

@@ -1,8 +1,8 @@
 // test_json.cpp: the JSON reader behind config.json, safetensors headers and the CLI's JSON lines.
 #include <gtest/gtest.h>
 
-#include "arcscope/error.h"
-#include "arcscope/json.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/json.h"
 
 namespace arcscope {
 namespace {

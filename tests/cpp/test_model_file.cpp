@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "arcscope/model_file.h"
+#include "arcscope/formats/model_file.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

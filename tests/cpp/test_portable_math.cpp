@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "core/portable_math.h"
+#include "arcscope/core/portable_math.h"
 
 using namespace arcscope;
 

@@ -6,10 +6,10 @@
 #include <random>
 #include <vector>
 
-#include "arcscope/error.h"
-#include "arcscope/quant.h"
-#include "diagnostics/quant_check.h"
-#include "kernels/quant_layout.h"
+#include "arcscope/core/error.h"
+#include "arcscope/diagnostics/quant_check.h"
+#include "arcscope/kernels/quant.h"
+#include "arcscope/kernels/quant_layout.h"
 
 using namespace arcscope;
 

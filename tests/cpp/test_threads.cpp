@@ -5,10 +5,10 @@
 #include <atomic>
 #include <vector>
 
-#include "arcscope/gpt2.h"
-#include "arcscope/quant.h"
-#include "arcscope/random.h"
-#include "arcscope/threads.h"
+#include "arcscope/core/random.h"
+#include "arcscope/core/threads.h"
+#include "arcscope/kernels/quant.h"
+#include "arcscope/model/gpt2.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;

@@ -8,10 +8,10 @@
 #include <iterator>
 #include <random>
 
-#include "arcscope/bpe.h"
-#include "arcscope/error.h"
-#include "arcscope/gpt2_config.h"
-#include "arcscope/tokenizer.h"
+#include "arcscope/core/error.h"
+#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/tokenizer/bpe.h"
+#include "arcscope/tokenizer/tokenizer.h"
 #include "tokenizer/pretokenize.h"
 #include "tokenizer/unicode_classes.h"
 

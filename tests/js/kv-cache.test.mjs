@@ -1,6 +1,6 @@
 // kv-cache.test.mjs: the f16 KV cache (engine.loadModel(bytes, {kvCache: 'f16'})) in wasm: the native engine's bits
 // (arcscope run --kv-cache f16), decoding through it equals the full pass, attentionPattern follows it, and a bad
-// choice is an error (its size: tests/cpp/test_half.cpp). Its accuracy against PyTorch: include/arcscope/kv_cache.h.
+// choice is an error (its size: tests/cpp/test_half.cpp). Its accuracy against PyTorch: include/arcscope/model/kv_cache.h.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

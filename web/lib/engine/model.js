@@ -117,7 +117,7 @@ export class Model {
       () => this.handle.forward(ids, !!attention, !!allLogits));
   }
 
-  // -- TransformerLens names (include/arcscope/hooks.h) --
+  // -- TransformerLens names (include/arcscope/model/hooks.h) --
   // Every hook name of this model, in the order the pass reaches them: blocks.{l}.hook_resid_pre, .attn.hook_q, ...
   get hookNames() {
     this.#check();
@@ -161,7 +161,7 @@ export class Model {
   }
   // -- end TransformerLens names --
 
-  // -- interventions (include/arcscope/interventions.h), inside the engine's pass --
+  // -- interventions (include/arcscope/analysis/interventions.h), inside the engine's pass --
   // ids through the model with hooks that change it: [{hook: 'blocks.1.attn.hook_z', heads: [0], positions: [3],
   // ablate: 'zero' | 'mean'}, or {..., values} (the activation to put in, in the hook's full shape)]; mean ablation
   // takes each column's mean over the positions of a clean run of the same ids. -> {logits, logitsShape} as forward's.
@@ -283,7 +283,7 @@ export class Model {
     return { ids: made, text: this.tokenizer ? this.tokenizer.decode(made) : null, stop };
   }
 
-  // -- head analysis (include/arcscope/heads.h, perplexity.h) --
+  // -- head analysis (include/arcscope/analysis/heads.h, perplexity.h) --
   // Scores every head on `length` random tokens repeated twice (drawn, seeded, from `candidates` ids, default every
   // id but end-of-text): -> {previousToken, firstToken, induction: Float32Array (n_layer * n_head), shape: [L, H],
   // length}. Index [l * H + h]. Restarts the KV cache.
@@ -320,7 +320,7 @@ export class Model {
 // bytes (Uint8Array of an .arcs file) -> Model. The bytes are validated (every field, size and the checksum)
 // before anything trusts them.
 // options.kvCache: 'f32' (default) or 'f16', half the KV cache's memory (38 MB less for GPT-2 small at 1,024
-// tokens) for results that move about as much as q8 weights already move them (include/arcscope/kv_cache.h).
+// tokens) for results that move about as much as q8 weights already move them (include/arcscope/model/kv_cache.h).
 export function loadModel(core, bytes, tokenizer = null, { kvCache = 'f32' } = {}) {
   if (!(bytes instanceof Uint8Array)) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);

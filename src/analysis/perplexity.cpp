@@ -1,11 +1,11 @@
 // perplexity.cpp: windowed next-token cross-entropy (see perplexity.h).
-#include "arcscope/perplexity.h"
+#include "arcscope/analysis/perplexity.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 
 namespace arcscope {
 

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "arcscope/files.h"
-#include "arcscope/gpt2_config.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/files.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/formats/gpt2_config.h"
 
 namespace arcscope {
 

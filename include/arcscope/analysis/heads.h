@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "arcscope/gpt2.h"
+#include "arcscope/model/gpt2.h"
 
 namespace arcscope {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/gpt2_config.h"
+#include "arcscope/formats/gpt2_config.h"
 
 namespace arcscope {
 

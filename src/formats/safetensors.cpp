@@ -1,14 +1,14 @@
 // safetensors.cpp: header parsing and element conversion for the streaming converter.
-#include "arcscope/safetensors.h"
+#include "arcscope/formats/safetensors.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "arcscope/error.h"
-#include "arcscope/json.h"
-#include "arcscope/sizes.h"
-#include "core/little_endian.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/json.h"
+#include "arcscope/core/little_endian.h"
+#include "arcscope/core/sizes.h"
 
 namespace arcscope {
 

@@ -1,11 +1,11 @@
 // gpt2_config.cpp: config validation and the tensor list shared by the converter and the loader.
-#include "arcscope/gpt2_config.h"
+#include "arcscope/formats/gpt2_config.h"
 
 #include <algorithm>
 
-#include "arcscope/error.h"
-#include "arcscope/quant.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope {
 

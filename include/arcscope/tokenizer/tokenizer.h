@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "arcscope/bpe.h"
+#include "arcscope/tokenizer/bpe.h"
 
 namespace arcscope {
 

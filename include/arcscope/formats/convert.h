@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "arcscope/gpt2_config.h"
-#include "arcscope/safetensors.h"
+#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/safetensors.h"
 
 namespace arcscope {
 

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "arcscope/gpt2.h"
-#include "arcscope/hooks.h"
+#include "arcscope/model/gpt2.h"
+#include "arcscope/model/hooks.h"
 
 namespace arcscope {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/random.h"
+#include "arcscope/core/random.h"
 
 namespace arcscope {
 

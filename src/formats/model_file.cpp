@@ -1,15 +1,15 @@
 // model_file.cpp: writing and validating .arcs files. Validation reads only through bounds-checked helpers and
 // checks every size against the buffer before any pointer into the data is formed.
-#include "arcscope/model_file.h"
+#include "arcscope/formats/model_file.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
 
-#include "arcscope/error.h"
-#include "arcscope/quant.h"
-#include "core/little_endian.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/little_endian.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope {
 

@@ -1,5 +1,5 @@
 // convert.cpp: the streaming Hugging Face -> .arcs converter. The Conv1D transpose happens here and only here.
-#include "arcscope/convert.h"
+#include "arcscope/formats/convert.h"
 
 #include <sys/stat.h>
 #include <algorithm>
@@ -9,12 +9,12 @@
 #include <map>
 #include <memory>
 
-#include "arcscope/error.h"
-#include "arcscope/files.h"
-#include "arcscope/json.h"
-#include "arcscope/model_file.h"
-#include "arcscope/quant.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
+#include "arcscope/core/json.h"
+#include "arcscope/core/sizes.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope {
 

@@ -1,12 +1,12 @@
 // heads.cpp: previous-token, first-token and induction scores per head (see heads.h).
-#include "arcscope/heads.h"
+#include "arcscope/analysis/heads.h"
 
 #include <algorithm>
 #include <string>
 
-#include "arcscope/error.h"
-#include "arcscope/random.h"
-#include "arcscope/sizes.h"
+#include "arcscope/core/error.h"
+#include "arcscope/core/random.h"
+#include "arcscope/core/sizes.h"
 
 namespace arcscope {
 

@@ -1,11 +1,11 @@
 // sampling.cpp: token choice and the generation loop.
-#include "arcscope/sampling.h"
+#include "arcscope/analysis/sampling.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "arcscope/error.h"
-#include "arcscope/gpt2.h"
+#include "arcscope/core/error.h"
+#include "arcscope/model/gpt2.h"
 
 namespace arcscope {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/quant.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope {
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/gpt2_config.h"
-#include "arcscope/hooks.h"
-#include "arcscope/kv_cache.h"
-#include "arcscope/model_file.h"
-#include "arcscope/quant.h"
+#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_file.h"
+#include "arcscope/kernels/quant.h"
+#include "arcscope/model/hooks.h"
+#include "arcscope/model/kv_cache.h"
 
 namespace arcscope {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "arcscope/quant.h"
+#include "arcscope/kernels/quant.h"
 
 namespace arcscope::detail {
 

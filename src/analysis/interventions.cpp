@@ -1,11 +1,11 @@
 // interventions.cpp: ablation, patching, the logit lens and direct logit attribution (interventions.h).
-#include "arcscope/interventions.h"
+#include "arcscope/analysis/interventions.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "arcscope/error.h"
+#include "arcscope/core/error.h"
 
 namespace arcscope {
 namespace {
