@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             arcscope::ModelFile file = arcscope::ModelFile::parse(bytes.data(), bytes.size(), verify);
             arcscope::GPT2 model(file);
             int ids[2] = {0, file.config().n_vocab - 1};
-            model.forward(ids, std::min(2, file.config().n_ctx), true, true);
+            model.forward(ids, std::min(2, file.config().n_ctx), ForwardOptions().with_attention().with_all_logits());
             model.reset();
-            model.append(ids[1], true);
+            model.append(ids[1], ForwardOptions().with_attention());
         } catch (const arcscope::Error&) {
         }
     }

@@ -66,7 +66,7 @@ HeadScores analyze_heads(GPT2& model, const std::vector<int>& candidates, int le
         require(id >= 0 && id < c.n_vocab, "heads: candidate token " + std::to_string(id) +
                                                " is outside the vocabulary of " + std::to_string(c.n_vocab));
     std::vector<int> ids = repeated_random_tokens(candidates, length, seed);
-    model.forward(ids.data(), int(ids.size()), /*attention=*/true, /*all_logits=*/false);
+    model.forward(ids.data(), int(ids.size()), ForwardOptions().with_attention());
     return score_heads(model.attention(), c.n_layer, c.n_head, length);
 }
 

@@ -142,13 +142,13 @@ void run_with_interventions(GPT2& model, const std::vector<int>& ids, std::vecto
         if (iv.kind == Intervention::Kind::Mean && iv.hook.point != HookPoint::Pattern) to_average.push_back(iv.hook);
     if (!to_average.empty()) {
         ActivationCache clean(c, to_average, T);
-        model.forward(ids.data(), T, false, false, &clean);
+        model.forward(ids.data(), T, ForwardOptions().with_hooks(&clean));
         for (Intervention& iv : list)
             if (iv.kind == Intervention::Kind::Mean && iv.hook.point != HookPoint::Pattern)
                 iv.values = column_means(cached(clean, iv.hook), T, row_width(iv.hook, c));
     }
     InterventionHooks hooks(c, std::move(list), T);
-    model.forward(ids.data(), T, false, all_logits, &hooks);
+    model.forward(ids.data(), T, ForwardOptions().with_all_logits(all_logits).with_hooks(&hooks));
 }
 
 float logit_difference(const GPT2& model, int answer, int wrong) {
@@ -175,11 +175,11 @@ Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::v
     std::vector<HookName> names = every_layer(HookPoint::Z, L), resid_names = every_layer(HookPoint::ResidPre, L);
     names.insert(names.end(), resid_names.begin(), resid_names.end());
     ActivationCache clean_cache(c, names, T);
-    model.forward(clean.data(), T, false, false, &clean_cache);
+    model.forward(clean.data(), T, ForwardOptions().with_hooks(&clean_cache));
     Patching out;
     out.clean = logit_difference(model, answer, wrong);
     ActivationCache corrupted_cache(c, resid_names, T);
-    model.forward(corrupted.data(), T, false, false, &corrupted_cache);
+    model.forward(corrupted.data(), T, ForwardOptions().with_hooks(&corrupted_cache));
     out.corrupted = logit_difference(model, answer, wrong);
     out.first_difference = d;
     const float span = out.clean - out.corrupted;
@@ -205,7 +205,7 @@ Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::v
     // One position of the residual stream entering a layer. Each resume rewrites the cache from its position on,
     // so the corrupted run goes again first and positions are taken from the last one back; before d the two runs
     // agree, so those effects are 0.
-    model.forward(corrupted.data(), T, false, false);
+    model.forward(corrupted.data(), T);
     out.resid.assign(size_t(L) * T, 0.0f);
     std::vector<float> rows;
     for (int p = T - 1; p >= d; --p) {
@@ -232,7 +232,7 @@ Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, in
     std::vector<HookName> names = every_layer(HookPoint::ResidPre, L), z = every_layer(HookPoint::Z, L);
     names.insert(names.end(), z.begin(), z.end());
     ActivationCache cache(c, names, T);
-    model.forward(ids.data(), T, false, false, &cache);
+    model.forward(ids.data(), T, ForwardOptions().with_hooks(&cache));
     Ablation out;
     out.baseline = logit_difference(model, answer, wrong);
     out.heads.assign(size_t(L) * H, 0.0f);
@@ -256,7 +256,7 @@ LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target
     if (target >= 0) check_token(target, c, "the target");
     const int T = int(ids.size()), L = c.n_layer, V = c.n_vocab, C = c.n_embd;
     ActivationCache cache(c, every_layer(HookPoint::ResidPost, L), T);
-    model.forward(ids.data(), T, false, false, &cache);
+    model.forward(ids.data(), T, ForwardOptions().with_hooks(&cache));
     LogitLens out;
     out.layers = L;
     out.positions = T;
@@ -302,7 +302,7 @@ Attribution direct_logit_attribution(GPT2& model, const std::vector<int>& ids, i
     names.push_back({HookPoint::ResidPre, 0});
     names.push_back({HookPoint::ResidPost, L - 1});
     ActivationCache cache(c, names, T);
-    model.forward(ids.data(), T, false, false, &cache);
+    model.forward(ids.data(), T, ForwardOptions().with_hooks(&cache));
     // The logit at this position only: its residual stream through ln_final and the unembedding (for the last
     // position, the same computation and bits as the pass's own logits), not every position's (T x n_vocab).
     const float* x = cached(cache, {HookPoint::ResidPost, L - 1}).data() + size_t(position) * C;

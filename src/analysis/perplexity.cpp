@@ -26,7 +26,7 @@ Perplexity perplexity(GPT2& model, const std::vector<int>& ids, int window) {
     int64_t count = 0;
     for (size_t start = 0; start + 1 < ids.size(); start += size_t(window)) {
         const int T = int(std::min(size_t(window), ids.size() - 1 - start));  // inputs; targets are the next T
-        model.forward(ids.data() + start, T, /*attention=*/false, /*all_logits=*/true);
+        model.forward(ids.data() + start, T, ForwardOptions().with_all_logits());
         for (int t = 0; t < T; ++t) {
             const float* row = model.logits() + size_t(t) * c.n_vocab;  // (n_vocab) logits of position t
             const float top = *std::max_element(row, row + c.n_vocab);

@@ -108,7 +108,7 @@ bool Generator::step(int& id, bool attention) {
         return false;
     }
     --left_;
-    model_.append(id, attention);
+    model_.append(id, ForwardOptions().with_attention(attention));
     return true;
 }
 

@@ -101,7 +101,8 @@ public:
     val forward(val ids, bool attention, bool all_logits) {
         return guarded("running the model", [&] {
             std::vector<int> v = prompt(ids);
-            gpt2_->forward(v.data(), int(v.size()), attention, all_logits);
+            gpt2_->forward(v.data(), int(v.size()),
+                           ForwardOptions().with_attention(attention).with_all_logits(all_logits));
             return result(false);
         });
     }
@@ -122,7 +123,7 @@ public:
                 hooks.push_back(parse_hook_name(js_string(list[i]), c));
             }
             JSCache cache(c, hooks, int(v.size()));
-            gpt2_->forward(v.data(), int(v.size()), false, all_logits, &cache);
+            gpt2_->forward(v.data(), int(v.size()), ForwardOptions().with_all_logits(all_logits).with_hooks(&cache));
             val o = result(false);
             o.set("cache", cache.entries());
             return o;
@@ -167,7 +168,8 @@ public:
     // id -> {logits, logitsShape: [1, n_vocab], attention, attentionShape: [L, H, length]}
     val append(const val& id, bool attention) {
         return guarded("appending a token", [&] {
-            gpt2_->append(int_arg(id, "token id", 0, gpt2_->config().n_vocab - 1), attention);
+            gpt2_->append(int_arg(id, "token id", 0, gpt2_->config().n_vocab - 1),
+                          ForwardOptions().with_attention(attention));
             return result(true);
         });
     }

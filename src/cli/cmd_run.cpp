@@ -79,7 +79,8 @@ int run(const Args& args) {
     if (attention) require_attention_fits(c, T);
     std::unique_ptr<ActivationCache> cache;
     if (auto names = args.get("hooks")) cache = std::make_unique<ActivationCache>(c, hook_names(*names, c), T);
-    model->forward(ids.data(), T, attention, all, cache.get());
+    model->forward(ids.data(), T,
+                   ForwardOptions().with_attention(attention).with_all_logits(all).with_hooks(cache.get()));
     if (cache) write_cache(*cache, args.require("cache-out"), T);
     const float* last = model->logits() + size_t(model->logits_rows() - 1) * c.n_vocab;
     if (all) write_file(args.require("logits-bin"), model->logits(), size_t(T) * c.n_vocab * sizeof(float));

@@ -50,12 +50,13 @@ int run(const Args& args) {
     std::vector<int> ids(T);
     for (int i = 0; i < T; ++i) ids[i] = (i * 7919 + 13) % c.n_vocab;
 
-    model->forward(ids.data(), T, true);  // warm-up: buffers reach their size
+    model->forward(ids.data(), T, ForwardOptions().with_attention());  // warm-up: buffers reach their size
     // Alternate the two so that machine noise hits both alike.
     std::vector<double> plain_ms, attention_ms;
     for (int r = 0; r < R; ++r) {
-        plain_ms.push_back(timed(1, [&] { model->forward(ids.data(), T, false); }).best);
-        attention_ms.push_back(timed(1, [&] { model->forward(ids.data(), T, true); }).best);
+        plain_ms.push_back(timed(1, [&] { model->forward(ids.data(), T); }).best);
+        attention_ms.push_back(
+            timed(1, [&] { model->forward(ids.data(), T, ForwardOptions().with_attention()); }).best);
     }
     auto stats = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -63,8 +64,8 @@ int run(const Args& args) {
     };
     Stats plain = stats(plain_ms), with_attention = stats(attention_ms);
     Stats decode = timed(R, [&] {
-        model->forward(ids.data(), T, false);
-        for (int i = 0; i < N; ++i) model->append((i * 31 + 7) % c.n_vocab, false);
+        model->forward(ids.data(), T);
+        for (int i = 0; i < N; ++i) model->append((i * 31 + 7) % c.n_vocab);
     });
     double decode_per_token = N ? (decode.best - plain.best) / N : 0;
     JsonWriter w;

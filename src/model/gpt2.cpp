@@ -224,13 +224,13 @@ void GPT2::set_kv_type(KVType type) {
     length_ = 0;
 }
 
-void GPT2::forward(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks) {
+void GPT2::forward(const int* ids, int T, const ForwardOptions& options) {
     reset();
-    run(ids, T, attention, all_logits, hooks, Start{});
+    run(ids, T, options, Start{});
 }
 
-void GPT2::append(int id, bool attention, Hooks* hooks) {
-    run(&id, 1, attention, false, hooks, Start{});
+void GPT2::append(int id, const ForwardOptions& options) {
+    run(&id, 1, options, Start{});  // one position: its logits are all the logits
 }
 
 void GPT2::resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks) {
@@ -240,7 +240,7 @@ void GPT2::resume(int layer, int first, const float* resid_pre, int rows, Hooks*
             "resume: positions [" + std::to_string(first) + ", " + std::to_string(first + rows) +
                 ") do not follow the " + std::to_string(length_) + " in the KV cache");
     length_ = first;
-    run(nullptr, rows, false, false, hooks, {layer, resid_pre});
+    run(nullptr, rows, ForwardOptions().with_hooks(hooks), {layer, resid_pre});
 }
 
 void GPT2::unembed(const float* resid, int rows, float* logits) {
@@ -275,7 +275,9 @@ void GPT2::hook(HookPoint point, int layer, float* values, int rows, int width, 
     if (hooks_ && hooks_->wants(name)) hooks_->visit({name, head, length_, rows, width, stride}, values);
 }
 
-void GPT2::run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks, Start start) {
+void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start) {
+    const bool attention = options.attention, all_logits = options.all_logits;
+    Hooks* hooks = options.hooks;
     if (!start.resid) check_ids(ids, T);
     // The hooks live for this call only, whatever happens in it.
     struct Scope {

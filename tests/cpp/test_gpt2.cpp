@@ -29,7 +29,7 @@ TEST(GPT2, AttentionIsCausalAndRowsSumToOne) {
     GPT2& g = *m.model;
     const int T = 20, L = 2, H = 4;
     std::vector<int> ids = some_ids(T, 300);
-    g.forward(ids.data(), T, true);
+    g.forward(ids.data(), T, ForwardOptions().with_attention());
     ASSERT_NE(g.attention(), nullptr);
     EXPECT_EQ(g.attention_queries(), T);
     EXPECT_EQ(g.attention_keys(), T);
@@ -52,14 +52,14 @@ TEST(GPT2, AttentionIsCausalAndRowsSumToOne) {
     EXPECT_EQ(upper, 0.0);
     EXPECT_GT(peak, 0.2);  // the random heads are not uniform: the comparisons below mean something
 
-    g.forward(ids.data(), T, false);
+    g.forward(ids.data(), T);
     EXPECT_EQ(g.attention(), nullptr);
 }
 
 TEST(GPT2, LastLogitsEqualLastRowOfAllLogits) {
     Loaded m = load_tiny(DType::Q8);
     std::vector<int> ids = some_ids(17, 300);
-    m.model->forward(ids.data(), 17, false, true);
+    m.model->forward(ids.data(), 17, ForwardOptions().with_all_logits());
     ASSERT_EQ(m.model->logits_rows(), 17);
     std::vector<float> all(m.model->logits(), m.model->logits() + 17 * 300);
     m.model->forward(ids.data(), 17);
@@ -72,7 +72,7 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
         GPT2& g = *m.model;
         const int T = 40, P = 5, L = 2, H = 4, V = 300;
         std::vector<int> ids = some_ids(T, V);
-        g.forward(ids.data(), T, true, true);
+        g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
         std::vector<float> logits(g.logits(), g.logits() + size_t(T) * V);
         std::vector<float> att(g.attention(), g.attention() + size_t(L) * H * T * T);
 
@@ -80,7 +80,7 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
         double logit_err = 0, att_err = 0;
         const float* first_logits_buffer = nullptr;
         for (int pos = P; pos < T; ++pos) {
-            g.append(ids[pos], true);
+            g.append(ids[pos], ForwardOptions().with_attention());
             ASSERT_EQ(g.length(), pos + 1);
             ASSERT_EQ(g.attention_queries(), 1);
             ASSERT_EQ(g.attention_keys(), pos + 1);
@@ -115,15 +115,15 @@ TEST(GPT2, LongInputsInChunksEqualTokenByToken) {
     GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
     const int T = 290, L = 2, H = 4, V = 300;
     std::vector<int> ids = some_ids(T, V, 11);
-    g.forward(ids.data(), T, true, true);
+    g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
     std::vector<float> logits(g.logits(), g.logits() + size_t(T) * V);
     std::vector<float> att(g.attention(), g.attention() + size_t(L) * H * T * T);
-    g.forward(ids.data(), T, false, false);
+    g.forward(ids.data(), T);
     EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + V), std::vector<float>(logits.end() - V, logits.end()));
     g.reset();
     double logit_err = 0, att_err = 0;
     for (int pos = 0; pos < T; ++pos) {
-        g.append(ids[pos], true);
+        g.append(ids[pos], ForwardOptions().with_attention());
         for (int v = 0; v < V; ++v)
             logit_err = std::max(logit_err, double(std::fabs(g.logits()[v] - logits[size_t(pos) * V + v])));
         for (int lh = 0; lh < L * H; ++lh)
@@ -147,11 +147,11 @@ TEST(GPT2, AttentionPatternFromHookedQueriesAndKeysIsTheCapture) {
     GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
     const int T = 150, H = 4;
     std::vector<int> ids = some_ids(T, 300, 12);
-    g.forward(ids.data(), T, true);
+    g.forward(ids.data(), T, ForwardOptions().with_attention());
     const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
     const int layer = 1;
     ActivationCache cache(c, {{HookPoint::Q, layer}, {HookPoint::K, layer}}, T);
-    g.forward(ids.data(), T, false, false, &cache);
+    g.forward(ids.data(), T, ForwardOptions().with_hooks(&cache));
     std::vector<float> out(size_t(T) * T);
     for (int h = 0; h < H; ++h) {
         g.attention_pattern(cache.entries()[0].data.data(), cache.entries()[1].data.data(), T, h, out.data());

@@ -79,7 +79,7 @@ TEST(Heads, AnalyzeTinyModelMatchesScoringItsAttention) {
 
     // The same numbers by reading the attention of the same sequence directly.
     std::vector<int> ids = repeated_random_tokens(pool, 12, 3);
-    model.forward(ids.data(), int(ids.size()), true);
+    model.forward(ids.data(), int(ids.size()), ForwardOptions().with_attention());
     const int T = 24;
     double worst = 0;
     for (int lh = 0; lh < c.n_layer * c.n_head; ++lh) {

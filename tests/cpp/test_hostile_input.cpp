@@ -49,7 +49,7 @@ std::string parse_error(std::vector<uint8_t> b) {
 }
 
 std::vector<float> logits_of(GPT2& g, const std::vector<int>& ids) {
-    g.forward(ids.data(), int(ids.size()), true, true);
+    g.forward(ids.data(), int(ids.size()), ForwardOptions().with_attention().with_all_logits());
     return std::vector<float>(g.logits(), g.logits() + size_t(ids.size()) * g.config().n_vocab);
 }
 
@@ -131,7 +131,7 @@ TEST(HostileInput, AttentionCaptureSizeIsChecked) {
     const std::vector<int> few = {1, 2, 3};
     const std::vector<float> before = logits_of(*m.model, few);
     std::vector<int> ids(32769, 5);
-    EXPECT_HAS(error_of([&] { m.model->forward(ids.data(), int(ids.size()), true); }),
+    EXPECT_HAS(error_of([&] { m.model->forward(ids.data(), int(ids.size()), ForwardOptions().with_attention()); }),
                "attention capture (n_layer x n_head x queries x keys) [1, 1, 32769, 32769] of 4-byte values needs "
                "4.3 GB");
     EXPECT_EQ(logits_of(*m.model, few), before);

@@ -20,7 +20,7 @@ constexpr int kAnswer = 10, kWrong = 20;
 
 std::vector<float> cache_of(GPT2& g, const std::vector<int>& ids, HookName hook) {
     ActivationCache cache(g.config(), {hook}, int(ids.size()));
-    g.forward(ids.data(), int(ids.size()), false, false, &cache);
+    g.forward(ids.data(), int(ids.size()), ForwardOptions().with_hooks(&cache));
     return cache.entries()[0].data;
 }
 
@@ -112,7 +112,7 @@ TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
             seen.visit(s, v);
         }
     } both(g.config(), T);
-    g.forward(kClean.data(), T, false, false, &both);
+    g.forward(kClean.data(), T, ForwardOptions().with_hooks(&both));
     const std::vector<float>& after = both.seen.entries()[0].data;
     for (int t = 0; t < T; ++t)
         for (int i = 0; i < C; ++i) {
@@ -134,7 +134,7 @@ TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
     EXPECT_NEAR(sum, a.logit, bound * std::max(1.0, std::fabs(double(a.logit))));
 
     const LogitLens lens = logit_lens(g, kClean, 3, kAnswer);
-    g.forward(kClean.data(), int(kClean.size()), false, false);
+    g.forward(kClean.data(), int(kClean.size()));
     const float* out = g.logits();
     const size_t last = (size_t(c.n_layer - 1) * lens.positions + lens.positions - 1) * 3;
     const int best = int(std::max_element(out, out + c.n_vocab) - out);

@@ -81,15 +81,15 @@ TEST(Threads, ForwardPassIsTheSameBitsOnThreeThreads) {
         const int T = 100;
         std::vector<int> ids(T);
         for (int i = 0; i < T; ++i) ids[i] = (i * 37 + 5) % 300;
-        g.forward(ids.data(), T, true, true);
+        g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
         const std::vector<float> logits(g.logits(), g.logits() + size_t(T) * g.config().n_vocab);
         const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
         Threads threads(3);
-        g.forward(ids.data(), T, true, true);
+        g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
         EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + logits.size()), logits);
         EXPECT_EQ(std::vector<float>(g.attention(), g.attention() + att.size()), att);
-        g.forward(ids.data(), T - 1, false);  // and one token through the KV cache
-        g.append(ids[T - 1], false);
+        g.forward(ids.data(), T - 1);  // and one token through the KV cache
+        g.append(ids[T - 1]);
         EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + g.config().n_vocab),
                   std::vector<float>(logits.end() - g.config().n_vocab, logits.end()));
     }

@@ -32,6 +32,27 @@ struct Linear {
     void row(int r, float* out) const;                                           // row r of W as f32 (embedding lookup)
 };
 
+// What a pass computes besides the last position's logits, by name rather than by position:
+//   model.forward(ids, T, ForwardOptions().with_attention().with_hooks(&cache));
+struct ForwardOptions {
+    bool attention = false;   // every layer's and head's probabilities (n_layer, n_head, T, keys)
+    bool all_logits = false;  // logits of every position (T, n_vocab), not only the last
+    Hooks* hooks = nullptr;   // see, and may change, the activations they ask for during the call (hooks.h)
+
+    ForwardOptions& with_attention(bool on = true) {
+        attention = on;
+        return *this;
+    }
+    ForwardOptions& with_all_logits(bool on = true) {
+        all_logits = on;
+        return *this;
+    }
+    ForwardOptions& with_hooks(Hooks* h) {
+        hooks = h;
+        return *this;
+    }
+};
+
 struct LayerWeights {
     const float* ln_1_w;
     const float* ln_1_b;
@@ -53,12 +74,11 @@ public:
     DType weight_type() const { return weight_type_; }
     const ModelFile& file() const { return file_; }
 
-    // ids (T) -> logits of the last position (1, n_vocab), or of every position (T, n_vocab) if all_logits.
-    // With attention, also the probabilities (n_layer, n_head, T, T). Restarts the KV cache with these ids.
-    // hooks (hooks.h), if given, see and may change the activations they ask for during this call.
-    void forward(const int* ids, int T, bool attention = false, bool all_logits = false, Hooks* hooks = nullptr);
+    // ids (T) -> logits of the last position (1, n_vocab), and what the options ask for. Restarts the KV cache with
+    // these ids.
+    void forward(const int* ids, int T, const ForwardOptions& options = {});
     // One more token at position length(): logits (1, n_vocab) and, if asked, attention (n_layer, n_head, length()).
-    void append(int id, bool attention = false, Hooks* hooks = nullptr);
+    void append(int id, const ForwardOptions& options = {});
     // Runs positions [first, first + rows) again from block `layer`, given their residual stream entering it
     // (rows x n_embd), with the KV cache's first positions as they are: what an intervention at that layer changes,
     // without recomputing what it cannot. Logits of the last position, as forward() without all_logits.
@@ -125,7 +145,7 @@ private:
         int layer = 0;
         const float* resid = nullptr;
     };
-    void run(const int* ids, int T, bool attention, bool all_logits, Hooks* hooks, Start start);  // at length_..
+    void run(const int* ids, int T, const ForwardOptions& options, Start start);  // positions length_..
     void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, Start start);
     void hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head = -1);
     void attention_layer(int layer, int T, const Capture& cap);
