@@ -6,129 +6,15 @@
 #include <cstring>
 
 #include "arcscope/core/error.h"
-#include "arcscope/core/portable_math.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/core/threads.h"
+#include "layers.h"
 
 namespace arcscope {
 
 namespace {
 
-// x (T, C) -> out (T, C): normalise each row, then scale and shift (w, b); with w null, only normalise (scale_shift
-// then finishes the job with the same bits: the sums run in the same order).
-void layernorm(float* out, const float* x, int T, int C, const float* w, const float* b, float eps) {
-    parallel_for(T, 8.0 * T * C, [&](int t0, int t1) {  // rows apart on the threads: the same bits
-        for (int t = t0; t < t1; ++t) {
-            const float* xt = x + size_t(t) * C;
-            float* ot = out + size_t(t) * C;
-            float mean = 0;
-            for (int i = 0; i < C; ++i) mean += xt[i];
-            mean /= C;
-            float var = 0;
-            for (int i = 0; i < C; ++i) var += (xt[i] - mean) * (xt[i] - mean);
-            var /= C;
-            float inv = 1.0f / std::sqrt(var + eps);
-            if (w)
-                for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv * w[i] + b[i];
-            else
-                for (int i = 0; i < C; ++i) ot[i] = (xt[i] - mean) * inv;
-        }
-    });
-}
-
-void scale_shift(float* x, int T, int C, const float* w, const float* b) {
-    for (int t = 0; t < T; ++t)
-        for (int i = 0; i < C; ++i) x[size_t(t) * C + i] = x[size_t(t) * C + i] * w[i] + b[i];
-}
-
-// In place, rows x width values: GPT-2's tanh approximation ("gelu_new"), rows apart on the threads.
-void gelu(float* x, int rows, int width) {
-    parallel_for(rows, 20.0 * rows * width, [&](int r0, int r1) {
-        map4(x + size_t(r0) * width, size_t(r1 - r0) * width, [](F4 v) {
-            const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-            return 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
-        });
-    });
-}
-
-// Attention's inner loops keep kLanes independent sums in registers, as four 4-float vectors (SSE natively,
-// SIMD128 in wasm); each sum still runs in one fixed order, so both builds get the same bits.
-constexpr int kLanes = 16;
 static_assert(KVCache::kPad == kLanes, "K rows are padded for the score loop's blocks");
-inline F4 load4(const float* p) {
-    F4 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-inline F4 splat4(float x) {
-    return F4{x, x, x, x};
-}
-
-// In place over one row: softmax of the first n entries, zero after them (the causally masked keys).
-void masked_softmax_row(float* row, int n, int total) {
-    float lane[kLanes];
-    for (int k = 0; k < kLanes; ++k) lane[k] = row[0];
-    int j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (int k = 0; k < kLanes; ++k) lane[k] = std::max(lane[k], row[j + k]);
-    float mx = row[0];
-    for (int k = 0; k < kLanes; ++k) mx = std::max(mx, lane[k]);
-    for (; j < n; ++j) mx = std::max(mx, row[j]);
-
-    map4(row, size_t(n), [mx](F4 v) { return portable_exp(v - mx); });
-    for (int k = 0; k < kLanes; ++k) lane[k] = 0.0f;
-    for (j = 0; j + kLanes <= n; j += kLanes)
-        for (int k = 0; k < kLanes; ++k) lane[k] += row[j + k];
-    float sum = 0;
-    for (int k = 0; k < kLanes; ++k) sum += lane[k];
-    for (; j < n; ++j) sum += row[j];
-
-    const float inv = 1.0f / sum;
-    for (j = 0; j < n; ++j) row[j] *= inv;
-    for (j = n; j < total; ++j) row[j] = 0.0f;
-}
-
-// row (n) = (q (hd) . kt (hd, ld)) * scale, kt holding the keys transposed, ld >= n rounded up to kLanes.
-void scores_row(float* row, const float* q, const float* kt, int hd, int ld, int n, float scale) {
-    for (int j0 = 0; j0 < n; j0 += kLanes) {
-        F4 a0{}, a1{}, a2{}, a3{};
-        for (int d = 0; d < hd; ++d) {
-            const F4 qd = splat4(q[d]);
-            const float* k = kt + size_t(d) * ld + j0;
-            a0 += qd * load4(k);
-            a1 += qd * load4(k + 4);
-            a2 += qd * load4(k + 8);
-            a3 += qd * load4(k + 12);
-        }
-        const F4 sc = splat4(scale);
-        float acc[kLanes];
-        const F4 out[4] = {a0 * sc, a1 * sc, a2 * sc, a3 * sc};
-        std::memcpy(acc, out, sizeof acc);
-        std::copy(acc, acc + std::min(kLanes, n - j0), row + j0);
-    }
-}
-
-// out (hd) = p (n) . V (n, hd), V's rows ldv floats apart.
-void weighted_values(float* out, const float* p, const float* v, int n, int hd, int ldv) {
-    int d0 = 0;
-    for (; d0 + kLanes <= hd; d0 += kLanes) {
-        F4 a[4] = {};
-        for (int j = 0; j < n; ++j) {
-            const F4 pj = splat4(p[j]);
-            const float* vj = v + size_t(j) * ldv + d0;
-            a[0] += pj * load4(vj);
-            a[1] += pj * load4(vj + 4);
-            a[2] += pj * load4(vj + 8);
-            a[3] += pj * load4(vj + 12);
-        }
-        std::memcpy(out + d0, a, sizeof a);
-    }
-    for (; d0 < hd; ++d0) {
-        float acc = 0.0f;
-        for (int j = 0; j < n; ++j) acc += p[j] * v[size_t(j) * ldv + d0];
-        out[d0] = acc;
-    }
-}
 
 template <class V>
 void grow(V& v, size_t n) {
@@ -246,7 +132,7 @@ void GPT2::resume(int layer, int first, const float* resid_pre, int rows, Hooks*
 void GPT2::unembed(const float* resid, int rows, float* logits) {
     const int C = config_.n_embd;
     grow(ln_, size_t(rows) * C);
-    layernorm(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+    layernorm_forward(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
     wte_.apply(logits, ln_.data(), rows);
 }
 
@@ -264,7 +150,7 @@ void GPT2::attention_pattern(const float* q, const float* k, int T, int head, fl
     const float scale = 1.0f / std::sqrt(float(hd));
     for (int i = 0; i < T; ++i) {
         float* row = out + size_t(i) * T;
-        scores_row(row, q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
+        attention_scores_row(row, q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
         masked_softmax_row(row, i + 1, T);
     }
 }
@@ -335,22 +221,14 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
     grow(fc_, size_t(T) * 4 * C);
     grow(scores_, size_t(T) * Tk);
 
-    // 1. embeddings: x[t] = wte[id] + wpe[position]; or the residual stream given, entering block start.layer
-    if (start.resid) {
-        std::copy(start.resid, start.resid + size_t(T) * C, x_.data());
-    } else {
-        for (int t = 0; t < T; ++t) {
-            float* xt = x_.data() + size_t(t) * C;
-            wte_.row(ids[t], xt);
-            wpe_.row(p0 + t, proj_.data());
-            for (int i = 0; i < C; ++i) xt[i] += proj_[i];
-        }
-    }
+    // 1. the residual stream entering block start.layer: the embeddings, or the rows given
+    if (start.resid) std::copy(start.resid, start.resid + size_t(T) * C, x_.data());
+    else embed(ids, T);
     // 2. the blocks
     for (int l = start.layer; l < L; ++l) {
         const LayerWeights& w = layers_[l];
         hook(HookPoint::ResidPre, l, x_.data(), T, C, C);
-        layernorm(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);
+        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);
         w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
         hook(HookPoint::Q, l, qkv_.data(), T, C, 3 * C);
         hook(HookPoint::K, l, qkv_.data() + C, T, C, 3 * C);
@@ -363,26 +241,38 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
         hook(HookPoint::Z, l, att_out_.data(), T, C, C);
         w.attn_proj.apply(proj_.data(), att_out_.data(), T);
         hook(HookPoint::AttnOut, l, proj_.data(), T, C, C);
-        for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
+        residual_forward(x_.data(), proj_.data(), size_t(T) * C);
         hook(HookPoint::ResidMid, l, x_.data(), T, C, C);
 
-        layernorm(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
+        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
         w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
-        gelu(fc_.data(), T, 4 * C);
+        gelu_forward(fc_.data(), T, 4 * C);
         hook(HookPoint::MlpPost, l, fc_.data(), T, 4 * C, 4 * C);
         w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
         hook(HookPoint::MlpOut, l, proj_.data(), T, C, C);
-        for (size_t i = 0; i < size_t(T) * C; ++i) x_[i] += proj_[i];
+        residual_forward(x_.data(), proj_.data(), size_t(T) * C);
         hook(HookPoint::ResidPost, l, x_.data(), T, C, C);
     }
     // 3. final LayerNorm and the tied LM head, when every position's logits are wanted
     if (final_norm) {
-        layernorm(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.ln_eps);
+        layernorm_forward(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.ln_eps);
         hook(HookPoint::LnFinalNormalized, -1, ln_.data(), T, C, C);
-        scale_shift(ln_.data(), T, C, ln_f_w_, ln_f_b_);
+        scale_shift_forward(ln_.data(), T, C, ln_f_w_, ln_f_b_);
         if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
     } else if (logits) {
         unembed(x_.data(), T, logits);
+    }
+}
+
+// ids (T) at positions length_.. -> x_ (T, C) = wte[id] + wpe[position], the residual stream entering block 0.
+void GPT2::embed(const int* ids, int T) {
+    const int C = config_.n_embd;
+    grow(position_row_, size_t(C));
+    for (int t = 0; t < T; ++t) {
+        float* xt = x_.data() + size_t(t) * C;
+        wte_.row(ids[t], xt);
+        wpe_.row(length_ + t, position_row_.data());
+        residual_forward(xt, position_row_.data(), size_t(C));
     }
 }
 
@@ -411,7 +301,7 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
                 const int i = row_at(k);
                 const int n = p0 + i + 1;  // keys this query may see
                 float* row = probs + size_t(i) * stride;
-                scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
+                attention_scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
                 masked_softmax_row(row, n, stride);
             }
         });
@@ -420,8 +310,8 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         parallel_for(T, work, [&](int begin, int end) {
             for (int k = begin; k < end; ++k) {
                 const int i = row_at(k);
-                weighted_values(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v, p0 + i + 1,
-                                hd, kv.ldv);
+                attention_values_row(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v,
+                                     p0 + i + 1, hd, kv.ldv);
             }
         });
     }

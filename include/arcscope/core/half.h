@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "arcscope/core/float4.h"
+
 namespace arcscope {
 
 inline uint16_t f16_from_float(float f) {
@@ -43,8 +45,6 @@ inline float f16_to_float(uint16_t h) {
 // shifted into a float's mantissa and rescaled by 2^112 is exact for normals and subnormals alike; inf and NaN
 // are put back by a mask. The same values as f16_to_float.
 inline void f16_to_float_n(const uint16_t* in, float* out, int n) {
-    using U4 = uint32_t __attribute__((vector_size(16)));
-    using F4 = float __attribute__((vector_size(16)));
     int i = 0;
     for (; i + 4 <= n; i += 4) {
         const U4 h = {in[i], in[i + 1], in[i + 2], in[i + 3]};

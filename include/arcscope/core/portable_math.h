@@ -7,31 +7,13 @@
 // -ffp-contract=off natively (set in CMakeLists.txt): a fused multiply-add would round differently from wasm, which has
 // none.
 #pragma once
-#include <cstddef>
-#include <cstdint>
 #include <cstring>
+
+#include "arcscope/core/float4.h"
 
 namespace arcscope {
 
-using F4 = float __attribute__((vector_size(16)));
-using I4 = int32_t __attribute__((vector_size(16)));
-
 namespace math_detail {
-
-inline F4 splat(float x) {
-    return F4{x, x, x, x};
-}
-
-// Lanes of a where mask is all ones, of b where it is zero.
-inline F4 select(I4 mask, F4 a, F4 b) {
-    I4 ai, bi;
-    std::memcpy(&ai, &a, 16);
-    std::memcpy(&bi, &b, 16);
-    const I4 r = (mask & ai) | (~mask & bi);
-    F4 out;
-    std::memcpy(&out, &r, 16);
-    return out;
-}
 
 // e^x for x in [-87, 88].
 inline F4 exp_in_range(F4 x) {
@@ -40,7 +22,7 @@ inline F4 exp_in_range(F4 x) {
     const F4 n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
     F4 r = x - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;
-    F4 p = splat(1.9875691500e-4f);
+    F4 p = splat4(1.9875691500e-4f);
     p = p * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
     p = p * r + 4.1665795894e-2f;
@@ -60,40 +42,22 @@ inline F4 exp_in_range(F4 x) {
 inline F4 portable_exp(F4 x) {
     using namespace math_detail;
     const I4 nan = x != x, low = x < -87.0f;
-    F4 y = select(x > 88.0f, splat(88.0f), x);
-    y = select(nan | low, splat(0.0f), y);  // those lanes are replaced below; keep their arithmetic in range
-    const F4 e = select(low, splat(0.0f), exp_in_range(y));
-    return select(nan, x, e);
+    F4 y = select4(x > 88.0f, splat4(88.0f), x);
+    y = select4(nan | low, splat4(0.0f), y);  // those lanes are replaced below; keep their arithmetic in range
+    const F4 e = select4(low, splat4(0.0f), exp_in_range(y));
+    return select4(nan, x, e);
 }
 
 // tanh(x) = (e^2x - 1) / (e^2x + 1); exactly +-1 beyond |x| = 9, where float cannot tell the difference.
 inline F4 portable_tanh(F4 x) {
     using namespace math_detail;
     const I4 nan = x != x, high = x > 9.0f, low = x < -9.0f;
-    const F4 u = select(nan | high | low, splat(0.0f), x);
+    const F4 u = select4(nan | high | low, splat4(0.0f), x);
     const F4 e = exp_in_range(2.0f * u);
     F4 t = (e - 1.0f) / (e + 1.0f);
-    t = select(high, splat(1.0f), t);
-    t = select(low, splat(-1.0f), t);
-    return select(nan, x, t);
-}
-
-// f applied in place to n values, four at a time; the last one to three go through a zero-padded vector.
-template <class F>
-inline void map4(float* x, size_t n, F f) {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        F4 v;
-        std::memcpy(&v, x + i, 16);
-        v = f(v);
-        std::memcpy(x + i, &v, 16);
-    }
-    if (i < n) {
-        F4 v{};
-        std::memcpy(&v, x + i, (n - i) * sizeof(float));
-        v = f(v);
-        std::memcpy(x + i, &v, (n - i) * sizeof(float));
-    }
+    t = select4(high, splat4(1.0f), t);
+    t = select4(low, splat4(-1.0f), t);
+    return select4(nan, x, t);
 }
 
 }  // namespace arcscope

@@ -125,6 +125,7 @@ private:
     int length_ = 0;
     KVCache kv_;
     std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
+    std::vector<float> position_row_;  // one position's embedding (C), while embed() adds it
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
 
@@ -147,6 +148,7 @@ private:
     };
     void run(const int* ids, int T, const ForwardOptions& options, Start start);  // positions length_..
     void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, Start start);
+    void embed(const int* ids, int T);
     void hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head = -1);
     void attention_layer(int layer, int T, const Capture& cap);
 };

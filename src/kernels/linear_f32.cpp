@@ -1,10 +1,9 @@
-// quant_f32.cpp: linear layers with plain f32 weights (the f32 model). One implementation for every build, written
-// with 4-lane vectors (GCC/Clang vector extensions: SIMD128 in wasm, SSE natively; Eigen has no wasm SIMD backend),
-// so native and wasm sum in the same order and give the same bits. Tiles of 4 rows x 2 tokens, dot products along
-// cols in 4 lane-wise partial sums, added lane 0..3, then the scalar tail.
+// linear_f32.cpp: linear layers with plain f32 weights (the f32 model). One implementation for every build, written
+// with float4.h's 4-lane vectors, so native and wasm sum in the same order and give the same bits. Tiles of 4 rows x 2
+// tokens, dot products along cols in 4 lane-wise partial sums, added lane 0..3, then the scalar tail.
 #include <algorithm>
-#include <cstring>
 
+#include "arcscope/core/float4.h"
 #include "arcscope/core/threads.h"
 #include "arcscope/kernels/quant.h"
 
@@ -12,26 +11,18 @@ namespace arcscope {
 
 namespace {
 
-typedef float f32x4 __attribute__((vector_size(16)));
-
-inline f32x4 load4(const float* p) {
-    f32x4 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
 // out[t * ldo + r] = dot(x row t, w row r) for R rows x TT tokens.
 template <int R, int TT>
 void tile(const float* w, const float* x, int cols, float* out, int ldo) {
-    f32x4 acc[R][TT];
+    F4 acc[R][TT];
     for (int r = 0; r < R; ++r)
-        for (int t = 0; t < TT; ++t) acc[r][t] = f32x4{0, 0, 0, 0};
+        for (int t = 0; t < TT; ++t) acc[r][t] = F4{};
     const int k4 = cols / 4 * 4;
     for (int k = 0; k < k4; k += 4) {
-        f32x4 xv[TT];
+        F4 xv[TT];
         for (int t = 0; t < TT; ++t) xv[t] = load4(x + size_t(t) * cols + k);
         for (int r = 0; r < R; ++r) {
-            const f32x4 wv = load4(w + size_t(r) * cols + k);
+            const F4 wv = load4(w + size_t(r) * cols + k);
             for (int t = 0; t < TT; ++t) acc[r][t] += wv * xv[t];  // builds use -ffp-contract=off: no FMA
         }
     }
