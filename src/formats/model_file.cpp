@@ -170,8 +170,18 @@ void seal_file(uint8_t* out, uint64_t file_size) {
     store_checksum(out, fnv1a64_words(out + kModelHeaderBytes, file_size - kModelHeaderBytes));
 }
 
-ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
-    // Phase 1: the fixed header.
+namespace {
+
+// What the fixed header says, once checked on its own.
+struct Header {
+    DType weight_type;
+    GPT2Config config;
+    uint32_t n_tensors;
+    uint64_t data_offset, data_size, checksum;
+};
+
+// Phase 1: the fixed header, alone.
+Header read_header(const uint8_t* bytes, size_t size) {
     require(bytes != nullptr || size == 0, "model file: no data");
     require(size >= 8 && std::memcmp(bytes, kModelMagic, 8) == 0,
             "not an arcscope model file (wrong magic; expected \"ARCSCOPE\"): convert a checkpoint with "
@@ -188,53 +198,57 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
             std::string("weight type ") + dtype_name(DType(wtype)) + " needs file version " +
                 std::to_string(file_version(DType(wtype))) + ", the file says " + std::to_string(version));
 
-    ModelFile f;
-    f.bytes_ = bytes;
-    f.size_ = size;
-    f.weight_type_ = DType(wtype);
+    Header h;
+    h.weight_type = DType(wtype);
     auto dim = [&](size_t off) {  // keep huge u32s from wrapping negative before validate() sees them
         uint32_t v = load_u32(bytes + off);
         return v > (1u << 30) ? (1 << 30) : int(v);
     };
-    f.config_.n_layer = dim(kOffNLayer);
-    f.config_.n_head = dim(kOffNHead);
-    f.config_.n_embd = dim(kOffNEmbd);
-    f.config_.n_ctx = dim(kOffNCtx);
-    f.config_.n_vocab = dim(kOffNVocab);
-    f.config_.ln_eps = load_f32(bytes + kOffLnEps);
-    f.config_.validate();
+    h.config.n_layer = dim(kOffNLayer);
+    h.config.n_head = dim(kOffNHead);
+    h.config.n_embd = dim(kOffNEmbd);
+    h.config.n_ctx = dim(kOffNCtx);
+    h.config.n_vocab = dim(kOffNVocab);
+    h.config.ln_eps = load_f32(bytes + kOffLnEps);
+    h.config.validate();
     uint32_t q_block = load_u32(bytes + kOffQBlock);
-    require(f.weight_type_ == DType::F32 || q_block == kQBlock,
-            std::string(dtype_name(f.weight_type_)) + " block size " + std::to_string(q_block) +
+    require(h.weight_type == DType::F32 || q_block == kQBlock,
+            std::string(dtype_name(h.weight_type)) + " block size " + std::to_string(q_block) +
                 " unsupported (this build uses " + std::to_string(kQBlock) + ")");
     require(load_u64(bytes + kOffReserved) == 0, "reserved header field is not zero");
+    h.n_tensors = load_u32(bytes + kOffNTensors);
+    h.data_offset = load_u64(bytes + kOffDataOffset);
+    h.data_size = load_u64(bytes + kOffDataSize);
+    h.checksum = load_u64(bytes + kOffChecksum);
+    return h;
+}
 
-    // Phase 2: sizes against the buffer, before trusting any offset.
-    std::vector<TensorSpec> specs = gpt2_tensor_specs(f.config_, f.weight_type_);
-    FileLayout expected = plan_layout(specs);
-    uint32_t n_tensors = load_u32(bytes + kOffNTensors);
-    require(n_tensors == specs.size(), "tensor count " + std::to_string(n_tensors) + " does not match the config (" +
-                                           std::to_string(specs.size()) + " expected for " +
-                                           std::to_string(f.config_.n_layer) + " layers)");
-    uint64_t data_offset = load_u64(bytes + kOffDataOffset);
-    uint64_t data_size = load_u64(bytes + kOffDataSize);
-    require(data_offset == expected.data_offset, "data offset " + std::to_string(data_offset) + " is wrong (expected " +
-                                                     std::to_string(expected.data_offset) + ")");
-    require(data_size % kDataAlign == 0 && data_size < (uint64_t(1) << 40),
-            "data size " + std::to_string(data_size) + " is invalid");
-    uint64_t declared = data_offset + data_size;
+// Phase 2: the sizes the header declares against the config's tensors and the buffer, before trusting any offset.
+void check_sizes(const Header& h, const std::vector<TensorSpec>& specs, size_t size) {
+    const FileLayout expected = plan_layout(specs);
+    require(h.n_tensors == specs.size(), "tensor count " + std::to_string(h.n_tensors) +
+                                             " does not match the config (" + std::to_string(specs.size()) +
+                                             " expected for " + std::to_string(h.config.n_layer) + " layers)");
+    require(h.data_offset == expected.data_offset, "data offset " + std::to_string(h.data_offset) +
+                                                       " is wrong (expected " + std::to_string(expected.data_offset) +
+                                                       ")");
+    require(h.data_size % kDataAlign == 0 && h.data_size < (uint64_t(1) << 40),
+            "data size " + std::to_string(h.data_size) + " is invalid");
+    const uint64_t declared = h.data_offset + h.data_size;
     require(size >= declared, "truncated: header says " + human_bytes(declared) + " (" + std::to_string(declared) +
                                   " bytes), file has " + human_bytes(size) + " (" + std::to_string(size) + " bytes)");
     require(size == declared, "file has " + std::to_string(size - declared) +
                                   " bytes of trailing garbage after the declared " + std::to_string(declared));
-    f.checksum_ = load_u64(bytes + kOffChecksum);
+}
 
-    // Phase 3: the tensor table, each entry against the config and the data section.
+// Phase 3: the tensor table, each entry against the config's spec and the data section -> entries in spec order.
+std::vector<TensorEntry> read_tensor_table(const uint8_t* bytes, const Header& h,
+                                           const std::vector<TensorSpec>& specs) {
     std::map<std::string, size_t> index;
     for (size_t i = 0; i < specs.size(); ++i) index[specs[i].name] = i;
     std::vector<bool> seen(specs.size(), false);
-    f.tensors_.resize(specs.size());
-    for (uint32_t i = 0; i < n_tensors; ++i) {
+    std::vector<TensorEntry> tensors(specs.size());
+    for (uint32_t i = 0; i < h.n_tensors; ++i) {
         const uint8_t* e = bytes + kModelHeaderBytes + size_t(i) * kTensorEntryBytes;
         size_t len = 0;
         while (len < kTensorNameBytes && e[kEntName + len] != 0) ++len;
@@ -260,22 +274,39 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
                                          " bytes, the table says " + std::to_string(tsize));
         require(offset % kDataAlign == 0,
                 "tensor " + name + ": offset " + std::to_string(offset) + " is not 64-byte aligned");
-        require(offset <= data_size && tsize <= data_size - offset,
+        require(offset <= h.data_size && tsize <= h.data_size - offset,
                 "tensor " + name + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + tsize) +
-                    ") lie beyond the data section (" + std::to_string(data_size) + " bytes)");
-        f.tensors_[it->second] = {name, spec.type, spec.rows, spec.cols, offset, tsize, bytes + data_offset + offset};
+                    ") lie beyond the data section (" + std::to_string(h.data_size) + " bytes)");
+        tensors[it->second] = {name, spec.type, spec.rows, spec.cols, offset, tsize, bytes + h.data_offset + offset};
     }
     for (size_t i = 0; i < specs.size(); ++i) require(seen[i], "missing tensor " + specs[i].name);
-    require_disjoint(f.tensors_);
+    require_disjoint(tensors);
+    return tensors;
+}
 
-    // Phase 4: the checksum (it reads every byte).
-    if (verify_checksum) {
-        uint64_t actual = fnv1a64_words(bytes + kModelHeaderBytes, size - kModelHeaderBytes);
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "checksum mismatch: header says %016llx, data gives %016llx",
-                      (unsigned long long)f.checksum_, (unsigned long long)actual);
-        require(actual == f.checksum_, std::string(buf) + " (the file is corrupt)");
-    }
+// Phase 4: the checksum (it reads every byte).
+void check_checksum(const uint8_t* bytes, size_t size, uint64_t expected) {
+    const uint64_t actual = fnv1a64_words(bytes + kModelHeaderBytes, size - kModelHeaderBytes);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "checksum mismatch: header says %016llx, data gives %016llx",
+                  (unsigned long long)expected, (unsigned long long)actual);
+    require(actual == expected, std::string(buf) + " (the file is corrupt)");
+}
+
+}  // namespace
+
+ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
+    const Header h = read_header(bytes, size);
+    const std::vector<TensorSpec> specs = gpt2_tensor_specs(h.config, h.weight_type);
+    check_sizes(h, specs, size);
+    ModelFile f;
+    f.bytes_ = bytes;
+    f.size_ = size;
+    f.weight_type_ = h.weight_type;
+    f.config_ = h.config;
+    f.checksum_ = h.checksum;
+    f.tensors_ = read_tensor_table(bytes, h, specs);
+    if (verify_checksum) check_checksum(bytes, size, h.checksum);
     // Phase 5: the values a checksum cannot vouch for. A NaN or Inf weight would only show up later as NaN
     // attention or logits, so such a file is refused here.
     for (const TensorEntry& t : f.tensors_) require_finite(t);
