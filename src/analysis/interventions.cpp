@@ -157,6 +157,68 @@ float logit_difference(const GPT2& model, int answer, int wrong) {
     return last[answer] - last[wrong];
 }
 
+namespace {
+
+// What both halves of the patching sweep start from: the two runs' caches, where the prompts first differ, and the
+// metric's scale.
+struct PatchingRuns {
+    const std::vector<int>& corrupted;
+    const ActivationCache& clean_cache;      // hook_z and hook_resid_pre of the clean run
+    const ActivationCache& corrupted_cache;  // hook_resid_pre of the corrupted run
+    int first_difference, answer, wrong;
+    float corrupted_metric, span;  // metric = (m - corrupted) / span
+    float effect(const GPT2& model) const { return (logit_difference(model, answer, wrong) - corrupted_metric) / span; }
+};
+
+// One head's z from the clean run, heads [L * H]. Positions before the first difference are the same in both runs
+// (the model is causal), so the pass resumes there, at the head's layer, on the corrupted run's KV cache and
+// residual stream. The model's KV cache must hold the corrupted run.
+std::vector<float> patch_heads(GPT2& model, const PatchingRuns& runs) {
+    const GPT2Config& c = model.config();
+    const int T = int(runs.corrupted.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, d = runs.first_difference;
+    std::vector<float> heads(size_t(L) * H, 0.0f);
+    for (int l = 0; l < L; ++l) {
+        const float* resid = cached(runs.corrupted_cache, {HookPoint::ResidPre, l}).data() + size_t(d) * C;
+        for (int h = 0; h < H; ++h) {
+            InterventionHooks hooks(c,
+                                    {{{HookPoint::Z, l},
+                                      Intervention::Kind::Replace,
+                                      {h},
+                                      {},
+                                      cached(runs.clean_cache, {HookPoint::Z, l})}},
+                                    T);
+            model.resume(l, d, resid, T - d, &hooks);
+            heads[size_t(l) * H + h] = runs.effect(model);
+        }
+    }
+    return heads;
+}
+
+// One position of the residual stream entering a layer, resid [L * T]. Each resume rewrites the cache from its
+// position on, so the corrupted run goes again first and positions are taken from the last one back; before the
+// first difference the two runs agree, so those effects are 0.
+std::vector<float> patch_residual(GPT2& model, const PatchingRuns& runs) {
+    const GPT2Config& c = model.config();
+    const int T = int(runs.corrupted.size()), L = c.n_layer, C = c.n_embd;
+    model.forward(runs.corrupted.data(), T);
+    std::vector<float> resid(size_t(L) * T, 0.0f);
+    std::vector<float> rows;
+    for (int p = T - 1; p >= runs.first_difference; --p) {
+        for (int l = 0; l < L; ++l) {
+            const std::vector<float>& mine = cached(runs.corrupted_cache, {HookPoint::ResidPre, l});
+            const std::vector<float>& theirs = cached(runs.clean_cache, {HookPoint::ResidPre, l});
+            rows.assign(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
+            std::copy(theirs.begin() + ptrdiff_t(size_t(p) * C), theirs.begin() + ptrdiff_t(size_t(p + 1) * C),
+                      rows.begin());
+            model.resume(l, p, rows.data(), T - p);
+            resid[size_t(l) * T + p] = runs.effect(model);
+        }
+    }
+    return resid;
+}
+
+}  // namespace
+
 Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
                         int wrong) {
     const GPT2Config& c = model.config();
@@ -167,7 +229,7 @@ Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::v
                                                   std::to_string(corrupted.size()));
     check_token(answer, c, "the answer");
     check_token(wrong, c, "the wrong answer");
-    const int T = int(clean.size()), L = c.n_layer, H = c.n_head, C = c.n_embd;
+    const int T = int(clean.size()), L = c.n_layer;
     int d = 0;
     while (d < T && clean[size_t(d)] == corrupted[size_t(d)]) ++d;
     require(d < T, "the clean and corrupted prompts are the same tokens: patching one into the other changes nothing");
@@ -186,39 +248,10 @@ Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::v
     require(std::isfinite(span) && span != 0.0f,
             "the metric is the same on both prompts (" + std::to_string(out.clean) +
                 "): there is no difference for patching to recover; choose answers the prompts disagree on");
-    auto effect = [&](float m) { return (m - out.corrupted) / span; };
 
-    // One head's z from the clean run. Positions before d are the same in both runs (the model is causal), so the
-    // pass resumes at d, at the head's layer, on the corrupted run's KV cache and residual stream.
-    out.heads.assign(size_t(L) * H, 0.0f);
-    for (int l = 0; l < L; ++l) {
-        const float* resid = cached(corrupted_cache, {HookPoint::ResidPre, l}).data() + size_t(d) * C;
-        for (int h = 0; h < H; ++h) {
-            InterventionHooks hooks(
-                c, {{{HookPoint::Z, l}, Intervention::Kind::Replace, {h}, {}, cached(clean_cache, {HookPoint::Z, l})}},
-                T);
-            model.resume(l, d, resid, T - d, &hooks);
-            out.heads[size_t(l) * H + h] = effect(logit_difference(model, answer, wrong));
-        }
-    }
-
-    // One position of the residual stream entering a layer. Each resume rewrites the cache from its position on,
-    // so the corrupted run goes again first and positions are taken from the last one back; before d the two runs
-    // agree, so those effects are 0.
-    model.forward(corrupted.data(), T);
-    out.resid.assign(size_t(L) * T, 0.0f);
-    std::vector<float> rows;
-    for (int p = T - 1; p >= d; --p) {
-        for (int l = 0; l < L; ++l) {
-            const std::vector<float>& mine = cached(corrupted_cache, {HookPoint::ResidPre, l});
-            const std::vector<float>& theirs = cached(clean_cache, {HookPoint::ResidPre, l});
-            rows.assign(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
-            std::copy(theirs.begin() + ptrdiff_t(size_t(p) * C), theirs.begin() + ptrdiff_t(size_t(p + 1) * C),
-                      rows.begin());
-            model.resume(l, p, rows.data(), T - p);
-            out.resid[size_t(l) * T + p] = effect(logit_difference(model, answer, wrong));
-        }
-    }
+    const PatchingRuns runs{corrupted, clean_cache, corrupted_cache, d, answer, wrong, out.corrupted, span};
+    out.heads = patch_heads(model, runs);
+    out.resid = patch_residual(model, runs);
     return out;
 }
 
