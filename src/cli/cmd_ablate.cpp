@@ -11,8 +11,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown(
-        {"model", "tokenizer", "text", "ids", "answer", "answer-id", "wrong", "wrong-id", "mean", "out"});
     std::unique_ptr<GPT2> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const auto kind = args.has("mean") ? Intervention::Kind::Mean : Intervention::Kind::Zero;
@@ -28,8 +26,7 @@ int run(const Args& args) {
 
 const bool registered =
     register_command("ablate", {"ablate --model FILE (--text TEXT | --ids 1,2,3) (--answer TEXT | --answer-id N)"
-                                " (--wrong TEXT | --wrong-id N) [--mean] [--out OUT.json]",
-                                {"mean"},
+                                " (--wrong TEXT | --wrong-id N) [--mean] [--out OUT.json] [--tokenizer PATH]",
                                 run});
 
 }  // namespace

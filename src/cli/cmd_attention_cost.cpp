@@ -18,7 +18,6 @@ std::vector<int> parse_lengths(const std::string& text) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"lengths", "d-model", "heads", "repeats"});
     const auto lengths = parse_lengths(args.get_or("lengths", "128,256,512,1024"));
     const auto points =
         measure_attention_cost(lengths, int(args.get_int("d-model", 768, 1, 1 << 16)),
@@ -32,7 +31,7 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "attention-cost", {"attention-cost [--lengths 128,256,512,1024 --d-model 768 --heads 12 --repeats 3]", {}, run});
+    "attention-cost", {"attention-cost [--lengths 128,256,512,1024 --d-model 768 --heads 12 --repeats 3]", run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -12,7 +12,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "tokenizer", "text", "ids", "token", "token-id", "position", "out"});
     std::unique_ptr<GPT2> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const std::vector<int> ids = prompt_ids(args, tok, "text");
@@ -29,8 +28,7 @@ int run(const Args& args) {
 
 const bool registered = register_command(
     "attribute", {"attribute --model FILE (--text TEXT | --ids 1,2,3) (--token TEXT | --token-id N) [--position P]"
-                  " [--out OUT.json]",
-                  {},
+                  " [--out OUT.json] [--tokenizer PATH]",
                   run});
 
 }  // namespace

@@ -11,7 +11,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown({"in", "out", "dtype"});
     const std::string dtype = args.get_or("dtype", "q8");
     uint64_t bytes = convert_checkpoint_dir(args.require("in"), args.require("out"), parse_dtype(dtype, "--dtype"));
     std::printf("wrote %s (%s, %llu bytes, %s)\n", args.require("out").c_str(), human_bytes(bytes).c_str(),
@@ -19,7 +18,7 @@ int run(const Args& args) {
     return 0;
 }
 
-const bool registered = register_command("convert", {"convert --in DIR --out FILE [--dtype q8|q16|f32]", {}, run});
+const bool registered = register_command("convert", {"convert --in DIR --out FILE [--dtype q8|q16|f32]", run});
 
 }  // namespace
 }  // namespace arcscope::cli

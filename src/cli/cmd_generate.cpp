@@ -14,8 +14,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown(
-        {"model", "text", "ids", "tokens", "temperature", "top-k", "top-p", "seed", "json", "tokenizer", "kv-cache"});
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
     std::unique_ptr<GPT2> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
@@ -57,7 +55,6 @@ int run(const Args& args) {
 const bool registered = register_command(
     "generate", {"generate --model FILE (--text TEXT | --ids 1,2,3) --tokens N [--temperature T] [--top-k K] "
                  "[--top-p P] [--seed S] [--json] [--tokenizer PATH] [--kv-cache f32|f16]",
-                 {"json"},
                  run});
 
 }  // namespace

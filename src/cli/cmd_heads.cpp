@@ -46,7 +46,6 @@ void best(JsonWriter& w, const std::vector<float>& v, int n_head) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "seed", "length", "draw-from", "draw-share", "by-frequency", "tokenizer"});
     std::unique_ptr<GPT2> model = load_model(args);
     const GPT2Config& c = model->config();
     const long long seed = args.get_int("seed", 0, 0, INT64_MAX);
@@ -82,7 +81,6 @@ int run(const Args& args) {
 const bool registered = register_command(
     "heads", {"heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F] [--by-frequency]]"
               " [--tokenizer PATH]",
-              {"by-frequency"},
               run});
 
 }  // namespace

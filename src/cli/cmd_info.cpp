@@ -10,7 +10,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown({"model"});
     std::unique_ptr<GPT2> model = load_model(args);
     const GPT2Config& c = model->config();
     const ModelFile& f = model->file();
@@ -32,7 +31,7 @@ int run(const Args& args) {
     return 0;
 }
 
-const bool registered = register_command("info", {"info --model FILE", {}, run});
+const bool registered = register_command("info", {"info --model FILE", run});
 
 }  // namespace
 }  // namespace arcscope::cli

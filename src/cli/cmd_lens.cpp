@@ -11,7 +11,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "tokenizer", "text", "ids", "target", "target-id", "k", "out"});
     std::unique_ptr<GPT2> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const std::vector<int> ids = prompt_ids(args, tok, "text");
@@ -43,8 +42,8 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "lens", {"lens --model FILE (--text TEXT | --ids 1,2,3) [--target TEXT | --target-id N] [--k K] [--out OUT.json]",
-             {},
+    "lens", {"lens --model FILE (--text TEXT | --ids 1,2,3) [--target TEXT | --target-id N] [--k K] [--out OUT.json]"
+             " [--tokenizer PATH]",
              run});
 
 }  // namespace

@@ -12,8 +12,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "tokenizer", "clean", "clean-ids", "corrupted", "corrupted-ids", "answer",
-                         "answer-id", "wrong", "wrong-id", "out"});
     std::unique_ptr<GPT2> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const std::vector<int> clean = prompt_ids(args, tok, "clean"), corrupted = prompt_ids(args, tok, "corrupted");
@@ -31,8 +29,7 @@ int run(const Args& args) {
 
 const bool registered = register_command(
     "patch", {"patch --model FILE (--clean TEXT | --clean-ids 1,2,3) (--corrupted TEXT | --corrupted-ids 1,2,4)"
-              " (--answer TEXT | --answer-id N) (--wrong TEXT | --wrong-id N) [--out OUT.json]",
-              {},
+              " (--answer TEXT | --answer-id N) (--wrong TEXT | --wrong-id N) [--out OUT.json] [--tokenizer PATH]",
               run});
 
 }  // namespace

@@ -15,7 +15,6 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "text-file", "held-out", "skip", "tokens", "window", "tokenizer", "kv-cache"});
     std::unique_ptr<GPT2> model = load_model(args);
     const std::string path = args.require("text-file");
     std::vector<int> ids = load_tokenizer(args).encode(read_file_text(path));
@@ -37,7 +36,6 @@ int run(const Args& args) {
 const bool registered =
     register_command("perplexity", {"perplexity --model FILE --text-file PATH [--held-out] [--skip K] [--tokens N] "
                                     "[--window W] [--tokenizer PATH] [--kv-cache f32|f16]",
-                                    {"held-out"},
                                     run});
 
 }  // namespace

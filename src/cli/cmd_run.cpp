@@ -64,8 +64,6 @@ void require_attention_fits(const GPT2Config& c, int T) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "text", "ids", "out", "logits-bin", "tokenizer", "hooks", "cache-out", "kv-cache",
-                         "no-attention", "no-logits"});
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
     require(args.has("hooks") == args.has("cache-out"), "--hooks NAMES and --cache-out DIR go together");
     std::unique_ptr<GPT2> model = load_model(args);
@@ -113,7 +111,6 @@ int run(const Args& args) {
 const bool registered = register_command(
     "run", {"run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE] [--tokenizer PATH]"
             " [--hooks NAMES|all --cache-out DIR] [--kv-cache f32|f16] [--no-attention] [--no-logits]",
-            {"no-attention", "no-logits"},
             run});
 
 }  // namespace

@@ -36,7 +36,6 @@ Stats timed(int repeat, F&& f) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"model", "tokens", "decode", "repeat", "kv-cache", "threads"});
     const int threads = set_threads(int(args.get_int("threads", 1, 1, kMaxThreads)));
     double t0 = now_ms();
     std::unique_ptr<GPT2> model = load_model(args);
@@ -79,7 +78,7 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5] [--kv-cache f32|f16] [--threads N]", {}, run});
+    "time", {"time --model FILE [--tokens 64] [--decode 32] [--repeat 5] [--kv-cache f32|f16] [--threads N]", run});
 
 }  // namespace
 }  // namespace arcscope::cli

@@ -68,7 +68,6 @@ int run_jsonl(const Tokenizer& tok) {
 }
 
 int run(const Args& args) {
-    args.reject_unknown({"text", "file", "jsonl", "tokenizer", "stats", "repeat"});
     int sources = int(args.has("text")) + int(args.has("file")) + int(args.has("jsonl"));
     require(sources == 1, "give exactly one of --text TEXT, --file PATH, --jsonl");
     require(!args.has("stats") || !args.has("jsonl"), "--stats goes with --text or --file");
@@ -82,9 +81,7 @@ int run(const Args& args) {
 }
 
 const bool registered = register_command(
-    "tokenize", {"tokenize (--text TEXT | --file PATH | --jsonl) [--tokenizer PATH] [--stats [--repeat N]]",
-                 {"jsonl", "stats"},
-                 run});
+    "tokenize", {"tokenize (--text TEXT | --file PATH | --jsonl) [--tokenizer PATH] [--stats [--repeat N]]", run});
 
 }  // namespace
 }  // namespace arcscope::cli

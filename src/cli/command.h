@@ -9,26 +9,39 @@
 
 namespace arcscope::cli {
 
-// Parsed "--key value" options and bare "--flag"s of one subcommand.
+// The options a usage line declares: each --name, and whether a value follows it ("--out FILE") or not ("--json").
+// The usage is the one declaration of a command's options: what it accepts, and what --help prints.
+std::map<std::string, bool> declared_options(const std::string& usage);
+
+// Parsed "--key value" options and bare "--flag"s of one subcommand, checked against its declared options.
 class Args {
 public:
-    Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags);
+    // Throws Error for an option the usage does not declare, or a value missing after one that takes it.
+    Args(const std::vector<std::string>& argv, const std::map<std::string, bool>& declared);
+    // Whether the command declares --key (shared helpers read some options only where a command takes them).
+    bool declares(const std::string& key) const { return declared_.count(key) > 0; }
+    // Reading an option the usage does not declare is a programming error, reported as one: the usage and the
+    // code cannot drift apart unnoticed.
     std::optional<std::string> get(const std::string& key) const;
+    // --key where the command declares it; nothing where it does not (for the helpers several commands share).
+    std::optional<std::string> get_if_declared(const std::string& key) const {
+        return declares(key) ? get(key) : std::nullopt;
+    }
     std::string require(const std::string& key) const;  // throws Error("missing --key")
     std::string get_or(const std::string& key, const std::string& fallback) const;
     // --key as a decimal integer in [lo, hi] (no sign but '-', no spaces, no wrapping), else Error naming the range.
     long long get_int(const std::string& key, long long fallback, long long lo, long long hi) const;
     double get_double(const std::string& key, double fallback) const;  // a finite decimal number
     bool has(const std::string& flag) const;
-    void reject_unknown(const std::vector<std::string>& known) const;
 
 private:
+    std::map<std::string, bool> declared_;
     std::map<std::string, std::string> values_;
+    void check_declared(const std::string& key) const;
 };
 
 struct Command {
-    std::string usage;               // e.g. "tokenize (--text TEXT | --jsonl)"
-    std::vector<std::string> flags;  // options that take no value
+    std::string usage;  // e.g. "tokenize (--text TEXT | --jsonl)": its options are declared_options(usage)
     std::function<int(const Args&)> run;
 };
 

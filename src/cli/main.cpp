@@ -5,6 +5,7 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "arcscope/core/error.h"
@@ -12,14 +13,32 @@
 
 namespace arcscope::cli {
 
-Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags) {
+std::map<std::string, bool> declared_options(const std::string& usage) {
+    // Words of the usage without their brackets; "--name" takes a value when the next word is not an option or "|".
+    std::vector<std::string> words;
+    std::istringstream in(usage);
+    for (std::string w; in >> w;) {
+        const size_t a = w.find_first_not_of("[("), b = w.find_last_not_of("])");
+        words.push_back(a == std::string::npos ? "" : w.substr(a, b - a + 1));
+    }
+    std::map<std::string, bool> options;
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (words[i].rfind("--", 0) != 0) continue;
+        const bool value =
+            i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0 && words[i + 1] != "|" && !words[i + 1].empty();
+        options[words[i].substr(2)] = value;
+    }
+    return options;
+}
+
+Args::Args(const std::vector<std::string>& argv, const std::map<std::string, bool>& declared) : declared_(declared) {
     for (size_t i = 0; i < argv.size(); ++i) {
         const std::string& a = argv[i];
         arcscope::require(a.rfind("--", 0) == 0 && a.size() > 2, "unexpected argument '" + a + "'");
         std::string key = a.substr(2);
-        bool is_flag = false;
-        for (const auto& f : flags) is_flag |= (f == key);
-        if (is_flag) {
+        auto it = declared_.find(key);
+        arcscope::require(it != declared_.end(), "unknown option --" + key);
+        if (!it->second) {
             values_[key] = "";
         } else {
             arcscope::require(i + 1 < argv.size(), "option --" + key + " needs a value");
@@ -28,7 +47,13 @@ Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>&
     }
 }
 
+void Args::check_declared(const std::string& key) const {
+    if (!declares(key))
+        throw std::logic_error("internal error: the command reads --" + key + ", which its usage does not declare");
+}
+
 std::optional<std::string> Args::get(const std::string& key) const {
+    check_declared(key);
     auto it = values_.find(key);
     if (it == values_.end()) return std::nullopt;
     return it->second;
@@ -77,15 +102,8 @@ double Args::get_double(const std::string& key, double fallback) const {
 }
 
 bool Args::has(const std::string& flag) const {
+    check_declared(flag);
     return values_.count(flag) > 0;
-}
-
-void Args::reject_unknown(const std::vector<std::string>& known) const {
-    for (const auto& [key, value] : values_) {
-        bool ok = false;
-        for (const auto& k : known) ok |= (k == key);
-        arcscope::require(ok, "unknown option --" + key);
-    }
 }
 
 std::map<std::string, Command>& registry() {
@@ -132,7 +150,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
-        Args args(std::vector<std::string>(argv + 2, argv + argc), it->second.flags);
+        Args args(std::vector<std::string>(argv + 2, argv + argc), declared_options(it->second.usage));
         return it->second.run(args);
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of memory: `arcscope " << name

@@ -13,7 +13,7 @@ namespace arcscope::cli {
 
 std::unique_ptr<GPT2> load_model(const Args& args) {
     std::unique_ptr<GPT2> model = GPT2::load(args.require("model"));
-    if (auto kv = args.get("kv-cache")) model->set_kv_type(parse_kv_type(*kv));
+    if (auto kv = args.get_if_declared("kv-cache")) model->set_kv_type(parse_kv_type(*kv));
     return model;
 }
 
@@ -35,7 +35,7 @@ std::string executable_folder() {
 Tokenizer load_tokenizer(const Args& args) {
     if (auto path = args.get("tokenizer")) return Tokenizer::load(*path);
     const std::string name = "gpt2-tokenizer.bin";
-    if (auto model = args.get("model")) {
+    if (auto model = args.get_if_declared("model")) {
         std::string beside = folder_of(*model) + name;
         if (std::ifstream(beside).good()) return Tokenizer::load(beside);
     }
