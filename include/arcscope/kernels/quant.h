@@ -79,7 +79,7 @@ struct QView {
 
     int groups() const { return (rows + kQRowGroup - 1) / kQRowGroup; }
     int blocks() const { return (cols + kQBlock - 1) / kQBlock; }
-    const QFormat& format() const { return type == DType::Q16 ? kQ16 : kQ8; }
+    const QFormat& format() const { return q_format(type); }  // q_view made it, so the type is Q8 or Q16
 };
 
 // Checks that `bytes` is exactly q_packed_bytes(type, rows, cols) and the dimensions are positive; throws Error if not.
