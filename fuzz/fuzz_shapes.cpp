@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "arcscope/blocks/attention.h"
+#include "arcscope/article/attention.h"
 #include "arcscope/core/error.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/formats/convert.h"

@@ -19,7 +19,7 @@ lib=$out/libarcscope_fuzz.a
 if [ ! -f "$lib" ] || [ -n "$(find src include -name '*.cpp' -newer "$lib" | head -1)" ] || \
    [ -n "$(find src include -name '*.h' -newer "$lib" | head -1)" ]; then
   rm -rf "$out/obj" && mkdir -p "$out/obj"
-  for f in src/{core,tokenizer,kernels,formats,model,analysis,blocks,diagnostics}/*.cpp; do
+  for f in src/{core,tokenizer,kernels,formats,model,analysis,article,diagnostics}/*.cpp; do
     echo "compiling $f"
     nice clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -ffp-contract=off -DARCSCOPE_ADDRESS_BITS=32 -Iinclude -Isrc \
       -Ibuild/native/generated -isystem /usr/include/eigen3 -c "$f" -o "$out/obj/$(basename "$(dirname "$f")")_$(basename "$f" .cpp).o" &

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "arcscope/blocks/attention_cost.h"
+#include "arcscope/article/attention_cost.h"
 #include "arcscope/core/error.h"
 #include "command.h"
 

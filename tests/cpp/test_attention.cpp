@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "arcscope/blocks/attention.h"
+#include "arcscope/article/attention.h"
 #include "arcscope/core/error.h"
 
 using namespace arcscope;

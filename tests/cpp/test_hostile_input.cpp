@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "arcscope/analysis/heads.h"
-#include "arcscope/blocks/attention.h"
+#include "arcscope/article/attention.h"
 #include "arcscope/core/json.h"
 #include "arcscope/core/portable_math.h"
 #include "arcscope/core/sizes.h"

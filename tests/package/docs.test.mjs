@@ -19,7 +19,7 @@ const run = {
   sh: (code) => execFileSync('bash', ['-euo', 'pipefail', '-c', code], { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 }),
   cpp: (code, name) => {
     const exe = join(repoRoot, 'build', name.replace(/\.mjs$/, ''));
-    const libs = ['analysis', 'model', 'formats', 'kernels', 'tokenizer', 'blocks', 'core'].map((l) => `build/native/libarcscope_${l}.a`);
+    const libs = ['analysis', 'model', 'formats', 'kernels', 'tokenizer', 'article', 'core'].map((l) => `build/native/libarcscope_${l}.a`);
     // The library's own flags: Eigen's object layout follows -march, so a program built without it corrupts memory.
     execFileSync('g++', ['-std=c++17', '-O1', '-march=native', '-ffp-contract=off', '-Iinclude', '-isystem', '/usr/include/eigen3', '-x', 'c++', '-', '-x', 'none',
       ...libs, '-o', exe], { cwd: repoRoot, input: code, encoding: 'utf8' });

@@ -1,5 +1,5 @@
 // attention.cpp: the article's attention blocks. Shapes in the comments; B batch, T sequence, H heads.
-#include "arcscope/blocks/attention.h"
+#include "arcscope/article/attention.h"
 
 #include <cmath>
 #include <limits>

@@ -1,11 +1,11 @@
 // attention_cost.cpp: timing and the quadratic fit for the cost experiment.
-#include "arcscope/blocks/attention_cost.h"
+#include "arcscope/article/attention_cost.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
 
-#include "arcscope/blocks/attention.h"
+#include "arcscope/article/attention.h"
 #include "arcscope/core/error.h"
 
 namespace arcscope {

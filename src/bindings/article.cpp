@@ -1,15 +1,15 @@
-// blocks.cpp: the bindings of the article's attention blocks (attention.h, attention_cost.h).
+// article.cpp: the bindings of the article's attention blocks (attention.h, attention_cost.h).
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "js_values.h"
 
 #include <memory>
-#include "arcscope/blocks/attention.h"
-#include "arcscope/blocks/attention_cost.h"
+#include "arcscope/article/attention.h"
+#include "arcscope/article/attention_cost.h"
 #include "arcscope/core/sizes.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;
-namespace blocks {
+namespace article {
 using namespace arcscope;
 
 // -> {data: Float32Array, shape: [...]}, the form every block takes and returns
@@ -185,11 +185,11 @@ val fit_quadratic_value(val points) {
     });
 }
 
-}  // namespace blocks
+}  // namespace article
 
 EMSCRIPTEN_BINDINGS(attention_blocks) {
     using namespace emscripten;
-    using namespace blocks;
+    using namespace article;
     class_<arcscope::SingleHeadAttention>("SingleHeadAttention")
         .constructor(&make_single)
         .property("d_model", &arcscope::SingleHeadAttention::d_model)
