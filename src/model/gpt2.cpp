@@ -107,12 +107,27 @@ void GPT2::check_finite(const float* logits, int rows, int V, int first_position
 
 void GPT2::set_kv_type(KVType type) {
     kv_.configure(config_.n_layer, config_.n_embd, config_.n_head, config_.n_ctx, type);
-    length_ = 0;
+    reset();
 }
 
 void GPT2::forward(const int* ids, int T, const ForwardOptions& options) {
     reset();
     run(ids, T, options, Start{});
+}
+
+int GPT2::cached_prefix(const int* ids, int T) const {
+    int n = 0;
+    const int most = std::min(T - 1, int(cached_ids_.size()));
+    while (n < most && cached_ids_[size_t(n)] == ids[n]) ++n;
+    return n;
+}
+
+void GPT2::forward_from(int first, const int* ids, int T, const ForwardOptions& options) {
+    require(first >= 0 && T >= 1 && first <= cached_prefix(ids, T),
+            "forward_from: the KV cache holds " + std::to_string(T >= 1 ? cached_prefix(ids, T) : 0) +
+                " of these tokens' positions, not " + std::to_string(first));
+    length_ = first;
+    run(ids + first, T - first, options, Start{});
 }
 
 void GPT2::append(int id, const ForwardOptions& options) {
@@ -175,6 +190,9 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
     const int L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
     const int p0 = length_, Tk = p0 + T;
     kv_.reserve(Tk, p0);
+    // From here the cache's positions p0.. are this pass's: known tokens unless hooks may change what they hold.
+    cached_ids_.resize(size_t(p0));
+    const bool from_tokens = !start.resid && !(hooks && hooks->changes_values());
     const int rows = all_logits ? T : 1;
     grow(logits_, buffer_elements("logits (positions x n_vocab)", {uint64_t(rows), uint64_t(V)}, sizeof(float)));
     if (attention)
@@ -192,6 +210,7 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
         run_chunk(start.resid ? nullptr : ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr,
                   final_hook, chunk_start);
         length_ = p0 + c0 + n;
+        for (int t = c0; t < c0 + n; ++t) cached_ids_.push_back(from_tokens ? ids[t] : -1);
     }
     if (!all_logits) {  // the last position only
         const int C = config_.n_embd;

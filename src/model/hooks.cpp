@@ -72,7 +72,7 @@ std::vector<HookName> all_hooks(const GPT2Config& config) {
     return names;
 }
 
-std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T) {
+std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T, int first) {
     switch (hook.point) {
         case HookPoint::Q:
         case HookPoint::K:
@@ -80,7 +80,7 @@ std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T) {
         case HookPoint::Z:
             return {T, c.n_head, c.head_dim()};
         case HookPoint::Pattern:
-            return {c.n_head, T, T};
+            return {c.n_head, T, first + T};
         case HookPoint::MlpPost:
             return {T, 4 * c.n_embd};
         default:
@@ -88,11 +88,11 @@ std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T) {
     }
 }
 
-std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T) {
+std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T, int first) {
     std::vector<HookSlot> slots;
     for (const HookName& h : names) {
         if (std::any_of(slots.begin(), slots.end(), [&](const HookSlot& s) { return s.hook == h; })) continue;
-        std::vector<int> shape = hook_shape(h, config, T);
+        std::vector<int> shape = hook_shape(h, config, T, first);
         const std::vector<uint64_t> dims(shape.begin(), shape.end());
         const std::string what = "cache of " + hook_name(h);
         const size_t n = buffer_elements(what.c_str(), dims.data(), dims.size(), sizeof(float));
@@ -101,9 +101,9 @@ std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<Hoo
     return slots;
 }
 
-ActivationCache::ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T)
-    : config_(config), T_(T) {
-    for (HookSlot& s : hook_slots(config, names, T))
+ActivationCache::ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T, int first)
+    : config_(config), T_(T), first_(first) {
+    for (HookSlot& s : hook_slots(config, names, T, first))
         entries_.push_back({s.hook, std::move(s.shape), std::vector<float>(s.elements)});
 }
 
@@ -111,15 +111,16 @@ bool ActivationCache::wants(const HookName& hook) const {
     return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.hook == hook; });
 }
 
-HookRows hook_rows(const HookSite& site, int T, size_t elements) {
-    if (site.hook.point == HookPoint::Pattern) return {size_t(site.head) * T + site.first, size_t(T)};
-    return {size_t(site.first), elements / size_t(T)};
+HookRows hook_rows(const HookSite& site, int T, size_t elements, int first) {
+    const size_t row = size_t(site.first - first);
+    if (site.hook.point == HookPoint::Pattern) return {size_t(site.head) * T + row, size_t(first + T)};
+    return {row, elements / size_t(T)};
 }
 
 void ActivationCache::visit(const HookSite& site, float* values) {
     for (Entry& e : entries_) {
         if (!(e.hook == site.hook)) continue;
-        const HookRows to = hook_rows(site, T_, e.data.size());
+        const HookRows to = hook_rows(site, T_, e.data.size(), first_);
         for (int r = 0; r < site.rows; ++r)
             std::copy(values + size_t(r) * site.stride, values + size_t(r) * site.stride + site.width,
                       e.data.data() + (to.first + r) * to.length);

@@ -161,6 +161,83 @@ TEST(GPT2, AttentionPatternFromHookedQueriesAndKeysIsTheCapture) {
     EXPECT_THROW(g.attention_pattern(out.data(), out.data(), T, H, out.data()), Error);
 }
 
+TEST(GPT2, ForwardFromAKeptPrefixIsAFreshPassAtTheNewPositions) {
+    // An edit keeps the positions before it: the pass from there, on the KV cache the earlier text left, must give
+    // the same bits as a fresh pass over the new text (logits, attention rows, hooks), at any split of the chunks.
+    GPT2Config c = tiny_config();
+    c.n_ctx = 200;
+    for (DType type : {DType::Q8, DType::Q16, DType::F32}) {
+        std::vector<uint8_t> bytes = tiny_model_bytes(type, 2, c);
+        GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+        const int T = 170, L = 2, H = 4, V = 300;
+        const std::vector<int> before = some_ids(T, V, 21);
+        for (int edit : {0, 1, 63, 64, 100, 169}) {
+            std::vector<int> after = before;
+            after[size_t(edit)] = (after[size_t(edit)] + 1) % V;
+            ActivationCache fresh_cache(c, {{HookPoint::Q, 1}, {HookPoint::Pattern, 0}}, T);
+            g.forward(after.data(), T, ForwardOptions().with_attention().with_all_logits().with_hooks(&fresh_cache));
+            const std::vector<float> logits(g.logits(), g.logits() + size_t(T) * V);
+            const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
+
+            g.forward(before.data(), T);
+            const int first = g.cached_prefix(after.data(), T);
+            ASSERT_EQ(first, edit);
+            const int n = T - first;
+            ActivationCache cache(c, {{HookPoint::Q, 1}, {HookPoint::Pattern, 0}}, n, first);
+            g.forward_from(first, after.data(), T,
+                           ForwardOptions().with_attention().with_all_logits().with_hooks(&cache));
+            ASSERT_EQ(g.logits_rows(), n);
+            ASSERT_EQ(g.attention_queries(), n);
+            ASSERT_EQ(g.attention_keys(), T);
+            EXPECT_TRUE(std::equal(g.logits(), g.logits() + size_t(n) * V, logits.begin() + ptrdiff_t(first) * V))
+                << dtype_name(type) << ", edit at " << edit;
+            for (int lh = 0; lh < L * H; ++lh)
+                EXPECT_TRUE(std::equal(g.attention() + size_t(lh) * n * T, g.attention() + size_t(lh + 1) * n * T,
+                                       att.begin() + ptrdiff_t((size_t(lh) * T + first) * T)))
+                    << dtype_name(type) << ", edit at " << edit << ", layer x head " << lh;
+            const std::vector<float>& q = fresh_cache.entries()[0].data;
+            EXPECT_TRUE(std::equal(cache.entries()[0].data.begin(), cache.entries()[0].data.end(),
+                                   q.begin() + ptrdiff_t(first) * c.n_embd));
+            const std::vector<float>& pattern = fresh_cache.entries()[1].data;  // [H, T, T]
+            for (int h = 0; h < H; ++h)
+                EXPECT_TRUE(std::equal(cache.entries()[1].data.begin() + ptrdiff_t(size_t(h) * n * T),
+                                       cache.entries()[1].data.begin() + ptrdiff_t(size_t(h + 1) * n * T),
+                                       pattern.begin() + ptrdiff_t((size_t(h) * T + first) * T)));
+        }
+    }
+}
+
+TEST(GPT2, OnlyTokensTheCacheHoldsAsTheyAreCanBeKept) {
+    Loaded m = load_tiny(DType::Q8);
+    GPT2& g = *m.model;
+    const std::vector<int> ids = some_ids(12, 300);
+    EXPECT_EQ(g.cached_prefix(ids.data(), 12), 0);  // nothing run yet
+    g.forward(ids.data(), 12);
+    EXPECT_EQ(g.cached_prefix(ids.data(), 12), 11);  // the last position always runs
+    EXPECT_EQ(g.cached_prefix(ids.data(), 5), 4);
+    std::vector<int> longer = ids;
+    longer.push_back(7);
+    EXPECT_EQ(g.cached_prefix(longer.data(), 13), 12);
+    // A pass whose hooks change values leaves a cache no tokens alone give.
+    struct Doubler : Hooks {
+        bool wants(const HookName& h) const override { return h.point == HookPoint::ResidPost && h.layer == 0; }
+        void visit(const HookSite& s, float* v) override {
+            for (int r = 0; r < s.rows; ++r)
+                for (int i = 0; i < s.width; ++i) v[size_t(r) * s.stride + i] *= 2;
+        }
+    } doubler;
+    g.forward(ids.data(), 12, ForwardOptions().with_hooks(&doubler));
+    EXPECT_EQ(g.cached_prefix(ids.data(), 12), 0);
+    // resume() writes positions from a residual stream: those are not any tokens' either.
+    g.forward(ids.data(), 12);
+    std::vector<float> resid(size_t(4) * g.config().n_embd, 0.5f);
+    g.resume(1, 8, resid.data(), 4);
+    EXPECT_EQ(g.cached_prefix(ids.data(), 12), 8);
+    g.set_kv_type(KVType::F16);
+    EXPECT_EQ(g.cached_prefix(ids.data(), 12), 0);
+    EXPECT_THROW(g.forward_from(1, ids.data(), 12), Error);
+}
+
 TEST(GPT2, RejectsBadInputClearly) {
     Loaded m = load_tiny(DType::Q8);
     GPT2& g = *m.model;

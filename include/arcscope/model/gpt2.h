@@ -77,6 +77,15 @@ public:
     // ids (T) -> logits of the last position (1, n_vocab), and what the options ask for. Restarts the KV cache with
     // these ids.
     void forward(const int* ids, int T, const ForwardOptions& options = {});
+    // The same pass over ids, keeping the KV cache's first `first` positions (at most cached_prefix(ids, T)) and
+    // running only positions [first, T): the same bits as forward() at those positions, for the cost of T - first.
+    // All logits, the attention capture (n_layer, n_head, T - first, T) and the hooks (sites from position first)
+    // then cover those positions only.
+    void forward_from(int first, const int* ids, int T, const ForwardOptions& options = {});
+    // How many of ids' first positions the KV cache holds as a pass over those very tokens left them, at most T - 1
+    // (the last position is always run, for its logits). Passes whose hooks changed values, and resume(), leave
+    // positions that no tokens alone give: they are not counted.
+    int cached_prefix(const int* ids, int T) const;
     // One more token at position length(): logits (1, n_vocab) and, if asked, attention (n_layer, n_head, length()).
     void append(int id, const ForwardOptions& options = {});
     // Runs positions [first, first + rows) again from block `layer`, given their residual stream entering it
@@ -96,7 +105,10 @@ public:
     const float* ln_f_weight() const { return ln_f_w_; }
     const float* ln_f_bias() const { return ln_f_b_; }
 
-    void reset() { length_ = 0; }  // empties the KV cache
+    void reset() {  // empties the KV cache
+        length_ = 0;
+        cached_ids_.clear();
+    }
     // How the KV cache stores keys and values (kv_cache.h): f32 by default, f16 for half the memory. Empties it.
     void set_kv_type(KVType type);
     KVType kv_type() const { return kv_.type(); }
@@ -124,6 +136,7 @@ private:
 
     int length_ = 0;
     KVCache kv_;
+    std::vector<int> cached_ids_;  // the token behind each cached position, -1 where no token alone gives it
     std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
     std::vector<float> position_row_;  // one position's embedding (C), while embed() adds it
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;

@@ -46,8 +46,9 @@ HookName parse_hook_name(const std::string& name, const GPT2Config& config);
 std::string hook_name(const HookName& hook);
 // Every name of a model, in the order the pass reaches them.
 std::vector<HookName> all_hooks(const GPT2Config& config);
-// The full shape of a hook's activation for T positions (keys = T for the pattern).
-std::vector<int> hook_shape(const HookName& hook, const GPT2Config& config, int T);
+// The shape of a hook's activation over T positions from position `first` (all of them with first 0): [T, ...], and
+// for the pattern [H, T, first + T], each query row over every key it may see.
+std::vector<int> hook_shape(const HookName& hook, const GPT2Config& config, int T, int first = 0);
 
 // Where a hook's values are, for one chunk of positions [first, first + rows) of the pass:
 //   row r, column c is values[r * stride + c], for c < width.
@@ -59,18 +60,22 @@ struct HookSite {
     int first, rows, width, stride;
 };
 
-// Where a site's rows go in its hook's full shape (hook_shape, row-major, `elements` values in all): rows of
-// `length` values from row `first`. Rows are positions for [T, ...] hooks and (head, query) for the pattern.
+// Where a site's rows go in its hook's shape over T positions from `first` (hook_shape, row-major, `elements` values
+// in all): rows of `length` values from row `first`. Rows are positions for [T, ...] hooks and (head, query) for the
+// pattern.
 struct HookRows {
     size_t first, length;
 };
-HookRows hook_rows(const HookSite& site, int T, size_t elements);
+HookRows hook_rows(const HookSite& site, int T, size_t elements, int first = 0);
 
 class Hooks {
 public:
     virtual ~Hooks() = default;
     virtual bool wants(const HookName& hook) const = 0;
     virtual void visit(const HookSite& site, float* values) = 0;
+    // Whether visit may change the values: the KV cache of such a pass holds what the tokens alone do not give, so
+    // a later pass may not reuse it (GPT2::cached_prefix).
+    virtual bool changes_values() const { return true; }
 };
 
 // The names asked for, each once, with its full shape and its size checked (Error if too large): what a cache of
@@ -80,14 +85,16 @@ struct HookSlot {
     std::vector<int> shape;
     size_t elements;
 };
-std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T);
+std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T, int first = 0);
 
-// Records the named activations of one pass (GPT2::forward with these hooks), each in its full shape.
+// Records the named activations of one pass (GPT2::forward with these hooks) over positions [first, first + T),
+// each in its shape (hook_shape).
 class ActivationCache : public Hooks {
 public:
-    ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T);
+    ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T, int first = 0);
     bool wants(const HookName& hook) const override;
     void visit(const HookSite& site, float* values) override;
+    bool changes_values() const override { return false; }
 
     struct Entry {
         HookName hook;
@@ -98,7 +105,7 @@ public:
 
 private:
     GPT2Config config_;
-    int T_;
+    int T_, first_;
     std::vector<Entry> entries_;
 };
 
