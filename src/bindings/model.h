@@ -20,8 +20,9 @@ using namespace arcscope::bindings;  // guarded, token_ids, float32_array: the b
 // (every layer's q and k of 1,024 tokens of GPT-2 small are 75 MB).
 class JSCache : public Hooks {
 public:
-    JSCache(const GPT2Config& c, const std::vector<HookName>& names, int T) : T_(T) {
-        for (HookSlot& s : hook_slots(c, names, T))
+    // Positions [first, first + T) of the pass.
+    JSCache(const GPT2Config& c, const std::vector<HookName>& names, int T, int first) : T_(T), first_(first) {
+        for (HookSlot& s : hook_slots(c, names, T, first))
             entries_.push_back(
                 {s.hook, std::move(s.shape), s.elements, val::global("Float32Array").new_(double(s.elements))});
     }
@@ -30,10 +31,11 @@ public:
             if (e.hook == hook) return true;
         return false;
     }
+    bool changes_values() const override { return false; }
     void visit(const HookSite& site, float* values) override {
         for (Entry& e : entries_) {
             if (!(e.hook == site.hook)) continue;
-            const HookRows to = hook_rows(site, T_, e.size);
+            const HookRows to = hook_rows(site, T_, e.size, first_);
             if (site.stride == site.width && to.length == size_t(site.width)) {  // the rows are contiguous both sides
                 e.data.call<void>("set", val(emscripten::typed_memory_view(size_t(site.rows) * site.width, values)),
                                   double(to.first * to.length));
@@ -64,7 +66,7 @@ private:
         size_t size;
         val data;
     };
-    int T_;
+    int T_, first_;
     std::vector<Entry> entries_;
 };
 
@@ -107,9 +109,11 @@ public:
         });
     }
 
-    // ids, names (TransformerLens hook names, hooks.h) -> {logits, logitsShape, cache: {name: {data, shape}}}:
-    // one forward pass that records only the names asked for.
-    val run_with_cache(val ids, val names, bool all_logits) {
+    // ids, names (TransformerLens hook names, hooks.h) -> {first, logits, logitsShape, cache: {name: {data, shape}}}:
+    // one forward pass that records only the names asked for. With reuse n > 0, up to n of the first positions are
+    // kept from the KV cache where the last passes left these very tokens (GPT2::forward_from), and the result covers
+    // positions first.. only.
+    val run_with_cache(val ids, val names, bool all_logits, val reuse) {
         return guarded("running the model with a cache", [&] {
             std::vector<int> v = prompt(ids);
             const GPT2Config& c = gpt2_->config();
@@ -122,9 +126,13 @@ public:
                         "names[" + std::to_string(i) + "] is " + js_description(list[i]) + ", not a hook name");
                 hooks.push_back(parse_hook_name(js_string(list[i]), c));
             }
-            JSCache cache(c, hooks, int(v.size()));
-            gpt2_->forward(v.data(), int(v.size()), ForwardOptions().with_all_logits(all_logits).with_hooks(&cache));
+            const int T = int(v.size());
+            const int most = int_arg(reuse, "reuse", 0, c.n_ctx);
+            const int first = std::min(most, gpt2_->cached_prefix(v.data(), T));
+            JSCache cache(c, hooks, T - first, first);
+            gpt2_->forward_from(first, v.data(), T, ForwardOptions().with_all_logits(all_logits).with_hooks(&cache));
             val o = result(false);
+            o.set("first", first);
             o.set("cache", cache.entries());
             return o;
         });

@@ -135,3 +135,45 @@ test('bad hook names are errors that name what exists', async () => {
   assert.equal(model.forward([1, 2]).logits.length, 50257); // still fine
   model.free();
 });
+
+for (const dtype of ['f32', 'q8']) {
+  test(`${dtype}: runWithCache with reuse keeps the shared prefix and gives a full pass's bits after it`, async () => {
+    const e = await engine();
+    const model = e.loadModel(new Uint8Array(readFileSync(files[dtype])));
+    const names = ['blocks.1.attn.hook_q', 'blocks.1.attn.hook_k', 'blocks.0.attn.hook_pattern', 'blocks.1.hook_resid_post'];
+    for (const edit of [1, 70, T - 1]) {
+      const after = ids.map((id, i) => (i === edit ? (id + 1) % 50257 : id));
+      const full = model.runWithCache(after, { names });
+      assert.equal(full.first, 0);
+      model.runWithCache(ids, { names });
+      const part = model.runWithCache(after, { names, reuse: T });
+      assert.equal(part.first, edit, `edit at ${edit}`);
+      const n = T - edit;
+      assert.deepEqual(part.logitsShape, [n, 50257]);
+      assert.equal(maxAbsDiff(part.logits, full.logits.subarray(edit * 50257)), 0);
+      for (const name of names) {
+        const { data, shape } = part.cache[name];
+        if (name.endsWith('hook_pattern')) {
+          assert.deepEqual(shape, [4, n, T]);
+          for (let h = 0; h < 4; h++) {
+            assert.equal(maxAbsDiff(data.subarray(h * n * T, (h + 1) * n * T), full.cache[name].data.subarray((h * T + edit) * T, (h + 1) * T * T)), 0, `${name} head ${h}`);
+          }
+        } else {
+          assert.equal(shape[0], n, name);
+          const row = data.length / n;
+          assert.equal(maxAbsDiff(data, full.cache[name].data.subarray(edit * row)), 0, `${name}, edit at ${edit}`);
+        }
+      }
+    }
+    // reuse never takes what the cache does not hold as these tokens: another text in between, or no reuse asked
+    model.runWithCache(ids.slice(0, 10), { names });
+    assert.equal(model.runWithCache(ids, { names, reuse: T }).first, 10);
+    assert.equal(model.runWithCache(ids, { names, reuse: 5 }).first, 5);
+    model.runWithHooks(ids, [{ hook: 'blocks.0.hook_resid_post', ablate: 'zero' }]);
+    assert.equal(model.runWithCache(ids, { names, reuse: T }).first, 0);
+    for (const bad of ['5', true, null, -1, 1.5]) {
+      assert.throws(() => model.runWithCache(ids, { names, reuse: bad }), /reuse must be/, String(bad));
+    }
+    model.free();
+  });
+}

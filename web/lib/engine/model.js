@@ -126,16 +126,20 @@ export class Model {
 
   // As TransformerLens's run_with_cache: one pass that records the activations named (an array of hook names, or a
   // filter name => boolean; default: every one). -> {logits (T x n_vocab, or the last row without allLogits),
-  // logitsShape, cache: {name: {data: Float32Array, shape}}}, shapes as TransformerLens's without the batch:
+  // logitsShape, cache: {name: {data: Float32Array, shape}}, first}, shapes as TransformerLens's without the batch:
   // hook_pattern [H, T, T], hook_q/k/v/z [T, H, d_head], resid/attn_out/mlp_out/ln_final [T, C], mlp.hook_post
   // [T, 4C]. Only the names asked for cost anything. Restarts the KV cache.
-  runWithCache(ids, { names = null, allLogits = true } = {}) {
+  // With reuse: n, up to n leading positions are kept from the KV cache where the model's last passes left these
+  // very tokens (an edit near the end of a long text then costs only what follows it), and first says how many
+  // were: the logits and the cache then hold positions first..T only ([T - first, ...], the pattern
+  // [H, T - first, T]), the same bits as a full pass gives at those positions. first is 0 without reuse.
+  runWithCache(ids, { names = null, allLogits = true, reuse = 0 } = {}) {
     this.#idle('runWithCache');
     const wanted = names === null ? this.hookNames
       : typeof names === 'function' ? this.hookNames.filter((n) => names(n)) : names;
     const r = engineCall(`running the model on ${ids?.length} tokens`,
-      () => this.handle.runWithCache(ids, wanted, !!allLogits));
-    return { logits: r.logits, logitsShape: r.logitsShape, cache: r.cache };
+      () => this.handle.runWithCache(ids, wanted, !!allLogits, reuse));
+    return { logits: r.logits, logitsShape: r.logitsShape, cache: r.cache, first: r.first };
   }
 
   // One layer's attention probabilities from its cached queries and keys (that layer's hook_q and hook_k data,

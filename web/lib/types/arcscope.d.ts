@@ -351,14 +351,21 @@ export interface RunWithCacheOptions {
   names?: readonly (HookName | string)[] | ((name: HookName) => boolean) | null;
   /** every position's logits (default true, as TransformerLens), or only the last position's */
   allLogits?: boolean;
+  /**
+   * keep up to this many leading positions from the KV cache where the model's last passes left these very tokens
+   * (default 0: none), and run only the rest; the result's first says how many were kept
+   */
+  reuse?: number;
 }
 
 export interface RunWithCacheResult {
   logits: Float32Array;
-  /** [T, n_vocab], or [1, n_vocab] without allLogits */
+  /** [T - first, n_vocab], or [1, n_vocab] without allLogits */
   logitsShape: [number, number];
-  /** each name asked for: its values, row-major in its shape */
+  /** each name asked for: its values over positions first..T, row-major in its shape ([T - first, ...]; the pattern [H, T - first, T]) */
   cache: Record<string, Tensor>;
+  /** the positions kept from the KV cache (0 without reuse): the logits and the cache begin there */
+  first: number;
 }
 
 /** A change to the pass at a hook point: ablation (zero, or the mean over positions), or values put in. */
