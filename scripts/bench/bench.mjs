@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prefillLengths } from './measure.mjs';
+import { liveLengths, prefillLengths } from './measure.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const argv = process.argv.slice(2);
@@ -112,6 +112,11 @@ const rows = [
   ['prefill T=64 + all attention (ms)', (r) => r.prefillAttention64Ms],
   ['decode (ms/token)', (r) => r.decodeMs],
   ['decode bandwidth floor (ms/token)', (r) => r.decodeFloorMs],
+  ...liveLengths.flatMap((T) => [
+    [`live T=${T}: analysis of the whole text (ms)`, (r) => r.live?.[T]?.fullMs],
+    [`live T=${T}: 4 tokens appended (ms)`, (r) => r.live?.[T]?.appendMs],
+    [`live T=${T}: a token changed in the middle (ms)`, (r) => r.live?.[T]?.middleMs],
+  ]),
   ['wasm memory (MB)', (r) => r.wasmMemoryBytes && r.wasmMemoryBytes / 2 ** 20],
   ['process peak RSS (MB)', (r) => r.peakRssBytes && r.peakRssBytes / 2 ** 20],
   ['page memory (MB)', (r) => r.pageMemoryBytes != null ? r.pageMemoryBytes / 2 ** 20 : undefined],

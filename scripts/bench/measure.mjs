@@ -1,4 +1,4 @@
-// measure.mjs: one system's run of the issue-6 benchmark, the same code in Node 20 and in the browser page, and the
+// measure.mjs: one system's run of the benchmark (bench.mjs), the same code in Node 20 and in the browser page, and the
 // ways to run each system that accuracy.mjs shares. Each run: load (bytes in memory -> ready), a warm-up, prefill
 // over T = 8, 64, 256, 1024, decode, memory.
 //   arcscope: forward(ids) without attention (last position's logits), once more at T = 64 with every head's
@@ -8,6 +8,7 @@
 //             each feeding the presents back, as a generation loop (transformers.js) does.
 
 export const prefillLengths = [8, 64, 256, 1024];
+export const liveLengths = [256, 512, 1024];
 export const decodePrompt = 64;
 export const decodeTokens = 64;
 
@@ -60,6 +61,7 @@ export async function measureArcscope({ createEngine, engineOptions = {}, diagno
   for (const id of next) model.append(id, { attention: false });
   r.decodeMs = (now() - t0) / decodeTokens;
 
+  r.live = measureLive(model);
   r.wasmMemoryBytes = engine.core.HEAPU8.length;  // after a 1024-token KV cache and every scratch buffer
   if (r.dtype === 'q8') {
     r.q8BytesPerToken = q8BytesPerToken(model.config);
@@ -69,6 +71,30 @@ export async function measureArcscope({ createEngine, engineOptions = {}, diagno
   if (memory) r.pageMemoryBytes = await memory();
   model.free();
   return r;
+}
+
+// What an edit costs the analysis an element runs (every layer's queries and keys, the last position's logits) on a
+// text of T tokens: the whole text; the text after its last four tokens were typed; the text after one token in its
+// middle changed. The second two resume from the analysis of the text before the edit (runWithCache's reuse).
+// -> {T: {fullMs, appendMs, middleMs}}
+function measureLive(model) {
+  const names = Array.from({ length: model.config.n_layer }, (_, l) => [`blocks.${l}.attn.hook_q`, `blocks.${l}.attn.hook_k`]).flat();
+  const analyse = (ids, reuse = 0) => {
+    const t0 = now();
+    const { first } = model.runWithCache(ids, { names, allLogits: false, reuse });
+    return { ms: now() - t0, first };
+  };
+  const live = {};
+  for (const T of liveLengths.filter((n) => n <= model.config.n_ctx)) {
+    const ids = benchIds(T), edited = ids.map((id, i) => (i === T >> 1 ? (id + 1) % 50000 : id));
+    const full = analyse(ids);
+    analyse(ids.slice(0, T - 4));
+    const append = analyse(ids, T);
+    const middle = analyse(edited, T);
+    if (append.first !== T - 4 || middle.first !== T >> 1) throw new Error(`live T=${T}: resumed at ${append.first} and ${middle.first}`);
+    live[T] = { fullMs: full.ms, appendMs: append.ms, middleMs: middle.ms };
+  }
+  return live;
 }
 
 // ---- ONNX Runtime Web (the graphs scripts/bench/export_onnx.py and quantize_onnx.py write) ----
