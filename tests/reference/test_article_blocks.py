@@ -1,4 +1,4 @@
-"""The tutorial's sections 1-4 against the article's own PyTorch classes (python/article_blocks.py).
+"""The tutorial's sections 1-4 against the article's own PyTorch classes (python/arcscope_reference/article_blocks.py).
 
 tests/reference/page_blocks.mjs runs the page's demo functions with the page's seeds on the wasm engine (as staged in
 build/lib: ./scripts/build.sh wasm or node scripts/stage.mjs) and prints every number the page draws or prints, with
@@ -23,7 +23,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-import article_blocks as article  # noqa: E402
+from arcscope_reference import article_blocks as article  # noqa: E402
 
 NODE = shutil.which("node")
 STAGED = os.path.join(ROOT, "build", "lib", "wasm", "arcscope_core.wasm")

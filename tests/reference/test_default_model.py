@@ -2,11 +2,12 @@
 
 The independent check paired with the regression snapshots (tests/cpp/test_default_model.cpp,
 tests/js/default-model.test.mjs), which compare the engine with figures it produced earlier. Here the file is read by
-python/arcs_file.py (written from the format's documentation), run by the PyTorch reference
-(python/gpt2_reference.py) in float32 on the dequantized weights, and scored as include/arcscope/heads.h and
-include/arcscope/perplexity.h define it; the engine's figures come from build/native/arcscope on the same tokens.
-The settings (seed, length, passage) are those of models/README.md's checked-figures block. The held-out passage
-and the training tokens come from ../shared/data/tinyshakespeare.txt; without it those tests skip.
+python/arcscope_reference/arcs_file.py (written from the format's documentation), run by the PyTorch
+reference (python/arcscope_reference/gpt2_reference.py) in float32 on the dequantized weights, and scored as
+include/arcscope/analysis/heads.h and include/arcscope/analysis/perplexity.h define it; the engine's figures come
+from build/native/arcscope on the same tokens. The settings (seed, length, passage) are those of models/README.md's
+checked-figures block. The held-out passage and the training tokens come from ../shared/data/tinyshakespeare.txt;
+without it those tests skip.
 Run: /usr/bin/python3 -m unittest -v tests/reference/test_default_model.py
 """
 import json
@@ -21,9 +22,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, .arcs reader
-import arcs_file  # noqa: E402
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import arcs_file  # noqa: E402
+from arcscope_reference import bpe_tokenizer  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "native", "arcscope")  # finds the tokenizer the build put beside it
 MODEL = os.path.join(ROOT, "models", "shakespeare-4l.q8.arcs")

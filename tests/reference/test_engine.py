@@ -21,9 +21,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors
-import arcs_file  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-import safetensors_io  # noqa: E402
+from arcscope_reference import arcs_file  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import safetensors_io  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
 # ARCSCOPE_REF_SHAPE="L,H,C,N,V,T" runs the same comparison on another shape (scripts/check_exactness.sh), where
@@ -119,8 +119,8 @@ class EngineVsReference(unittest.TestCase):
         self.check_packed("q16")
 
     def test_packed_weights_are_within_half_a_step(self):
-        # The files read back by python/arcs_file.py (written from models/README.md, not from the C++): every weight
-        # within half of its block's step (max|w| / 127 for q8, / 8191 for q16) of the checkpoint's.
+        # The files read back by python/arcscope_reference/arcs_file.py (written from models/README.md, not from the
+        # C++): every weight within half of its block's step (max|w| / 127 for q8, / 8191 for q16) of the checkpoint's.
         state, _ = safetensors_io.load(os.path.join(self.ckpt, "model.safetensors"))
         for dtype, levels in (("q8", 127), ("q16", 8191)):
             _, tensors = arcs_file.load(self.convert(self.ckpt, dtype))

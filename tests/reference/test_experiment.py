@@ -1,7 +1,7 @@
 """The article's experiment as the tutorial runs it (web/js/experiment.js, in wasm through Node) against the same
-experiment in PyTorch with TransformerLens's hook names (python/hooked_reference.py), on a checkpoint with GPT-2
-small's 12 layers and 12 heads (narrow, so it is small) and GPT-2's vocabulary: the same token for " it", the same
-five keys in the same order, the same weights.
+experiment in PyTorch with TransformerLens's hook names (python/arcscope_reference/hooked_reference.py), on a
+checkpoint with GPT-2 small's 12 layers and 12 heads (narrow, so it is small) and GPT-2's vocabulary: the same
+token for " it", the same five keys in the same order, the same weights.
 Run: /usr/bin/python3 -m unittest -v tests/reference/test_experiment.py
 """
 import json
@@ -15,9 +15,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-import hooked_reference  # noqa: E402
+from arcscope_reference import bpe_tokenizer  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import hooked_reference  # noqa: E402
 
 CLI = os.path.join(ROOT, "build", "native", "arcscope")
 WORK = os.path.join(ROOT, "build", "test-models", "experiment-12x12")

@@ -1,4 +1,5 @@
-"""python/head_ablation.py: silencing a head removes exactly that head's output, and only while it is silenced."""
+"""python/arcscope_reference/head_ablation.py: silencing a head removes exactly that head's output, and only while it
+is silenced."""
 import os
 import sys
 import unittest
@@ -7,8 +8,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors, training
-import gpt2_reference as ref  # noqa: E402
-import head_ablation  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import head_ablation  # noqa: E402
 
 
 class Silence(unittest.TestCase):

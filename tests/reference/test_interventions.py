@@ -1,7 +1,7 @@
-"""Interventions (issue 16): python/interventions_reference.py checked against itself where the answer is known, then
+"""Interventions (issue 16): python/arcscope_reference/interventions_reference.py checked against itself where the answer is known, then
 the engine's `arcscope patch`, `ablate`, `lens` and `attribute` against it.
 
-Self-checks (no engine): zero-ablating a head is silencing it in the plain model (python/head_ablation.py), mean-
+Self-checks (no engine): zero-ablating a head is silencing it in the plain model (python/arcscope_reference/head_ablation.py), mean-
 ablating it is a constant added to c_proj's bias, ablating an MLP is zeroing its c_proj; patching hook_resid_pre at
 every position recovers the clean metric exactly, at a position where the prompts agree (or before they first differ)
 changes nothing; the direct logit attribution's parts add up to the logit; the logit lens's last layer is the model's
@@ -15,7 +15,7 @@ Engine vs reference (skipped unless build/native/arcscope lists the four command
   and the 144-cell ablation grids are checked at sampled cells (the engine's largest |value| and some at random),
   besides the resid cells that must be exactly 0 (positions before the first difference, and at layer 0 where the
   prompts agree); clean, corrupted and baseline metrics, the whole lens and the whole attribution are compared.
-  Default model (models/shakespeare-4l.q8.arcs through python/arcs_file.py, its q8 weights dequantized): every cell
+  Default model (models/shakespeare-4l.q8.arcs through python/arcscope_reference/arcs_file.py, its q8 weights dequantized): every cell
   of every grid, on the induction line.
 Prints the largest difference for each output.
 Run: /usr/bin/python3 -m unittest -v tests/reference/test_interventions.py
@@ -37,12 +37,12 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-import arcs_file  # noqa: E402
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-import head_ablation  # noqa: E402
-import hooked_reference  # noqa: E402
-import interventions_reference as iv  # noqa: E402
+from arcscope_reference import arcs_file  # noqa: E402
+from arcscope_reference import bpe_tokenizer  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import head_ablation  # noqa: E402
+from arcscope_reference import hooked_reference  # noqa: E402
+from arcscope_reference import interventions_reference as iv  # noqa: E402
 
 sys.path.insert(0, HERE)
 from small_shape import SHAPE, small_shape_files  # noqa: E402

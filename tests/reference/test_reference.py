@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import gpt2_reference as ref  # noqa: E402
-import safetensors_io  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import safetensors_io  # noqa: E402
 
 
 def numpy_gpt2(t, cfg, ids):

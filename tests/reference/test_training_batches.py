@@ -1,5 +1,5 @@
-"""What python/train_default_model.py feeds the model: the scored targets of each kind of window follow the rule
-its docstring states, and a drill placed at a later position sees exactly those position embeddings."""
+"""What python/arcscope_reference/train_default_model.py feeds the model: the scored targets of each kind of window
+follow the rule its docstring states, and a drill placed at a later position sees exactly those position embeddings."""
 import os
 import sys
 import unittest
@@ -9,8 +9,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors, training
-import gpt2_reference as ref  # noqa: E402
-import train_default_model as train  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import train_default_model as train  # noqa: E402
 
 VOCAB = np.arange(1000, 3000)
 

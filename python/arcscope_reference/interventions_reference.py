@@ -1,4 +1,4 @@
-"""Interventions on GPT-2 in PyTorch, TransformerLens-style, built on python/hooked_reference.py's hooks: head and MLP
+"""Interventions on GPT-2 in PyTorch, TransformerLens-style, built on hooked_reference.py's hooks: head and MLP
 ablation, activation patching, ablation sweeps, the logit lens and direct logit attribution. The independent reference
 for the engine's `arcscope patch`, `ablate`, `lens` and `attribute` (issue 16); nothing here reads the engine's code.
 
@@ -10,7 +10,7 @@ for the engine's `arcscope patch`, `ablate`, `lens` and `attribute` (issue 16); 
     logit_lens(model, ids, k=5, target_id=None)          {top [L][T][k] of {id, prob}, target [L][T] or None}
     direct_logit_attribution(model, ids, token, pos)     {logit, parts {name: value}}: parts sum to the logit
 
-model is python/gpt2_reference.py's GPT2; ids a sequence of token ids (no batch dimension, as arcscope has none).
+model is gpt2_reference.py's GPT2; ids a sequence of token ids (no batch dimension, as arcscope has none).
 Heads are given as (layer, head) pairs. Bad input (a head, layer, position or token out of range, prompts of unequal
 length, an unknown ablation) raises ValueError naming the problem.
 """
@@ -18,7 +18,7 @@ import math
 
 import torch
 
-import hooked_reference
+from . import hooked_reference
 
 KINDS = ("zero", "mean")
 
