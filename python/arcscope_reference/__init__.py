@@ -3,7 +3,7 @@ default model's training. Import it with python/ on the path, from the repositor
 
   PYTHONPATH=python /usr/bin/python3 -m arcscope_reference.train_default_model --out build/default-model
 
-(tests/reference puts python/ on the path itself). The modules:
+(tests/reference/support.py puts python/ on the path for the tests). The modules:
 
   gpt2_reference          GPT-2 in PyTorch (Hugging Face's names and layout); load, save, perplexity
   hooked_reference        the same forward pass with TransformerLens's hook names

@@ -2,18 +2,11 @@
 n_ctx 64 keeps it at 470 MB), made once under build/ and converted again whenever the engine is newer
 than the files (f32, q8 and q16): test_hooks.py and test_interventions.py share it."""
 import os
-import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-CLI = os.path.join(ROOT, "build", "native", "arcscope")
+from support import CLI, ROOT, make_checkpoint, sh
+
 WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")
 SHAPE = dict(n_layer=12, n_head=12, n_embd=768, n_ctx=64, vocab=50257)
-
-
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
 def small_shape_files():
@@ -21,10 +14,7 @@ def small_shape_files():
     os.makedirs(WORK, exist_ok=True)
     ckpt = os.path.join(WORK, "ckpt")
     if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
-        args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--seed", "5"]
-        for k, v in SHAPE.items():
-            args += ["--" + k.replace("_", "-"), str(v)]
-        sh(*args)
+        make_checkpoint(ckpt, 5, SHAPE)
     paths = {}
     if os.path.exists(CLI):
         for dtype in ("f32", "q8", "q16"):

@@ -18,14 +18,13 @@ Engine vs reference (skipped unless build/native/arcscope lists the four command
   Default model (models/shakespeare-4l.q8.arcs through python/arcscope_reference/arcs_file.py, its q8 weights dequantized): every cell
   of every grid, on the induction line.
 Prints the largest difference for each output.
-Run: /usr/bin/python3 -m unittest -v tests/reference/test_interventions.py
+Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_interventions.py
 """
 import copy
 import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
@@ -34,21 +33,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-from arcscope_reference import arcs_file  # noqa: E402
-from arcscope_reference import bpe_tokenizer  # noqa: E402
-from arcscope_reference import gpt2_reference as ref  # noqa: E402
-from arcscope_reference import head_ablation  # noqa: E402
-from arcscope_reference import hooked_reference  # noqa: E402
-from arcscope_reference import interventions_reference as iv  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+from support import CLI, DEFAULT_MODEL, sh, shipped_model as default_model
+from arcscope_reference import bpe_tokenizer
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import head_ablation
+from arcscope_reference import hooked_reference
+from arcscope_reference import interventions_reference as iv
+from small_shape import SHAPE, small_shape_files
 
-sys.path.insert(0, HERE)
-from small_shape import SHAPE, small_shape_files  # noqa: E402
-
-CLI = os.path.join(ROOT, "build", "native", "arcscope")
-DEFAULT_MODEL = os.path.join(ROOT, "models", "shakespeare-4l.q8.arcs")
 COMMANDS = ("patch", "ablate", "lens", "attribute")
 
 F32_TOLERANCE = 1e-4  # relative to the output's scale (largest |value|, at least 1); probabilities absolute
@@ -85,10 +78,6 @@ ENGINE = unittest.skipUnless(set(COMMANDS) <= HAVE,
                              f"build/native/arcscope lacks {', '.join(sorted(set(COMMANDS) - HAVE)) or '-'}")
 
 
-def sh(*args):
-    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True).stdout
-
-
 def engine(command, model, *args):
     """`arcscope COMMAND --model MODEL ARGS --out F` -> the JSON it wrote."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -100,13 +89,6 @@ def engine(command, model, *args):
 
 def id_list(ids):
     return ",".join(map(str, ids))
-
-
-def default_model():
-    config, tensors = arcs_file.load(DEFAULT_MODEL)
-    model = ref.GPT2(ref.GPT2Config.from_hf(config))
-    model.load_state_dict({name: torch.from_numpy(w) for name, w in tensors.items()})
-    return model.eval()
 
 
 _SMALL_SHAPE = {}
