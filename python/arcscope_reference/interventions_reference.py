@@ -1,6 +1,7 @@
 """Interventions on GPT-2 in PyTorch, TransformerLens-style, built on hooked_reference.py's hooks: head and MLP
 ablation, activation patching, ablation sweeps, the logit lens and direct logit attribution. The independent reference
-for the engine's `arcscope patch`, `ablate`, `lens` and `attribute` (issue 16); nothing here reads the engine's code.
+for the engine's interventions (`arcscope patch`, `ablate`, `lens` and `attribute`; include/arcscope/analysis/
+interventions.h); nothing here reads the engine's code.
 
     logit_diff(logits, answer_id, wrong_id)              logits[-1, answer] - logits[-1, wrong], the metric below
     ablate_heads(model, ids, [(1, 0)], kind="mean")      logits with blocks.1.attn.hook_z head 0 replaced by its mean
