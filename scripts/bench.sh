@@ -40,7 +40,7 @@ for graph in gpt2-small gpt2-small.kv; do
   fi
 done
 # The PyTorch reference's logits for the accuracy check, on the ids measure.mjs uses.
-if stale "$dir/reference-logits-64.bin" scripts/bench/reference_logits.py python/gpt2_reference.py; then
+if stale "$dir/reference-logits-64.bin" scripts/bench/reference_logits.py python/arcscope_reference/gpt2_reference.py; then
   ids=$(node -e "import('./scripts/bench/measure.mjs').then((m) => console.log(m.benchIds(64).join(',')))")
   $py scripts/bench/reference_logits.py --model "$ckpt" --ids "$ids" --out "$dir/reference-logits-64.bin"
 fi

@@ -14,8 +14,8 @@ export ARCSCOPE_REF_QK=${2:-3}
 run() {
   local name=$1 shape=$2 bounds=$3
   echo "== $name ($shape), scores of std $ARCSCOPE_REF_QK; goals $bounds"
-  ARCSCOPE_REF_SHAPE=$shape ARCSCOPE_REF_BOUNDS=$bounds nice /usr/bin/python3 -m unittest -v tests/reference/test_engine.py \
-    2>&1 | grep -E "T=|ok$|FAIL|Error" || true
+  ARCSCOPE_REF_SHAPE=$shape ARCSCOPE_REF_BOUNDS=$bounds nice /usr/bin/python3 -m unittest discover -v -s tests/reference \
+    -p test_engine.py 2>&1 | grep -E "T=|ok$|FAIL|Error" || true
   local dir=build/test-models/reference-${shape//,/-}-qk$ARCSCOPE_REF_QK/f32-ckpt
   for dtype in f32 q8 q16; do
     [ -f "$dir.$dtype.arcs" ] && echo "  $dtype file: $(stat -c %s "$dir.$dtype.arcs") bytes"

@@ -10,7 +10,7 @@ export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source 
 T=${1:-64}
 [ -x build/native/arcscope ] || ./scripts/build.sh native
 export ARCSCOPE_REF_SHAPE="12,12,768,1024,50257,$T"
-nice /usr/bin/python3 -m unittest -v tests/reference/test_engine.py
+nice /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_engine.py
 
 dir=build/test-models/reference-${ARCSCOPE_REF_SHAPE//,/-}
 ckpt=$dir/f32-ckpt

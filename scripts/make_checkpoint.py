@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import safetensors_io  # noqa: E402
+from arcscope_reference import safetensors_io  # noqa: E402
 
 
 def make_state(L, H, C, N, V, seed, qk_scale):

@@ -1,7 +1,7 @@
 // accuracy.mjs: how close each system's logits are, printed before bench.mjs's tables (Node; the same wasm runs
 // in the browser). Two checks:
-//   1. the last position's logits over benchIds(64) against the PyTorch reference (python/gpt2_reference.py on the
-//      same checkpoint, written by reference_logits.py): cosine similarity and the largest absolute difference;
+//   1. the last position's logits over benchIds(64) against the PyTorch reference
+//      (python/arcscope_reference/gpt2_reference.py on the same checkpoint, written by reference_logits.py): cosine similarity and the largest absolute difference;
 //   2. the KV cache: 8 tokens decoded one by one after that 64-token prompt (ORT: the decoder graph fed its own
 //      presents; arcscope: append) against a pass over the whole prefix without a cache (ORT: the last-position
 //      graph; arcscope: forward), worst step. For int8 ORT this cannot be exact: DynamicQuantizeLinear takes one scale
@@ -82,7 +82,7 @@ const fmtCos = (c) => `${c.toFixed(6)} | ${(1 - c).toExponential(1)}`;
 const fmtAbs = (x) => x.toPrecision(3);
 console.log([
   `Accuracy: last position's logits over benchIds(${decodePrompt}) against the PyTorch reference ` +
-    `(python/gpt2_reference.py, fp32; largest |logit| ${maxRef.toFixed(2)})`, '',
+    `(python/arcscope_reference/gpt2_reference.py, fp32; largest |logit| ${maxRef.toFixed(2)})`, '',
   '| system | cosine similarity | 1 − cosine | largest absolute difference |', '|---|---|---|---|',
   ...rows.map((r) => `| ${r.label} | ${fmtCos(r.reference.cosine)} | ${fmtAbs(r.reference.maxAbs)} |`), '',
   `KV cache: the prompt and ${steps} tokens decoded one at a time (ORT: decoder graph; arcscope: append) against ` +

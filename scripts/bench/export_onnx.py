@@ -20,7 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import gpt2_reference  # noqa: E402
+from arcscope_reference import gpt2_reference  # noqa: E402
 
 
 def attend_with_past(attn, x, past_k, past_v):

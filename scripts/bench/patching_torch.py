@@ -1,6 +1,7 @@
 """The patching sweep as a TransformerLens user runs it: one full forward pass per patch, with a hook that puts the
-clean run's activation in (python/hooked_reference.py's hooks, the same names). Prints the milliseconds of each
-corrupted prompt's sweep (144 heads at hook_z, then every (layer, position) of hook_resid_pre) as a JSON list.
+clean run's activation in (python/arcscope_reference/hooked_reference.py's hooks, the same names). Prints the
+milliseconds of each corrupted prompt's sweep (144 heads at hook_z, then every (layer, position) of hook_resid_pre)
+as a JSON list.
   python3 scripts/bench/patching_torch.py --model DIR --clean 1,2,.. --corrupted 1,3,.. [--corrupted ...] [--threads 1]
 """
 import argparse
@@ -12,9 +13,9 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from blas import prefer_openblas  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-import hooked_reference  # noqa: E402
+from arcscope_reference.blas import prefer_openblas  # noqa: E402
+from arcscope_reference import gpt2_reference as ref  # noqa: E402
+from arcscope_reference import hooked_reference  # noqa: E402
 
 
 def sweep(model, clean, corrupted, answer=1000, wrong=2000):

@@ -3,8 +3,8 @@
 
   /usr/bin/python3 scripts/bench/reference_logits.py --model DIR --ids 13,7932,... --out FILE.bin
 
-FILE.bin holds n_vocab little-endian float32 values (python/gpt2_reference.py on the checkpoint, fp32), which
-scripts/bench/accuracy.mjs compares with each system's logits for the same ids.
+FILE.bin holds n_vocab little-endian float32 values (python/arcscope_reference/gpt2_reference.py on the checkpoint,
+fp32), which scripts/bench/accuracy.mjs compares with each system's logits for the same ids.
 """
 import argparse
 import os
@@ -13,7 +13,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import gpt2_reference  # noqa: E402
+from arcscope_reference import gpt2_reference  # noqa: E402
 
 
 def main():

@@ -1,6 +1,6 @@
 // test_interventions.cpp: the shortcuts of the sweeps give the numbers of the plain passes they replace, bit for
 // bit; attribution adds up; bad requests are clear errors. (The values against PyTorch: tests/reference/
-// test_interventions.py.)
+// test_interventions_engine.py.)
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { engine, maxAbsDiff, python, repoRoot } from './support.mjs';
 
 function torchReference(job) {
-  const run = spawnSync(python, [`${repoRoot}python/attention_reference.py`], {
+  const run = spawnSync(python, [`${repoRoot}python/arcscope_reference/attention_reference.py`], {
     input: JSON.stringify(job), encoding: 'utf8', maxBuffer: 1 << 26,
   });
   assert.equal(run.status, 0, run.stderr);

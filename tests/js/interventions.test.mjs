@@ -1,7 +1,7 @@
 // interventions.test.mjs: runWithHooks, the patching and ablation sweeps, the logit lens and direct logit attribution
 // in wasm against the native CLI (arcscope patch / ablate / lens / attribute) on the shipped model: the same numbers,
 // bit for bit, since both builds sum in the same order. The values against PyTorch: tests/reference/
-// test_interventions.py; the sweeps' shortcuts against plain passes: tests/cpp/test_interventions.cpp.
+// test_interventions_engine.py; the sweeps' shortcuts against plain passes: tests/cpp/test_interventions.cpp.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

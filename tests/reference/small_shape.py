@@ -1,19 +1,13 @@
 """The reference tests' GPT-2-small-shaped random checkpoint (12 layers, 12 heads, n_embd 768, GPT-2's vocabulary;
 n_ctx 64 keeps it at 470 MB), made once under build/ and converted again whenever the engine is newer
-than the files (f32, q8 and q16): test_hooks.py and test_interventions.py share it."""
+than the files (f32, q8 and q16): test_hooks.py and the two test_interventions_*.py share it."""
 import os
-import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-CLI = os.path.join(ROOT, "build", "native", "arcscope")
+from support import CLI, ROOT, make_checkpoint, sh
+from arcscope_reference import gpt2_reference as ref
+
 WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")
 SHAPE = dict(n_layer=12, n_head=12, n_embd=768, n_ctx=64, vocab=50257)
-
-
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
 def small_shape_files():
@@ -21,10 +15,7 @@ def small_shape_files():
     os.makedirs(WORK, exist_ok=True)
     ckpt = os.path.join(WORK, "ckpt")
     if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
-        args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--seed", "5"]
-        for k, v in SHAPE.items():
-            args += ["--" + k.replace("_", "-"), str(v)]
-        sh(*args)
+        make_checkpoint(ckpt, 5, SHAPE)
     paths = {}
     if os.path.exists(CLI):
         for dtype in ("f32", "q8", "q16"):
@@ -33,3 +24,13 @@ def small_shape_files():
             if made < max(os.path.getmtime(CLI), os.path.getmtime(os.path.join(ckpt, "model.safetensors"))):
                 sh(CLI, "convert", "--in", ckpt, "--out", paths[dtype], "--dtype", dtype)
     return ckpt, paths
+
+
+_SMALL_SHAPE = {}
+
+
+def small_shape_model():
+    """The checkpoint in the PyTorch reference (loaded once per process)."""
+    if "model" not in _SMALL_SHAPE:
+        _SMALL_SHAPE["model"] = ref.load(small_shape_files()[0])
+    return _SMALL_SHAPE["model"]

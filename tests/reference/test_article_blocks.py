@@ -1,4 +1,4 @@
-"""The tutorial's sections 1-4 against the article's own PyTorch classes (python/article_blocks.py).
+"""The tutorial's sections 1-4 against the article's own PyTorch classes (python/arcscope_reference/article_blocks.py).
 
 tests/reference/page_blocks.mjs runs the page's demo functions with the page's seeds on the wasm engine (as staged in
 build/lib: ./scripts/build.sh wasm or node scripts/stage.mjs) and prints every number the page draws or prints, with
@@ -7,23 +7,21 @@ since the engine applies x @ W) and the same x goes through the article's forwar
 (causal_mask(seq_len).unsqueeze(0)). What the article's forward computes but does not return (Q, K, V, the scores,
 the weights, the merged heads) is read from inside it: forward hooks on its nn.Linear layers and a wrapper around the
 F.softmax it calls. Everything runs in float64; the page's numbers are the engine's float32.
-Run: /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_article_blocks.py'
+Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_article_blocks.py
 """
 import json
 import os
 import shutil
 import subprocess
-import sys
 import unittest
 from unittest import mock
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import article_blocks as article  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+from support import ROOT
+from arcscope_reference import article_blocks as article
 
 NODE = shutil.which("node")
 STAGED = os.path.join(ROOT, "build", "lib", "wasm", "arcscope_core.wasm")
@@ -31,8 +29,8 @@ TOLERANCE = 1e-5  # as the wasm blocks' own PyTorch test (tests/js/attention-blo
 
 
 def page_blocks():
-    run = subprocess.run([NODE, os.path.join(HERE, "page_blocks.mjs")], cwd=ROOT, check=True, capture_output=True,
-                         text=True)
+    run = subprocess.run([NODE, os.path.join(ROOT, "tests", "reference", "page_blocks.mjs")], cwd=ROOT, check=True,
+                         capture_output=True, text=True)
     return json.loads(run.stdout)
 
 

@@ -2,32 +2,27 @@
 
 The independent check paired with the regression snapshots (tests/cpp/test_default_model.cpp,
 tests/js/default-model.test.mjs), which compare the engine with figures it produced earlier. Here the file is read by
-python/arcs_file.py (written from the format's documentation), run by the PyTorch reference
-(python/gpt2_reference.py) in float32 on the dequantized weights, and scored as include/arcscope/heads.h and
-include/arcscope/perplexity.h define it; the engine's figures come from build/native/arcscope on the same tokens.
-The settings (seed, length, passage) are those of models/README.md's checked-figures block. The held-out passage
-and the training tokens come from ../shared/data/tinyshakespeare.txt; without it those tests skip.
-Run: /usr/bin/python3 -m unittest -v tests/reference/test_default_model.py
+python/arcscope_reference/arcs_file.py (written from the format's documentation), run by the PyTorch
+reference (python/arcscope_reference/gpt2_reference.py) in float32 on the dequantized weights, and scored as
+include/arcscope/analysis/heads.h and include/arcscope/analysis/perplexity.h define it; the engine's figures come
+from build/native/arcscope on the same tokens. The settings (seed, length, passage) are those of models/README.md's
+checked-figures block. The held-out passage and the training tokens come from ../shared/data/tinyshakespeare.txt;
+without it those tests skip.
+Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_default_model.py
 """
 import json
 import os
-import subprocess
-import sys
 import unittest
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, .arcs reader
-import arcs_file  # noqa: E402
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+from support import CLI, DEFAULT_MODEL as MODEL, ROOT, sh, shipped_model
+from arcscope_reference import bpe_tokenizer
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference.corpus import DEFAULT_DATA as TEXT
 
-CLI = os.path.join(ROOT, "build", "native", "arcscope")  # finds the tokenizer the build put beside it
-MODEL = os.path.join(ROOT, "models", "shakespeare-4l.q8.arcs")
-TEXT = os.path.join(ROOT, "..", "shared", "data", "tinyshakespeare.txt")
 TRAIN_SHARE = 0.9  # the first 90% of the tokens train (`heads --draw-share`, held_out_tokens())
 END_OF_TEXT = 50256  # never drawn by default (heads.h default_candidates)
 
@@ -43,7 +38,7 @@ SCORE_KINDS = ("previous_token", "first_token", "induction")
 
 
 def cli(*args):
-    return json.loads(subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout)
+    return json.loads(sh(CLI, *args))
 
 
 def documented():
@@ -81,14 +76,6 @@ def head_scores(attention, length):
     return {"previous_token": a[:, :, queries, queries - 1].mean(-1),
             "first_token": a[:, :, queries, 0].mean(-1),
             "induction": a[:, :, second_copy, second_copy - length + 1].mean(-1)}
-
-
-def shipped_model():
-    """The shipped file through arcs_file into the PyTorch reference (float32, eval mode)."""
-    config, tensors = arcs_file.load(MODEL)
-    model = ref.GPT2(ref.GPT2Config.from_hf(config))
-    model.load_state_dict({name: torch.from_numpy(w) for name, w in tensors.items()})  # strict: every name, shape
-    return model.eval()
 
 
 @unittest.skipUnless(os.path.exists(CLI), "build/native/arcscope not built")

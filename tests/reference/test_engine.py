@@ -7,25 +7,21 @@ f32, q8 and q16 with `arcscope convert`, runs `arcscope run` and compares:
   q8:  attention max abs error and 1 - cosine of every position's logits within the bounds below
   q16: the same, about ten times tighter
 Also an F16 checkpoint with "transformer."-prefixed names (the other form HF files come in).
-Run: /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
+Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_engine.py
 """
 import json
 import os
-import subprocess
-import sys
 import unittest
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors
-import arcs_file  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-import safetensors_io  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+from support import CLI, ROOT, make_checkpoint, sh
+from arcscope_reference import arcs_file
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import safetensors_io
 
-CLI = os.path.join(ROOT, "build", "native", "arcscope")
 # ARCSCOPE_REF_SHAPE="L,H,C,N,V,T" runs the same comparison on another shape (scripts/check_exactness.sh), where
 # ARCSCOPE_REF_BOUNDS="q8_att,q8_cos,q16_att,q16_cos" gives that shape's bounds (the issue's goals).
 _shape = [int(v) for v in os.environ.get("ARCSCOPE_REF_SHAPE", "3,4,128,160,50257,150").split(",")]
@@ -39,20 +35,11 @@ _bounds = [float(v) for v in os.environ.get("ARCSCOPE_REF_BOUNDS", "0.06,6e-4,0.
 BOUNDS = {"q8": (_bounds[0], _bounds[1]), "q16": (_bounds[2], _bounds[3])}
 
 
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
-
-
-def make_checkpoint(name, seed, *extra):
+def checkpoint(name, seed, *extra):
     out = os.path.join(WORK, name)
     if os.path.exists(os.path.join(out, "model.safetensors")) and not extra:
         return out  # the same arguments always give the same bytes
-    args = [sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", out, "--seed", str(seed),
-            "--qk-scale", str(QK_SCALE)]
-    for k, v in CONFIG.items():
-        args += ["--" + k.replace("_", "-"), str(v)]
-    sh(*args, *extra)
-    return out
+    return make_checkpoint(out, seed, CONFIG, "--qk-scale", QK_SCALE, *extra)
 
 
 def engine_run(model_path, ids):
@@ -84,7 +71,7 @@ class EngineVsReference(unittest.TestCase):
     def setUpClass(cls):
         os.makedirs(WORK, exist_ok=True)
         cls.ids = np.random.default_rng(7).integers(0, CONFIG["vocab"], T).tolist()
-        cls.ckpt = make_checkpoint("f32-ckpt", 11)
+        cls.ckpt = checkpoint("f32-ckpt", 11)
         cls.ref_logits, cls.ref_att = reference_run(cls.ckpt, cls.ids)
 
     def convert(self, ckpt, dtype):
@@ -119,8 +106,8 @@ class EngineVsReference(unittest.TestCase):
         self.check_packed("q16")
 
     def test_packed_weights_are_within_half_a_step(self):
-        # The files read back by python/arcs_file.py (written from models/README.md, not from the C++): every weight
-        # within half of its block's step (max|w| / 127 for q8, / 8191 for q16) of the checkpoint's.
+        # The files read back by python/arcscope_reference/arcs_file.py (written from models/README.md, not from the
+        # C++): every weight within half of its block's step (max|w| / 127 for q8, / 8191 for q16) of the checkpoint's.
         state, _ = safetensors_io.load(os.path.join(self.ckpt, "model.safetensors"))
         for dtype, levels in (("q8", 127), ("q16", 8191)):
             _, tensors = arcs_file.load(self.convert(self.ckpt, dtype))
@@ -137,7 +124,7 @@ class EngineVsReference(unittest.TestCase):
             self.assertLessEqual(worst, 0.5 + 1e-3)
 
     def test_f16_prefixed_checkpoint(self):
-        ckpt = make_checkpoint("f16-prefixed-ckpt", 12, "--dtype", "f16", "--prefix")
+        ckpt = checkpoint("f16-prefixed-ckpt", 12, "--dtype", "f16", "--prefix")
         ids = self.ids[:min(40, T)]
         ref_logits, ref_att = reference_run(ckpt, ids)
         logits, att = engine_run(self.convert(ckpt, "f32"), ids)

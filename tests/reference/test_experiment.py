@@ -1,25 +1,21 @@
 """The article's experiment as the tutorial runs it (web/js/experiment.js, in wasm through Node) against the same
-experiment in PyTorch with TransformerLens's hook names (python/hooked_reference.py), on a checkpoint with GPT-2
-small's 12 layers and 12 heads (narrow, so it is small) and GPT-2's vocabulary: the same token for " it", the same
-five keys in the same order, the same weights.
-Run: /usr/bin/python3 -m unittest -v tests/reference/test_experiment.py
+experiment in PyTorch with TransformerLens's hook names (python/arcscope_reference/hooked_reference.py), on a
+checkpoint with GPT-2 small's 12 layers and 12 heads (narrow, so it is small) and GPT-2's vocabulary: the same
+token for " it", the same five keys in the same order, the same weights.
+Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_experiment.py
 """
 import json
 import os
-import subprocess
-import sys
 import unittest
 
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import bpe_tokenizer  # noqa: E402
-import gpt2_reference as ref  # noqa: E402
-import hooked_reference  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+from support import CLI, ROOT, make_checkpoint, sh
+from arcscope_reference import bpe_tokenizer
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import hooked_reference
 
-CLI = os.path.join(ROOT, "build", "native", "arcscope")
 WORK = os.path.join(ROOT, "build", "test-models", "experiment-12x12")
 SENTENCE = "The trophy didn't fit in the bag because it was too big"
 RUN_IN_WASM = """
@@ -32,16 +28,11 @@ console.log(JSON.stringify(whatDoesItAttendTo(model)));
 """
 
 
-def sh(*args, **kw):
-    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
-
-
 @unittest.skipUnless(os.path.exists(CLI), "build/native/arcscope not built")
 class ExperimentVsPyTorch(unittest.TestCase):
     def test_the_page_experiment_matches_pytorch(self):
         ckpt = os.path.join(WORK, "ckpt")
-        sh(sys.executable, os.path.join(ROOT, "scripts", "make_checkpoint.py"), "--out", ckpt, "--n-layer", "12",
-           "--n-head", "12", "--n-embd", "96", "--n-ctx", "32", "--vocab", "50257", "--seed", "8")
+        make_checkpoint(ckpt, 8, dict(n_layer=12, n_head=12, n_embd=96, n_ctx=32, vocab=50257))
         model_file = os.path.join(WORK, "model.f32.arcs")
         sh(CLI, "convert", "--in", ckpt, "--out", model_file, "--dtype", "f32")
         script = os.path.join(WORK, "run.mjs")

@@ -1,14 +1,13 @@
-"""python/head_ablation.py: silencing a head removes exactly that head's output, and only while it is silenced."""
-import os
-import sys
+"""python/arcscope_reference/head_ablation.py: silencing a head removes exactly that head's output, and only while it
+is silenced."""
 import unittest
 
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors, training
-import gpt2_reference as ref  # noqa: E402
-import head_ablation  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+import support  # noqa: F401
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import head_ablation
 
 
 class Silence(unittest.TestCase):

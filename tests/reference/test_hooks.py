@@ -1,37 +1,27 @@
 """The engine's TransformerLens-named hooks (include/arcscope/hooks.h) against PyTorch computing the same names
-independently (python/hooked_reference.py), name by name, on a GPT-2-small-shaped random checkpoint (12 layers,
-12 heads, n_embd 768, the full vocabulary; n_ctx 64 keeps the file at 470 MB).
+independently (python/arcscope_reference/hooked_reference.py), name by name, on a GPT-2-small-shaped random
+checkpoint (12 layers, 12 heads, n_embd 768, the full vocabulary; n_ctx 64 keeps the file at 470 MB).
 
 f32 model: every name within 1e-4 of the reference, relative to the name's largest value (and at least 1e-4).
 q8 and q16 models: every name's 1 - cosine with the reference within a bound (q8: int8 weights, 16-bit activations;
 q16: 14-bit weights and activations).
 Prints the largest difference for each kind of name.
-Run: /usr/bin/python3 -m unittest -v tests/reference/test_hooks.py
+Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_hooks.py
 """
 import json
 import os
-import subprocess
-import sys
 import unittest
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))  # the reference model and its hooked pass
-import gpt2_reference as ref  # noqa: E402
-import hooked_reference  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+from support import CLI, sh
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import hooked_reference
+from small_shape import SHAPE, small_shape_files
 
-sys.path.insert(0, HERE)
-from small_shape import SHAPE, small_shape_files  # noqa: E402
-
-CLI = os.path.join(ROOT, "build", "native", "arcscope")
 T = 12
-
-
-def sh(*args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
 def engine_cache(model_path, ids, names="all"):

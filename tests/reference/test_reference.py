@@ -1,17 +1,17 @@
 """Checks the PyTorch reference against an independent NumPy calculation on a tiny GPT-2, and the safetensors
-round trip. Run: /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'"""
+round trip. Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_reference.py"""
 import math
 import os
-import sys
 import tempfile
 import unittest
 
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import gpt2_reference as ref  # noqa: E402
-import safetensors_io  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+import support  # noqa: F401
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import safetensors_io
 
 
 def numpy_gpt2(t, cfg, ids):

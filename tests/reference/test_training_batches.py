@@ -1,16 +1,14 @@
-"""What python/train_default_model.py feeds the model: the scored targets of each kind of window follow the rule
-its docstring states, and a drill placed at a later position sees exactly those position embeddings."""
-import os
-import sys
+"""What python/arcscope_reference/train_default_model.py feeds the model: the scored targets of each kind of window
+follow the rule its docstring states, and a drill placed at a later position sees exactly those position embeddings."""
 import unittest
 
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))  # the reference model, BPE, safetensors, training
-import gpt2_reference as ref  # noqa: E402
-import train_default_model as train  # noqa: E402
+# support first: it puts python/, which holds the package arcscope_reference, on the path
+import support  # noqa: F401
+from arcscope_reference import gpt2_reference as ref
+from arcscope_reference import train_default_model as train
 
 VOCAB = np.arange(1000, 3000)
 

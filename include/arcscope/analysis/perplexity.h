@@ -2,7 +2,8 @@
 //
 // The sequence is cut into windows of n_ctx + 1 tokens that start every n_ctx tokens; each window's first n_ctx
 // tokens are the input and every one of its next tokens is scored, so each token after the first is predicted
-// exactly once, from at most n_ctx tokens of context. (python/gpt2_reference.py perplexity() is the same.)
+// exactly once, from at most n_ctx tokens of context. (perplexity() in python/arcscope_reference/gpt2_reference.py is
+// the same.)
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -21,7 +22,7 @@ struct Perplexity {
 Perplexity perplexity(GPT2& model, const std::vector<int>& ids, int window = 0);
 
 // The held-out tail of a tokenized text: ids[floor(N * train_tenths / 10) ..]. With the default 9 these are the
-// last 10% that scripts/train_default_model.py holds out.
+// last 10% that the default model's training (python/arcscope_reference/corpus.py) holds out.
 std::vector<int> held_out_tokens(const std::vector<int>& ids, int train_tenths = 9);
 
 }  // namespace arcscope

@@ -3,7 +3,7 @@
 
 load(path) -> (config, tensors): config is a Hugging Face config.json dict, tensors maps Hugging Face GPT-2 names
 (no `transformer.` prefix) to float32 arrays in Hugging Face's layout (Conv1D weights (in, out)), q8 and q16
-matrices dequantized (scale * q). That is a state dict python/gpt2_reference.py's GPT2 loads as is.
+matrices dequantized (scale * q). That is a state dict gpt2_reference.py's GPT2 loads as is.
 Every field is checked before it is used; a bad file raises ValueError naming what is wrong.
 """
 import math

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
 """Which heads does a model need to continue a repeated random sequence? Knock each out and see.
 
-  /usr/bin/python3 python/head_ablation.py --model build/default-model [--draw-from TEXT] [--length 50] [--seqs 20]
+  PYTHONPATH=python /usr/bin/python3 -m arcscope_reference.head_ablation --model build/default-model \
+      [--draw-from TEXT] [--length 50] [--seqs 20]
 
 The input is the head scores' input (include/arcscope/heads.h): N random tokens written twice. Nothing can predict the first
 copy, so its loss sits near ln(candidates); a model that reads the context predicts the second copy almost
@@ -12,18 +12,14 @@ relies on for the copy makes the second-copy loss jump when it is gone.
 import argparse
 import json
 import math
-import os
-import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as nn_f
 
-import bpe_tokenizer
-import gpt2_reference as ref
-from train_default_model import split_tokens
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from . import bpe_tokenizer
+from . import gpt2_reference as ref
+from .corpus import read_text, split_tokens
 
 
 def silence(model, layer, head):
@@ -59,8 +55,7 @@ def main():
 
     model = ref.load(args.model)
     if args.draw_from:
-        with open(args.draw_from, encoding="utf-8") as f:
-            train, _ = split_tokens(bpe_tokenizer.Tokenizer().encode(f.read()))
+        train, _ = split_tokens(bpe_tokenizer.Tokenizer().encode(read_text(args.draw_from)))
         candidates = np.unique(train)
     else:
         candidates = np.arange(model.cfg.n_vocab - 1)  # all but end-of-text, like the head scores

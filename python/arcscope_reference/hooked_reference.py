@@ -4,7 +4,7 @@ reference for the engine's hooks (include/arcscope/hooks.h): what each name hold
     logits, cache = run(model, ids)                                   # every activation, by name
     logits, _ = run(model, ids, {"blocks.1.attn.hook_z": zero_head(0)})  # the pass with an edit at one point
 
-model is python/gpt2_reference.py's GPT2 (Hugging Face weights, no processing: TransformerLens's
+model is gpt2_reference.py's GPT2 (Hugging Face weights, no processing: TransformerLens's
 from_pretrained_no_processing). The batch dimension is dropped, as arcscope does: resid [T, C], q/k/v/z [T, H, d_head],
 pattern [H, T, T], mlp.hook_post [T, 4C], ln_final.hook_normalized [T, C] (before ln_f's scale and shift).
 """

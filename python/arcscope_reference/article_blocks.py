@@ -3,7 +3,7 @@ self-attention-from-scratch.txt): SingleHeadAttention, causal_mask, MultiHeadAtt
 PyTorch, with the article's code and comments unchanged (only the indentation, which the text lost, restored).
 
 tests/reference/test_article_blocks.py loads the tutorial page's weights into these classes and checks that they give
-the page's numbers. python/attention_reference.py is the other PyTorch reference, a plain function the wasm tests call.
+the page's numbers. attention_reference.py is the other PyTorch reference, a plain function the wasm tests call.
 """
 import math
 

@@ -12,4 +12,4 @@ def prefer_openblas(threads):
     if os.path.isdir(OPENBLAS_DIR) and OPENBLAS_DIR not in path.split(":"):
         env = dict(os.environ, LD_LIBRARY_PATH=OPENBLAS_DIR + (":" + path if path else ""),
                    OPENBLAS_NUM_THREADS=str(threads))
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+        os.execve(sys.executable, [sys.executable] + sys.orig_argv[1:], env)  # the same command, `-m` included

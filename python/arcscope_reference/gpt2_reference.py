@@ -7,25 +7,24 @@ Pre-LayerNorm blocks, tanh GELU, learned positions, LM head tied to wte.
 
 Shapes stay symbolic (the causal mask is precomputed and sliced, reshapes use -1) so torch.onnx.export works.
 
-Usage as a tool:
-  /usr/bin/python3 python/gpt2_reference.py forward --model DIR --ids 464,2068 [--out out.npz]
-  /usr/bin/python3 python/gpt2_reference.py random --out DIR [--n_layer 2 --n_head 2 --n_embd 64 ...]
-  /usr/bin/python3 python/gpt2_reference.py perplexity --model DIR --text-file PATH [--held-out]
+Usage as a tool, from the repository's root:
+  export PYTHONPATH=python
+  /usr/bin/python3 -m arcscope_reference.gpt2_reference forward --model DIR --ids 464,2068 [--out out.npz]
+  /usr/bin/python3 -m arcscope_reference.gpt2_reference random --out DIR [--n_layer 2 --n_head 2 --n_embd 64 ...]
+  /usr/bin/python3 -m arcscope_reference.gpt2_reference perplexity --model DIR --text-file PATH [--held-out]
       [--skip K] [--tokens N]     (the same passage and windows as `arcscope perplexity`)
 """
 import argparse
 import json
 import math
 import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import safetensors_io  # noqa: E402
+from . import safetensors_io
 
 
 @dataclass
@@ -263,7 +262,7 @@ def main(argv=None):
     p.add_argument("--tokens", type=int, default=0, help="0: all")
     args = ap.parse_args(argv)
     if args.cmd == "perplexity":
-        import bpe_tokenizer
+        from . import bpe_tokenizer
         torch.set_num_threads(1)
         with open(args.text_file, encoding="utf-8") as f:
             ids = bpe_tokenizer.Tokenizer().encode(f.read())
