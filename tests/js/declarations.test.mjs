@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { ATTRIBUTE_NAMES } from '../../web/lib/element/arc-scope-attributes.js';
 
 const lib = new URL('../../web/lib/', import.meta.url);
 const path = (file) => fileURLToPath(new URL(file, lib));
@@ -192,8 +193,11 @@ function constStrings(sf, name) {
   });
 }
 
+// Names imported from modules that Node can load (the attributes' declaration needs no DOM).
+const imported = { ATTRIBUTE_NAMES };
+
 // Strings an expression stands for: a string, an array literal (spreads included), a top-level const array's
-// name, or the variable of an enclosing for-of over one of these.
+// name, one of the imported names above, or the variable of an enclosing for-of over one of these.
 function strings(sf, expr) {
   if (ts.isStringLiteral(expr)) return [expr.text];
   if (ts.isArrayLiteralExpression(expr)) return expr.elements.flatMap((e) => strings(sf, e));
@@ -203,7 +207,7 @@ function strings(sf, expr) {
       if (ts.isForOfStatement(n) && ts.isVariableDeclarationList(n.initializer) &&
           n.initializer.declarations.some((d) => d.name.getText() === expr.text)) return strings(sf, n.expression);
     }
-    return constStrings(sf, expr.text);
+    return Object.hasOwn(imported, expr.text) ? imported[expr.text] : constStrings(sf, expr.text);
   }
   throw new Error(`cannot tell which names ${expr.getText()} stands for`);
 }

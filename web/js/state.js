@@ -1,35 +1,35 @@
 // state.js: the explorer's whole view state, mirrored in the URL hash so a copied link reopens the same view.
 //   #text=The%20trophy...&model=models/x.arcs&layer=3&head=all&topk=3&threshold=0.02&sink=0&mode=arcs&token=9
 // (topk: a count, 0 for every arc, or 'auto', the default: every arc of a short text, the strongest few of a long one)
-import { word, index, topK, fraction, LAYER_WORDS, HEAD_WORDS, MODES } from '../lib/element/view-options.js';
+import { word, index, MODES } from '../lib/element/view-options.js';
+import { ATTRIBUTES } from '../lib/element/arc-scope-attributes.js';
 
 export const DEFAULT_TEXT = "The trophy didn't fit in the bag because it was too big";
 export const DEFAULT_MODEL = 'models/shakespeare-4l.q8.arcs';
 
 export const defaults = () => ({
   text: DEFAULT_TEXT, model: DEFAULT_MODEL, layer: null, head: null,
-  topk: 'auto', threshold: 0.02, sink: true, mode: 'arcs', token: null,
+  topk: ATTRIBUTES.topk.default, threshold: ATTRIBUTES.threshold.default, sink: true, mode: ATTRIBUTES.mode.default,
+  token: null,
 });
 
-// -> {state, errors}: each setting the hash gives is read by the same strict readers as <arc-scope>'s attributes; a bad
-// one keeps its default and its message goes in errors, for the page to show. Layers and heads are checked against
-// the model when it has loaded (Explorer), so here any index is allowed.
+// -> {state, errors}: the settings the hash shares with <arc-scope>'s attributes (layer, head, topk, threshold, mode)
+// are read by their declarations (arc-scope-attributes.js), the page's own (token, sink) by the same strict readers;
+// a bad one keeps its default and its message goes in errors, for the page to show. Layers and heads are checked
+// against the model when it has loaded (Explorer), so here any index is allowed; the explorer has no ablation mode.
 export function parseHash(hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const state = defaults(), errors = [];
-  const take = (key, read, ...extra) => {
+  const take = (key, read) => {
     if (!p.has(key)) return;
-    try { state[key] = read(key, p.get(key), ...extra); } catch (e) { errors.push(e.message); }
+    try { state[key] = read(p.get(key)); } catch (e) { errors.push(e.message); }
   };
   if (p.has('text')) state.text = p.get('text');
   if (p.get('model')) state.model = p.get('model');
-  take('layer', index, Infinity, LAYER_WORDS);
-  take('head', index, Infinity, HEAD_WORDS);
-  take('topk', topK);
-  take('threshold', fraction);
-  take('mode', word, MODES);
-  take('token', index, Infinity, []);
-  take('sink', word, ['0', '1']);
+  for (const key of ['layer', 'head', 'topk', 'threshold']) take(key, ATTRIBUTES[key].parse);
+  take('mode', (value) => ATTRIBUTES.mode.parse(value, { modes: MODES }));
+  take('token', (value) => index('token', value, Infinity, []));
+  take('sink', (value) => word('sink', value, ['0', '1']));
   state.sink = state.sink !== '0';
   return { state, errors };
 }

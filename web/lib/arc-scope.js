@@ -1,24 +1,9 @@
 // arc-scope.js: the <arc-scope> custom element, for blog posts and docs (the guide: docs/embedding.md).
 //   <script type="module" src="/lib/arc-scope.js"></script>
 //   <arc-scope text="The trophy didn't fit in the bag because it was too big" layer="3" head="1"></arc-scope>
-// Attributes (changing one re-renders):
-//   text       the text to run through the model (default: the element's text content; required when the element
-//              has child elements, which are then its fallback, not its text)
-//   model      URL of an .arcs file (default: the model shipped with arcscope)
-//   src        URL of attention computed elsewhere, as JSON (attention-data.js): drawn without the engine or a model
-//   layer      an integer from 0 to n_layer - 1, "mean" or "max" (default: the last layer)
-//   head       an integer from 0 to n_head - 1, "all", "mean" or "max" (default: "all")
-//   mode       "arcs", "matrix", or "ablation": the head-effect heatmap, each head's effect on logit(answer) -
-//              logit(wrong) after the text when it is ablated alone (default: "arcs")
-//   answer, wrong  mode="ablation" only, and needed there: one token each, as text (" dog", " cat")
-//   ablate     mode="ablation": "zero" or "mean" (each head's output replaced by its mean over the positions)
-//              (default: "zero")
-//   topk       arcs per token, an integer >= 0 (0 draws them all) or "auto": all of a text up to 64 tokens, each
-//              token's 3 strongest past that (default: "auto")
-//   threshold  minimum weight drawn, a number from 0 to 1 (default: 0.02)
-//   theme      "auto" (the reader's prefers-color-scheme), "light" or "dark" (default: "auto")
-//   loading    "eager" or "lazy": nothing is fetched until the element comes within 200px of the viewport
-//              (default: "eager")
+// Attributes (changing one re-renders): text, model, src, layer, head, mode, answer, wrong, ablate, topk, threshold,
+// theme and loading, each declared once, with how it is read, its default and its doc line, in
+// element/arc-scope-attributes.js (the guide's table, docs/embedding.md, is written from there).
 // An absent attribute means its default. Any other value that is not valid, an empty one included, is an error: the
 // element shows it inside itself (role=alert) and fires arcscope-error; fixing the attribute renders again.
 // Properties: each attribute has a property of its name that returns the attribute's string, or null when absent,
@@ -44,8 +29,7 @@ import { displayPiece, plainLabel } from './views/token-text.js';
 import { parseAttention } from './views/attention-data.js';
 import { PromiseCache } from './shared/promise-cache.js';
 import { fetchBytes } from './shared/downloads.js';
-import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
-  from './element/view-options.js';
+import { ATTRIBUTE_NAMES, readAttribute } from './element/arc-scope-attributes.js';
 
 const DEFAULT_MODEL = assets.model.href;
 // The element's stylesheets, linked from its shadow root. ?no-inline keeps each a file under Vite, which would
@@ -53,10 +37,6 @@ const DEFAULT_MODEL = assets.model.href;
 // from the URL it writes, and a plain server ignores it.
 const STYLES = [new URL('./css/views.css?no-inline', import.meta.url).href,
   new URL('./css/arc-scope.css?no-inline', import.meta.url).href];
-const ATTRIBUTES = ['text', 'model', 'src', 'layer', 'head', 'mode', 'topk', 'threshold', 'theme', 'loading', 'answer',
-  'wrong', 'ablate'];
-const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the default model';
-const SRC_URL = 'the URL of an attention JSON file, or leave it out to run a model on the text';
 
 // The analyses (a model's on a text, or a src file), shared by elements, least recently used first. Bounded by the
 // bytes of the attention tensors they hold and by their number (thousands of short texts would cost little attention
@@ -127,7 +107,7 @@ async function analysis(engine, key, text) {
 const ElementBase = globalThis.HTMLElement ?? class {};
 
 export class ArcScopeElement extends ElementBase {
-  static observedAttributes = ATTRIBUTES;
+  static observedAttributes = ATTRIBUTE_NAMES;
 
   result = null;
   #data = null;
@@ -170,7 +150,7 @@ export class ArcScopeElement extends ElementBase {
 
   connectedCallback() {
     // A property set before this module loaded is an own property that hides the accessor: pass it on.
-    for (const name of [...ATTRIBUTES, 'data']) {
+    for (const name of [...ATTRIBUTE_NAMES, 'data']) {
       if (!Object.hasOwn(this, name)) continue;
       const value = this[name];
       delete this[name];
@@ -195,10 +175,10 @@ export class ArcScopeElement extends ElementBase {
     queueMicrotask(() => { this.#pending = false; this.#render(); });
   }
 
-  // The attribute's value read by parse(name, value), or fallback when it is absent.
-  #read(name, parse, fallback, ...extra) {
-    const value = this.getAttribute(name);
-    return value === null ? fallback : parse(name, value, ...extra);
+  // The attribute's value, or its default when it is absent (arc-scope-attributes.js); context: {layers, heads} once
+  // the shape is known.
+  #read(name, context = {}) {
+    return readAttribute(name, this.getAttribute(name), { base: document.baseURI, ...context });
   }
 
   async #render() {
@@ -206,15 +186,15 @@ export class ArcScopeElement extends ElementBase {
     try {
       // Everything that needs no download is checked first: a bad value shows before anything loads.
       const view = {
-        mode: this.#read('mode', word, 'arcs', ELEMENT_MODES),
-        topK: this.#read('topk', topK, 'auto'),
-        threshold: this.#read('threshold', fraction, 0.02),
+        mode: this.#read('mode'),
+        topK: this.#read('topk'),
+        threshold: this.#read('threshold'),
       };
-      this.#read('theme', word, 'auto', THEMES); // applied by the CSS (:host([theme])); read to refuse bad values
-      const lazy = this.#read('loading', word, 'eager', LOADINGS) === 'lazy';
+      this.#read('theme'); // applied by the CSS (:host([theme])); read to refuse bad values
+      const lazy = this.#read('loading') === 'lazy';
       const sweep = this.#sweepOptions(view.mode);
-      const src = this.#read('src', url, null, document.baseURI, SRC_URL);
-      const model = this.#read('model', url, null, document.baseURI, MODEL_URL);
+      const src = this.#read('src');
+      const model = this.#read('model');
       const given = [this.#data !== null && 'the data property', src !== null && 'src', model !== null && 'model']
         .filter(Boolean);
       if (given.length > 1) throw new Error(`${given[0]} and ${given[1]} are both set: give one source of attention`);
@@ -226,8 +206,8 @@ export class ArcScopeElement extends ElementBase {
       const text = live ? this.#text() : null;
       if (lazy && !this.#near) {
         // layer and head: their form now, so an element off screen says at once; their range once the shape is known
-        this.#read('layer', index, null, Infinity, LAYER_WORDS);
-        this.#read('head', index, null, Infinity, HEAD_WORDS);
+        if (this.hasAttribute('layer')) this.#read('layer');
+        if (this.hasAttribute('head')) this.#read('head');
         this.#waitForViewport();
         return;
       }
@@ -240,8 +220,8 @@ export class ArcScopeElement extends ElementBase {
         this.#announce(this.#data ?? src, r.name, null, r.shape);
       }
       const [L, H] = r.shape;
-      view.layer = this.#read('layer', index, L - 1, L, LAYER_WORDS);
-      view.head = this.#read('head', index, 'all', H, HEAD_WORDS);
+      view.layer = this.#read('layer', { layers: L, heads: H });
+      view.head = this.#read('head', { layers: L, heads: H });
       if (ticket !== this.#renders) return; // a newer render superseded this one
       if (sweep) this.#drawAblation(r, view);
       else {
@@ -288,7 +268,7 @@ export class ArcScopeElement extends ElementBase {
   // mode="ablation": {answer, wrong, kind}, checked before anything loads; null in the other modes (which leave
   // answer and wrong unused, as matrix leaves topk). ablate's value is refused when it is not valid, in any mode.
   #sweepOptions(mode) {
-    const kind = this.#read('ablate', word, 'zero', ABLATIONS);
+    const kind = this.#read('ablate');
     if (mode !== 'ablation') return null;
     const answer = this.getAttribute('answer'), wrong = this.getAttribute('wrong');
     const missing = [answer === null && 'answer', wrong === null && 'wrong'].filter(Boolean);
@@ -426,7 +406,7 @@ const displayName = (text) => { const p = displayPiece(text); return p.lead + p.
 const signed = (v) => (v >= 0 ? `+${v.toFixed(2)}` : `\u2212${(-v).toFixed(2)}`);
 
 // Each attribute as a property of the same name: the attribute's string or null; setting null removes it.
-for (const name of ATTRIBUTES) {
+for (const name of ATTRIBUTE_NAMES) {
   Object.defineProperty(ArcScopeElement.prototype, name, {
     get() { return this.getAttribute(name); },
     set(value) {

@@ -123,46 +123,58 @@ export type ArcScopeNumber = number | `${number}`;
 export declare class ArcScopeElement extends HTMLElement {
   static observedAttributes: string[];
 
-  /** the text to run through the model (default: the element's text content) */
+  // attributes: written by scripts/attributes.mjs from web/lib/element/arc-scope-attributes.js
+  /**
+   * the text to run through the model (default: the element's text content; needed when the element has child elements,
+   * its fallback: see Fallback children)
+   */
   get text(): string | null;
   set text(value: string | null | undefined);
-  /** URL of an .arcs file (default: the model shipped with arcscope) */
+  /** URL of an `.arcs` model file (default: the model shipped in `lib/models/`) */
   get model(): string | null;
   set model(value: string | URL | null | undefined);
-  /** URL of a JSON file of attention computed elsewhere (ArcScopeData), drawn without the engine or a model */
+  /** URL of precomputed attention as JSON: drawn without the worker, the wasm or a model */
   get src(): string | null;
   set src(value: string | URL | null | undefined);
-  /** an integer from 0 to n_layer - 1, 'mean' or 'max' (default: the last layer) */
+  /** an integer from 0 to n_layer - 1, or `mean` / `max` over layers (default: the last layer) */
   get layer(): string | null;
   set layer(value: ArcScopeLayer | `${number}` | null | undefined);
-  /** an integer from 0 to n_head - 1, 'all', 'mean' or 'max' (default 'all') */
+  /**
+   * an integer from 0 to n_head - 1, `all` (each head in its own colour), or `mean` / `max` over heads (default: `all`)
+   */
   get head(): string | null;
   set head(value: ArcScopeHead | `${number}` | null | undefined);
-  /** 'arcs', 'matrix', or 'ablation': the head-effect heatmap for answer and wrong (default 'arcs') */
+  /** `arcs`, `matrix`, or `ablation`: the effect of each head on the answer (default: `arcs`) */
   get mode(): string | null;
   set mode(value: ArcScopeMode | null | undefined);
-  /** mode="ablation": the answer, one token as text (' dog'); needed there */
+  /** with `mode="ablation"`, and needed there: the answer, one token as text (`" dog"`) */
   get answer(): string | null;
   set answer(value: string | null | undefined);
-  /** mode="ablation": the wrong answer, one token as text (' cat'); needed there */
+  /** with `mode="ablation"`, and needed there: the wrong answer, one token as text (`" cat"`) */
   get wrong(): string | null;
   set wrong(value: string | null | undefined);
-  /** mode="ablation": 'zero', or 'mean' over the positions (default 'zero') */
+  /**
+   * with `mode="ablation"`: `zero`, or `mean` (each head's output replaced by its mean over the positions) (default:
+   * `zero`)
+   */
   get ablate(): string | null;
   set ablate(value: ArcScopeAblationKind | null | undefined);
-  /** arcs per token, an integer >= 0 (0 draws them all), or 'auto': all up to 64 tokens, each token's 3 strongest
-   * past that (default 'auto') */
+  /**
+   * at most this many arcs per token, an integer from 0 (0: all), or `auto`: all of them on a text of up to 64 tokens,
+   * each token's 3 strongest past that (default: `auto`)
+   */
   get topk(): string | null;
   set topk(value: ArcScopeNumber | 'auto' | null | undefined);
-  /** minimum weight drawn, a number from 0 to 1 (default 0.02) */
+  /** only weights at or above it, a number from 0 to 1 (default: `0.02`) */
   get threshold(): string | null;
   set threshold(value: ArcScopeNumber | null | undefined);
-  /** 'auto' follows the reader's prefers-color-scheme (default 'auto') */
+  /** `auto` (the reader's `prefers-color-scheme`), `light` or `dark` (default: `auto`) */
   get theme(): string | null;
   set theme(value: ArcScopeTheme | null | undefined);
-  /** 'lazy': nothing is fetched until the element comes within 200px of the viewport (default 'eager') */
+  /** `eager`, or `lazy`: nothing is fetched until the element is within 200px of the viewport (default: `eager`) */
   get loading(): string | null;
   set loading(value: ArcScopeLoading | null | undefined);
+  // /attributes
 
   /** attention computed elsewhere, drawn instead of running a model (no attribute); null or undefined clears it */
   get data(): ArcScopeData | null;
