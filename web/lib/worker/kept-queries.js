@@ -4,10 +4,12 @@
 // They are copies in JS, not the engine's state, so any other operation may run on the model in between.
 // Bounded by bytes, least recently used out; the newest is kept whatever its size. An analysis that is no longer
 // here is run again (one forward pass) when a view needs it.
+import { LruMap } from '../shared/lru-map.js';
+
 const BUDGET = 80 << 20;
 
-const store = new Map(); // `${model key}\n${ids}` -> {layers: [{q, k}], bytes}, least recently used first
-let keptBytes = 0;
+// `${model key}\n${ids}` -> [{q, k}] per layer, least recently used first; the newest stays whatever its size
+const store = new LruMap({ budget: BUDGET });
 
 // The hook names one pass records: every layer's queries and keys.
 export const queryKeyHooks = (n_layer) => Array.from({ length: n_layer },
@@ -19,29 +21,10 @@ const keyOf = (modelKey, ids) => `${modelKey}\n${Array.prototype.join.call(ids, 
 export function keepQueries(modelKey, ids, cache, n_layer) {
   const layers = Array.from({ length: n_layer }, (_, l) => ({
     q: cache[`blocks.${l}.attn.hook_q`].data, k: cache[`blocks.${l}.attn.hook_k`].data }));
-  const key = keyOf(modelKey, ids), bytes = layers.reduce((n, { q, k }) => n + q.byteLength + k.byteLength, 0);
-  forget(key);
-  store.set(key, { layers, bytes });
-  keptBytes += bytes;
-  for (const old of store.keys()) {
-    if (keptBytes <= BUDGET || old === key) break;
-    forget(old);
-  }
+  const bytes = layers.reduce((n, { q, k }) => n + q.byteLength + k.byteLength, 0);
+  store.set(keyOf(modelKey, ids), layers, bytes);
   return layers;
 }
 
 // The layers kept for (model, ids), marked most recently used, or undefined.
-export function keptLayers(modelKey, ids) {
-  const key = keyOf(modelKey, ids), entry = store.get(key);
-  if (!entry) return undefined;
-  store.delete(key);
-  store.set(key, entry);
-  return entry.layers;
-}
-
-function forget(key) {
-  const entry = store.get(key);
-  if (!entry) return;
-  store.delete(key);
-  keptBytes -= entry.bytes;
-}
+export const keptLayers = (modelKey, ids) => store.get(keyOf(modelKey, ids));

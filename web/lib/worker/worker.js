@@ -15,12 +15,14 @@ import { setStallTimeout } from '../shared/downloads.js';
 import { convertedKey, cachedModel, storeModel } from '../shared/model-cache.js';
 import { keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
 import { viewMatrix, poolMax } from '../views/attention-math.js';
+import { LruMap } from '../shared/lru-map.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
-const models = new Map();     // key (model URL or cache key) -> {model, name, size}, least recently used first
 // Models in wasm memory at once: the one on screen and the one before it (switching back is instant). Older ones
 // are freed, so trying several GPT-2 checkpoints does not pile up hundreds of MB.
 const KEEP_MODELS = 2;
+// key (model URL or cache key) -> {model, name, size}, least recently used first; one replaced or evicted is freed
+const models = new LruMap({ maxEntries: KEEP_MODELS, onEvict: ({ model }) => model.free() });
 const loading = new Map();    // key -> Promise of its load, so concurrent requests share one download
 const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
@@ -319,30 +321,15 @@ function unlessCancelled(promise, signal) {
   })]);
 }
 
-// Makes entry the model for key and frees the least recently used others beyond KEEP_MODELS. Runs in a turn, so
-// nothing is using the ones it frees.
-function keep(key, entry) {
-  models.get(key)?.model.free();
-  models.delete(key);
-  models.set(key, entry);
-  for (const [old, { model }] of models) {
-    if (models.size <= KEEP_MODELS) break;
-    if (old === key) continue;
-    model.free();
-    models.delete(old);
-  }
-}
+// Makes entry the model for key and frees the one it replaces and the least recently used others beyond
+// KEEP_MODELS. Runs in a turn, so nothing is using the ones it frees.
+const keep = (key, entry) => models.set(key, entry);
 
 // The entry for key, marked most recently used.
-function touch(key) {
-  const entry = models.get(key);
-  models.delete(key);
-  models.set(key, entry);
-  return entry;
-}
+const touch = (key) => models.get(key);
 
 function describe(key) {
-  const { model, name, size } = models.get(key);
+  const { model, name, size } = models.peek(key);
   return { key, name, size, config: model.config };
 }
 
