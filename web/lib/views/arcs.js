@@ -9,10 +9,10 @@
 //     <svg class="arcs"> <path data-from data-to data-head data-weight> ... </svg>
 //     <div class="arc-canvas"> <canvas> </div>      (one of the two is hidden)
 //     <ol class="tokens to"> ... </ol>
-import { headColor } from './palette.js';
+import { headColor, THEME_COLORS } from './palette.js';
+import { svgElement } from './svg-element.js';
 
 export const ROW = 24;          // px per token row
-const SVG_NS = 'http://www.w3.org/2000/svg';
 export const MAX_SVG_ARCS = 2000;
 
 // Geometry shared with the exporter: a curve from query row i (x = 0) to key row j (x = width).
@@ -55,12 +55,9 @@ export class ArcView {
     this.el.setAttribute('aria-label', label);
     this.fromList = this.makeColumn(doc, 'from', 'Query tokens: each one attends to tokens on the right');
     this.toList = this.makeColumn(doc, 'to', 'Key tokens: attended to by tokens on the left');
-    this.svg = doc.createElementNS(SVG_NS, 'svg');
-    this.svg.setAttribute('class', 'arcs');
-    this.svg.setAttribute('preserveAspectRatio', 'none');
-    this.svg.setAttribute('aria-hidden', 'true');
-    this.group = doc.createElementNS(SVG_NS, 'g');
-    this.svg.append(this.group);
+    this.svg = svgElement('svg', { class: 'arcs', preserveAspectRatio: 'none', 'aria-hidden': 'true' }, null, undefined,
+      doc);
+    this.group = svgElement('g', {}, this.svg);
     this.track = doc.createElement('div');
     this.track.className = 'arc-canvas';
     this.track.hidden = true;
@@ -208,9 +205,7 @@ export class ArcView {
   setPaths(n) {
     const doc = this.svg.ownerDocument;
     while (this.pool.length < n) {
-      const p = doc.createElementNS(SVG_NS, 'path');
-      p.setAttribute('vector-effect', 'non-scaling-stroke');
-      p.setAttribute('fill', 'none');
+      const p = svgElement('path', { 'vector-effect': 'non-scaling-stroke', fill: 'none' }, null, undefined, doc);
       this.pool.push(p);
     }
     for (let k = 0; k < n; k++) {
@@ -256,7 +251,7 @@ export class ArcView {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     ctx.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
-    const accent = getComputedStyle(this.el).getPropertyValue('--accent').trim() || '#0b63c4';
+    const accent = getComputedStyle(this.el).getPropertyValue('--accent').trim() || THEME_COLORS.light.accent;
     const focusing = !!this.focused, margin = 8;
     for (let k = 0; k < this.count; k++) {
       if (!this.arcOn[k]) continue;

@@ -3,14 +3,18 @@
 // grid() makes the cells a grid to move through with the keyboard and to read with a screen reader.
 // Colours come from CSS (--heat, --heat-neg) so dark mode works without code; a cell's strength is its fill-opacity.
 // Masked cells (-inf, as a causal mask leaves the scores, or NaN) are hatched and left out of the colour scale.
-const SVG_NS = 'http://www.w3.org/2000/svg';
+import { svgElement } from './svg-element.js';
+
 const MAX_SVG_CELLS = 96 * 96;
 let hatchCount = 0; // each drawing's pattern gets its own id, unique in the document and in any shadow root
 
 const isMasked = (v) => v === -Infinity || Number.isNaN(v);
 
 export class Heatmap {
-  // options: {rows, cols, cell (px), signed (diverging scale), rowLabels, colLabels, label, cellData (data-from/to)}
+  // options: {rows, cols, cell (px, default 18), signed (a diverging scale: negative values in --heat-neg),
+  // rowLabels, colLabels (one string per row / column, or null), label (the drawing's accessible name), cellData
+  // (each cell's data-from / data-to), bands (a labelled divider every `bands` columns, e.g. one band per head),
+  // notes (a text right of each row, set with setNotes())}
   constructor(root, options) {
     this.root = root;
     this.opt = { cell: 18, signed: false, rowLabels: null, colLabels: null, label: 'heatmap', cellData: false, ...options };
@@ -38,21 +42,10 @@ export class Heatmap {
       this.root.replaceChildren(this.el);
       return;
     }
-    const svg = doc.createElementNS(SVG_NS, 'svg');
-    svg.setAttribute('class', 'heatmap');
-    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    svg.setAttribute('width', String(width));
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', label);
-    const text = (x, y, s, cls, rotate) => {
-      const t = doc.createElementNS(SVG_NS, 'text');
-      t.setAttribute('x', String(x)); t.setAttribute('y', String(y));
-      t.setAttribute('class', cls);
-      if (rotate) t.setAttribute('transform', `rotate(-60 ${x} ${y})`);
-      t.textContent = s;
-      svg.append(t);
-      return t;
-    };
+    const svg = svgElement('svg', { class: 'heatmap', viewBox: `0 0 ${width} ${height}`, width, role: 'img',
+      'aria-label': label }, null, undefined, doc);
+    const text = (x, y, s, cls, rotate) => svgElement('text',
+      { x, y, class: cls, ...(rotate ? { transform: `rotate(-60 ${x} ${y})` } : {}) }, svg, s);
     if (rowLabels) rowLabels.forEach((s, i) => text(left - 4, top + (i + 0.5) * cell, clip(s), 'row-label'));
     if (colLabels) colLabels.forEach((s, j) => text(left + (j + 0.5) * cell, top - 4, clip(s), 'col-label', true));
     // bands: a label and a divider every `bands` columns (e.g. one band per head).
@@ -60,11 +53,8 @@ export class Heatmap {
       for (let b = 0; b * bands < cols; b++) {
         text(left + (b + 0.5) * bands * cell, top - 5, `head ${b}`, 'band-label');
         if (b > 0) {
-          const line = doc.createElementNS(SVG_NS, 'line');
-          line.setAttribute('x1', String(left + b * bands * cell - 0.5)); line.setAttribute('x2', String(left + b * bands * cell - 0.5));
-          line.setAttribute('y1', String(top - 12)); line.setAttribute('y2', String(top + rows * cell));
-          line.setAttribute('class', 'band');
-          svg.append(line);
+          const x = left + b * bands * cell - 0.5;
+          svgElement('line', { x1: x, x2: x, y1: top - 12, y2: top + rows * cell, class: 'band' }, svg);
         }
       }
     }
@@ -74,28 +64,18 @@ export class Heatmap {
     // The hatch for masked cells: one pattern per drawing, which every masked cell fills with (url() in an attribute,
     // no inline style, so it passes a strict Content-Security-Policy).
     this.hatchId = `arcscope-hatch-${++hatchCount}`;
-    const defs = doc.createElementNS(SVG_NS, 'defs');
-    const pattern = doc.createElementNS(SVG_NS, 'pattern');
-    const attrs = (e, a) => { for (const [k, v] of Object.entries(a)) e.setAttribute(k, String(v)); return e; };
-    attrs(pattern, { id: this.hatchId, class: 'hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse',
-      patternTransform: 'rotate(45)' });
-    pattern.append(attrs(doc.createElementNS(SVG_NS, 'rect'), { class: 'hatch-bg', width: 4, height: 4 }),
-      attrs(doc.createElementNS(SVG_NS, 'line'), { class: 'hatch-line', x1: 1, y1: 0, x2: 1, y2: 4 }));
-    defs.append(pattern);
-    svg.append(defs);
+    const pattern = svgElement('pattern', { id: this.hatchId, class: 'hatch', width: 4, height: 4,
+      patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, svgElement('defs', {}, svg));
+    svgElement('rect', { class: 'hatch-bg', width: 4, height: 4 }, pattern);
+    svgElement('line', { class: 'hatch-line', x1: 1, y1: 0, x2: 1, y2: 4 }, pattern);
     this.cells = [];
     const gap = cell >= 10 ? 1 : 0; // small cells touch, so fine patterns don't turn into stripes
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
-        const r = doc.createElementNS(SVG_NS, 'rect');
-        r.setAttribute('x', String(left + j * cell));
-        r.setAttribute('y', String(top + i * cell));
-        r.setAttribute('width', String(cell - gap));
-        r.setAttribute('height', String(cell - gap));
+        const r = svgElement('rect', { x: left + j * cell, y: top + i * cell, width: cell - gap, height: cell - gap },
+          svg);
         if (this.opt.cellData) { r.dataset.from = i; r.dataset.to = j; }
-        const title = doc.createElementNS(SVG_NS, 'title');
-        r.append(title);
-        svg.append(r);
+        svgElement('title', {}, r);
         this.cells.push(r);
       }
     }
@@ -134,15 +114,12 @@ export class Heatmap {
     const { rows, cols } = this.opt;
     this.onPick = onPick;
     if (!this.rowEls) {
-      const doc = this.root.ownerDocument;
       this.el.setAttribute('role', 'grid');
       // The row and column labels are in every cell's name; read as loose text in the grid they would be noise.
       for (const t of this.el.querySelectorAll('text')) t.setAttribute('aria-hidden', 'true');
       this.rowEls = Array.from({ length: rows }, (_, i) => {
-        const row = doc.createElementNS(SVG_NS, 'g');
-        row.setAttribute('role', 'row');
+        const row = svgElement('g', { role: 'row' }, this.el);
         row.append(...this.cells.slice(i * cols, (i + 1) * cols));
-        this.el.append(row);
         return row;
       });
       this.el.addEventListener('keydown', (e) => this.keydown(e));
