@@ -12,7 +12,7 @@ import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_
 import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../lib/views/attention-source.js';
 import { plainLabel } from '../lib/views/token-text.js';
 import { headColor } from '../lib/views/palette.js';
-import { buildSvg, svgText, drawPng, download } from './export.js';
+import { buildSvg, drawPng, downloadSvg, downloadPng } from './export.js';
 
 const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
@@ -516,14 +516,12 @@ export class Explorer {
 
   exportSvg() {
     if (!this.result) return;
-    const svg = buildSvg(this.result.labels, this.arcs.drawnArcs(), this.exportTitle());
-    download(new Blob([svgText(svg)], { type: 'image/svg+xml' }), 'arcscope-attention.svg');
+    downloadSvg(buildSvg(this.result.labels, this.arcs.drawnArcs(), this.exportTitle()), 'arcscope-attention.svg');
   }
 
   exportPng() {
     if (!this.result) return;
-    const canvas = drawPng(this.result.labels, this.arcs.drawnArcs(), this.exportTitle());
-    canvas.toBlob((blob) => download(blob, 'arcscope-attention.png'), 'image/png');
+    downloadPng(drawPng(this.result.labels, this.arcs.drawnArcs(), this.exportTitle()), 'arcscope-attention.png');
   }
 
   async copyLink() {

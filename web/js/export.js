@@ -1,54 +1,41 @@
 // export.js: the current arcs as a standalone SVG (for papers and posts) and as a PNG. Both are built from the same
 // geometry as the live view, with token text set as text, and need no network or inline script to open.
 import { ROW, arcPath, arcWidth, arcOpacity } from '../lib/views/arcs.js';
-import { HEAD_COLORS } from '../lib/views/palette.js';
+import { HEAD_COLORS, THEME_COLORS } from '../lib/views/palette.js';
+import { SVG_NS, svgElement } from '../lib/views/svg-element.js';
 import { plainLabel } from '../lib/views/token-text.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const COL = 150, GAP = 220, TOP = 36;
+const { accent: ACCENT, ink: INK, paper: PAPER } = THEME_COLORS.light; // exports are light, whatever the page's theme
 
 function colorOf(head, accent) {
   return head < 0 ? accent : HEAD_COLORS[head % HEAD_COLORS.length];
 }
 
+// The root of a standalone SVG of width x height, its background painted.
+export function standaloneSvg(width, height, attrs, paper) {
+  const svg = svgElement('svg', { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, ...attrs });
+  svgElement('rect', { width, height, fill: paper }, svg);
+  return svg;
+}
+
 // labels: token labels; arcs: [{from, to, head, weight}]; title: a caption line.
-export function buildSvg(labels, arcs, title, { accent = '#0b63c4', ink = '#1d2430', paper = '#ffffff' } = {}) {
+export function buildSvg(labels, arcs, title, { accent = ACCENT, ink = INK, paper = PAPER } = {}) {
   const width = COL * 2 + GAP, height = TOP + labels.length * ROW + 12;
-  const svg = document.createElementNS(SVG_NS, 'svg');
-  svg.setAttribute('xmlns', SVG_NS);
-  svg.setAttribute('width', String(width));
-  svg.setAttribute('height', String(height));
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('font-family', 'DejaVu Sans Mono, Menlo, Consolas, monospace');
-  svg.setAttribute('font-size', '13');
-  const add = (name, attrs, text) => {
-    const e = document.createElementNS(SVG_NS, name);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
-    svg.append(e);
-    return e;
-  };
-  add('rect', { width, height, fill: paper });
-  add('text', { x: 12, y: 22, fill: ink, 'font-family': 'system-ui, sans-serif', 'font-size': 14 }, title);
-  const g = document.createElementNS(SVG_NS, 'g');
-  g.setAttribute('transform', `translate(${COL} ${TOP})`);
-  g.setAttribute('fill', 'none');
-  svg.append(g);
+  const svg = standaloneSvg(width, height, { 'font-family': 'DejaVu Sans Mono, Menlo, Consolas, monospace',
+    'font-size': 13 }, paper);
+  svgElement('text', { x: 12, y: 22, fill: ink, 'font-family': 'system-ui, sans-serif', 'font-size': 14 }, svg, title);
+  const g = svgElement('g', { transform: `translate(${COL} ${TOP})`, fill: 'none' }, svg);
   for (const a of arcs) {
-    const p = document.createElementNS(SVG_NS, 'path');
-    p.setAttribute('d', arcPath(a.from, a.to, GAP));
-    p.setAttribute('stroke', colorOf(a.head, accent));
-    p.setAttribute('stroke-width', arcWidth(a.weight).toFixed(2));
-    p.setAttribute('stroke-opacity', arcOpacity(a.weight).toFixed(3));
-    p.setAttribute('data-from', a.from); p.setAttribute('data-to', a.to);
-    p.setAttribute('data-head', a.head); p.setAttribute('data-weight', a.weight.toPrecision(6));
-    g.append(p);
+    svgElement('path', { d: arcPath(a.from, a.to, GAP), stroke: colorOf(a.head, accent),
+      'stroke-width': arcWidth(a.weight).toFixed(2), 'stroke-opacity': arcOpacity(a.weight).toFixed(3),
+      'data-from': a.from, 'data-to': a.to, 'data-head': a.head, 'data-weight': a.weight.toPrecision(6) }, g);
   }
   labels.forEach((label, i) => {
     const y = TOP + (i + 0.5) * ROW + 4.5;
     const s = plainLabel(label);
-    add('text', { x: COL - 8, y, 'text-anchor': 'end', fill: ink, 'data-token-index': i }, s);
-    add('text', { x: COL + GAP + 8, y, fill: ink, 'data-token-index': i }, s);
+    svgElement('text', { x: COL - 8, y, 'text-anchor': 'end', fill: ink, 'data-token-index': i }, svg, s);
+    svgElement('text', { x: COL + GAP + 8, y, fill: ink, 'data-token-index': i }, svg, s);
   });
   return svg;
 }
@@ -66,15 +53,22 @@ export function svgText(svg) {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${xmlSafe(new XMLSerializer().serializeToString(svg))}\n`;
 }
 
-// Draws the same picture on a canvas (no image decoding of the SVG, so it works under a strict CSP).
-export function drawPng(labels, arcs, title, { accent = '#0b63c4', ink = '#1d2430', paper = '#ffffff', scale = 2 } = {}) {
-  const width = COL * 2 + GAP, height = TOP + labels.length * ROW + 12;
+// A canvas for a PNG of width x height CSS pixels at scale, its background painted: -> {canvas, ctx}, ctx in CSS
+// pixels. (Drawn directly, no image decoding of an SVG, so it works under a strict CSP.)
+export function pngCanvas(width, height, scale, paper) {
   const canvas = document.createElement('canvas');
   canvas.width = width * scale; canvas.height = height * scale;
   const ctx = canvas.getContext('2d');
   ctx.scale(scale, scale);
   ctx.fillStyle = paper;
   ctx.fillRect(0, 0, width, height);
+  return { canvas, ctx };
+}
+
+// Draws the same picture on a canvas.
+export function drawPng(labels, arcs, title, { accent = ACCENT, ink = INK, paper = PAPER, scale = 2 } = {}) {
+  const width = COL * 2 + GAP, height = TOP + labels.length * ROW + 12;
+  const { canvas, ctx } = pngCanvas(width, height, scale, paper);
   ctx.fillStyle = ink;
   ctx.font = '14px system-ui, sans-serif';
   ctx.fillText(title, 12, 22);
@@ -108,3 +102,7 @@ export function download(blob, name) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
+
+// Offers an SVG element, or a canvas as a PNG, as a file download.
+export const downloadSvg = (svg, name) => download(new Blob([svgText(svg)], { type: 'image/svg+xml' }), name);
+export const downloadPng = (canvas, name) => canvas.toBlob((blob) => download(blob, name), 'image/png');

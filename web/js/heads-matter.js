@@ -14,7 +14,7 @@ import { taughtHeads } from './head-scores.js';
 import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './heads-state.js';
 import { lensTable, dlaChart, knockoutView, shown } from './heads-views.js';
 import { heatmapSvg, heatmapPng, rowsOf } from './heads-export.js';
-import { svgText, download } from './export.js';
+import { download, downloadSvg, downloadPng } from './export.js';
 
 const $ = (id) => document.getElementById(id);
 const FIELDS = ['prompt', 'corrupted', 'answer', 'wrong'];
@@ -524,8 +524,8 @@ export class HeadsMatter {
         : 'share of the metric recovered by patching each head (1 = clean, 0 = corrupted)',
     };
     const name = `arcscope-${which}`;
-    if (format === 'svg') download(new Blob([svgText(heatmapSvg(grid))], { type: 'image/svg+xml' }), `${name}.svg`);
-    else heatmapPng(grid).toBlob((blob) => download(blob, `${name}.png`), 'image/png');
+    if (format === 'svg') downloadSvg(heatmapSvg(grid), `${name}.svg`);
+    else downloadPng(heatmapPng(grid), `${name}.png`);
   }
 }
 
