@@ -2,6 +2,7 @@
 // and a label for what it most clearly does. Clicking a head selects it in the explorer. Heads that were taught their
 // pattern directly, not by training on text, are marked "taught" in the grid and explained beside it.
 import { DEFAULT_MODEL } from './state.js';
+import { headGridCells } from './head-grid.js';
 
 const KINDS = [
   { key: 'previousToken', cls: 'prev', name: 'previous token', tag: 'prev', min: 0.5 },
@@ -32,7 +33,6 @@ export function taughtHeads(modelKey) {
 // taught: [{layer, head, pattern}] heads marked "taught" (taughtHeads()).
 export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
   const [L, H] = scores.shape;
-  root.style.setProperty('--heads', String(H));
   const legend = document.createElement('p');
   legend.className = 'legend';
   for (const k of KINDS) {
@@ -42,52 +42,41 @@ export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
     item.append(key, `${k.name} (label at ≥ ${k.min})`);
     legend.append(item);
   }
-  const cells = [document.createElement('span')];
-  for (let h = 0; h < H; h++) {
-    const s = document.createElement('span');
-    s.textContent = `h${h}`;
-    cells.push(s);
-  }
-  for (let l = 0; l < L; l++) {
-    const label = document.createElement('span');
-    label.textContent = `L${l}`;
-    cells.push(label);
-    for (let h = 0; h < H; h++) {
-      const i = l * H + h;
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'cell';
-      b.dataset.layer = l; b.dataset.head = h;
-      const tag = document.createElement('span');
-      tag.className = 'tag';
-      tag.textContent = headLabel(scores, i) || '\u00A0';
-      b.append(tag);
-      const lesson = taught.find((t) => t.layer === l && t.head === h);
-      if (lesson) {
-        b.classList.add('taught');
-        const mark = document.createElement('span');
-        mark.className = 'taught-mark';
-        mark.textContent = 'taught';
-        b.append(mark);
-      }
-      const parts = [];
-      for (const k of KINDS) {
-        const v = scores[k.key][i];
-        const bar = document.createElement('span');
-        bar.className = `bar ${k.cls}`;
-        const fill = document.createElement('i');
-        fill.style.setProperty('--v', Math.max(0, Math.min(1, v)).toFixed(3));
-        bar.append(fill);
-        b.append(bar);
-        parts.push(`${k.name} ${v.toFixed(2)}`);
-      }
-      b.title = `layer ${l}, head ${h}: ${parts.join(', ')}${lesson
-        ? `; taught the ${lesson.pattern} pattern directly in training, not learned from text` : ''}`;
-      b.setAttribute('aria-label', b.title);
-      b.addEventListener('click', () => onPick(l, h));
-      cells.push(b);
+  const cells = headGridCells(root, L, H, (l, h) => {
+    const i = l * H + h;
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'cell';
+    b.dataset.layer = l; b.dataset.head = h;
+    const tag = document.createElement('span');
+    tag.className = 'tag';
+    tag.textContent = headLabel(scores, i) || '\u00A0';
+    b.append(tag);
+    const lesson = taught.find((t) => t.layer === l && t.head === h);
+    if (lesson) {
+      b.classList.add('taught');
+      const mark = document.createElement('span');
+      mark.className = 'taught-mark';
+      mark.textContent = 'taught';
+      b.append(mark);
     }
-  }
+    const parts = [];
+    for (const k of KINDS) {
+      const v = scores[k.key][i];
+      const bar = document.createElement('span');
+      bar.className = `bar ${k.cls}`;
+      const fill = document.createElement('i');
+      fill.style.setProperty('--v', Math.max(0, Math.min(1, v)).toFixed(3));
+      bar.append(fill);
+      b.append(bar);
+      parts.push(`${k.name} ${v.toFixed(2)}`);
+    }
+    b.title = `layer ${l}, head ${h}: ${parts.join(', ')}${lesson
+      ? `; taught the ${lesson.pattern} pattern directly in training, not learned from text` : ''}`;
+    b.setAttribute('aria-label', b.title);
+    b.addEventListener('click', () => onPick(l, h));
+    return b;
+  });
   root.replaceChildren(...cells);
   root.before(legend);
   return legend;

@@ -2,6 +2,7 @@
 // clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails. The pictures arrive a layer
 // at a time from the worker, computed after the view's own arcs.
 import { rgb } from '../lib/views/heatmap.js';
+import { headGridCells } from './head-grid.js';
 
 export class ThumbGrid {
   constructor(root, onPick) {
@@ -14,31 +15,19 @@ export class ThumbGrid {
   // Builds the grid for a model shape (once per model).
   build(L, H) {
     this.L = L; this.H = H;
-    this.root.style.setProperty('--heads', String(H));
-    const cells = [document.createElement('span')];
-    for (let h = 0; h < H; h++) {
-      const s = document.createElement('span');
-      s.textContent = `h${h}`;
-      cells.push(s);
-    }
     this.buttons = [];
-    for (let l = 0; l < L; l++) {
-      const label = document.createElement('span');
-      label.textContent = `L${l}`;
-      cells.push(label);
-      for (let h = 0; h < H; h++) {
-        const b = document.createElement('button');
-        b.type = 'button';
-        b.tabIndex = l === 0 && h === 0 ? 0 : -1;
-        b.dataset.layer = l; b.dataset.head = h;
-        b.setAttribute('aria-label', `layer ${l}, head ${h}`);
-        b.setAttribute('aria-pressed', 'false');
-        b.append(document.createElement('canvas'));
-        b.addEventListener('click', () => this.onPick(l, h));
-        cells.push(b);
-        this.buttons.push(b);
-      }
-    }
+    const cells = headGridCells(this.root, L, H, (l, h) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.tabIndex = l === 0 && h === 0 ? 0 : -1;
+      b.dataset.layer = l; b.dataset.head = h;
+      b.setAttribute('aria-label', `layer ${l}, head ${h}`);
+      b.setAttribute('aria-pressed', 'false');
+      b.append(document.createElement('canvas'));
+      b.addEventListener('click', () => this.onPick(l, h));
+      this.buttons.push(b);
+      return b;
+    });
     this.root.replaceChildren(...cells);
   }
 
