@@ -52,6 +52,8 @@ export interface AnalyzeResult {
   shape: [n_layer: number, n_head: number, queries: number, keys: number];
   /** the likely next tokens, most likely first */
   next: TopToken[];
+  /** leading positions not run again: an edit of a kept analysis runs from its first changed token (the same bits) */
+  reused: number;
 }
 
 /** A layer of the attention op: an index, or the mean or max over layers. */

@@ -8,7 +8,8 @@ import { LruMap } from '../shared/lru-map.js';
 
 const BUDGET = 80 << 20;
 
-// `${model key}\n${ids}` -> [{q, k}] per layer, least recently used first; the newest stays whatever its size
+// `${model key}\n${ids}` -> {ids, layers: [{q, k}] per layer}, least recently used first; the newest stays whatever its
+// size
 const store = new LruMap({ budget: BUDGET });
 
 // The hook names one pass records: every layer's queries and keys.
@@ -17,14 +18,38 @@ export const queryKeyHooks = (n_layer) => Array.from({ length: n_layer },
 
 const keyOf = (modelKey, ids) => `${modelKey}\n${Array.prototype.join.call(ids, ',')}`;
 
-// Keeps a runWithCache cache of queryKeyHooks for (model, ids) -> [{q, k}] per layer ([T, H, d_head] each).
-export function keepQueries(modelKey, ids, cache, n_layer) {
+// Keeps a runWithCache cache of queryKeyHooks for (model, ids) -> [{q, k}] per layer ([T, H, d_head] each). A cache
+// that starts at position first (runWithCache's reuse) is completed with the first rows of `earlier`'s layers, the
+// kept analysis it resumed from.
+export function keepQueries(modelKey, ids, cache, n_layer, { first = 0, earlier = null } = {}) {
+  const whole = (name, before) => {
+    const rows = cache[name].data;
+    if (!first) return rows;
+    const width = rows.length / (ids.length - first), out = new Float32Array(ids.length * width);
+    out.set(before.subarray(0, first * width));
+    out.set(rows, first * width);
+    return out;
+  };
   const layers = Array.from({ length: n_layer }, (_, l) => ({
-    q: cache[`blocks.${l}.attn.hook_q`].data, k: cache[`blocks.${l}.attn.hook_k`].data }));
+    q: whole(`blocks.${l}.attn.hook_q`, earlier?.[l].q), k: whole(`blocks.${l}.attn.hook_k`, earlier?.[l].k) }));
   const bytes = layers.reduce((n, { q, k }) => n + q.byteLength + k.byteLength, 0);
-  store.set(keyOf(modelKey, ids), layers, bytes);
+  store.set(keyOf(modelKey, ids), { ids: Array.from(ids), layers }, bytes);
   return layers;
 }
 
 // The layers kept for (model, ids), marked most recently used, or undefined.
-export const keptLayers = (modelKey, ids) => store.get(keyOf(modelKey, ids));
+export const keptLayers = (modelKey, ids) => store.get(keyOf(modelKey, ids))?.layers;
+
+// Of the analyses kept for this model, the one whose ids share the longest prefix with ids: {layers, shared} (shared
+// leading ids, at least one), or undefined. An edit resumes from it: only the positions after `shared` are run.
+export function closestKept(modelKey, ids) {
+  let best;
+  for (const [key, entry] of store.entries()) {
+    if (!key.startsWith(`${modelKey}\n`)) continue;
+    const n = Math.min(entry.ids.length, ids.length);
+    let shared = 0;
+    while (shared < n && entry.ids[shared] === ids[shared]) shared++;
+    if (shared > 0 && shared > (best?.shared ?? 0)) best = { layers: entry.layers, shared };
+  }
+  return best;
+}

@@ -13,7 +13,7 @@ import { spanLabels } from '../views/token-text.js';
 import { loadModelBytes, convertToModel } from './model-source.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { convertedKey, cachedModel, storeModel } from '../shared/model-cache.js';
-import { keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
+import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
 import { viewMatrix, poolMax } from '../views/attention-math.js';
 import { LruMap } from '../shared/lru-map.js';
 
@@ -82,7 +82,8 @@ export const ops = {
     return withModel(key, ctx, `loading ${name}`, () => describe(key));
   },
 
-  // A forward pass over text (or ids): tokens, labels, the attention's shape [L, H, T, T] and the next-token top-k.
+  // A forward pass over text (or ids): tokens, labels, the attention's shape [L, H, T, T], the next-token top-k, and
+  // how many leading positions were not run again (reused: an edit of a kept analysis runs from its first change).
   // The attention itself stays here, as every layer's queries and keys (kept-queries.js): the attention and
   // attentionThumbnails ops compute the heads a view shows from them.
   async analyze({ model: key, text, ids, topk = 10 }, ctx) {
@@ -93,8 +94,9 @@ export const ops = {
       const { n_ctx, n_layer: L, n_head: H } = model.config;
       if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
       doing = `running the model on ${ids.length} tokens`;
-      const { logits } = runKeepingQueries(model, key, ids);
-      return { ids, labels: labelsFor(e, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk) };
+      const { logits, first } = runKeepingQueries(model, key, ids);
+      return { ids, labels: labelsFor(e, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk),
+        reused: first };
     });
   },
 
@@ -338,12 +340,17 @@ function labelsFor(engine, ids) {
   return spanLabels(engine.tokenSpans(ids), ids.length);
 }
 
-// One pass over ids that keeps every layer's queries and keys for the attention ops. -> {logits (the last
-// position's), layers}
+// One pass over ids that keeps every layer's queries and keys for the attention ops. An edit of a kept analysis
+// resumes from it: the positions before the first changed token are taken from the model's KV cache where it still
+// holds them (runWithCache's reuse) and from the kept queries and keys, so typing at the end of a long text runs only
+// the new tokens. The result is the same bits as a pass over the whole text. -> {logits (the last position's),
+// layers, first (the positions not run again)}
 function runKeepingQueries(model, key, ids) {
   const { n_layer: L } = model.config;
-  const { logits, cache } = model.runWithCache(ids, { names: queryKeyHooks(L), allLogits: false });
-  return { logits, layers: keepQueries(key, ids, cache, L) };
+  const earlier = closestKept(key, ids);
+  const { logits, cache, first } = model.runWithCache(ids, { names: queryKeyHooks(L), allLogits: false,
+    reuse: earlier?.shared ?? 0 });
+  return { logits, first, layers: keepQueries(key, ids, cache, L, { first, earlier: earlier?.layers }) };
 }
 
 // The queries and keys of analysed ids: kept, or computed again (they were evicted, or the worker restarted).
