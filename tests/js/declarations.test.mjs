@@ -1,7 +1,7 @@
 // The TypeScript declarations (web/lib/types/*.d.ts) against the JavaScript they describe, read with the TypeScript
 // compiler API and never run (arc-scope.js needs a DOM):
 //   - each module's exported values: the .js file's export statements and the .d.ts file's value declarations;
-//   - the engine object (createEngine's `engine.x = ...`), Model, the tokenizer object and EngineClient: their
+//   - the engine object (createEngine's `engine.x = ...` and engine/article.js's blocks), Model, the tokenizer object and EngineClient: their
 //     public members in the JavaScript and in the declared interface or class, both ways;
 //   - <arc-scope>: every observed attribute and every accessor of the class has a declared property, and every
 //     declared member exists in the JavaScript;
@@ -158,7 +158,12 @@ test("the Engine interface has createEngine's engine object's members, no more",
   const initial = find(create.body, (n) => ts.isVariableDeclaration(n) && n.name.getText() === 'engine',
     'const engine = {...}');
   assert.ok(initial.initializer && ts.isObjectLiteralExpression(initial.initializer), 'engine starts as an object literal');
-  const members = [...objectLiteralNames(initial.initializer), ...assignedNames(create.body, 'engine')];
+  // and the article's blocks, which it takes from engine/article.js (Object.assign(engine, articleBlocks(core)))
+  const article = find(parse('engine/article.js'), fnNamed('articleBlocks'), 'function articleBlocks');
+  const returned = article.body.statements.find((n) => ts.isReturnStatement(n));
+  assert.ok(returned && ts.isObjectLiteralExpression(returned.expression), 'articleBlocks returns an object literal');
+  const members = [...objectLiteralNames(initial.initializer), ...assignedNames(create.body, 'engine'),
+    ...objectLiteralNames(returned.expression)];
   same('engine members', members, declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Engine'), 'interface Engine')));
 });
 

@@ -11,7 +11,8 @@
 import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
 import { createTokenizer } from './engine/tokenizer.js';
-import { loadModel, convertCheckpoint, engineCall, numberArg } from './engine/model.js';
+import { articleBlocks } from './engine/article.js';
+import { loadModel, convertCheckpoint } from './engine/model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -38,32 +39,6 @@ export async function readBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`could not load ${url.href}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
-}
-
-const registry = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
-  : null;
-
-// Wraps an Embind object so that free() is idempotent and a forgotten object is still deleted eventually.
-function owned(handle, methods) {
-  const wrapper = {
-    ...methods,
-    free() {
-      if (!handle.isDeleted()) handle.delete();
-      registry?.unregister(wrapper);
-    },
-  };
-  registry?.register(wrapper, handle, wrapper);
-  return wrapper;
-}
-
-function flat(values) {
-  return values instanceof Float32Array ? values : Float32Array.from(values.flat ? values.flat(Infinity) : values);
-}
-
-function maskData(mask) {
-  if (mask == null) return null;
-  return mask.data ? mask.data : flat(mask);
 }
 
 // Emscripten module options. Browsers compile the module while it downloads (instantiateStreaming); Node gets the
@@ -130,53 +105,8 @@ export async function createEngine(options = {}) {
   // Worker threads share the matrix products; results are the same bits on any number (threads.h).
   const engine = { core, threads: core.setThreads(module.threads) };
 
-  // ---- attention blocks (the article's SingleHeadAttention, MultiHeadAttention, PositionalEncoding) ----
-  const layer = (handle) => owned(handle, {
-    get config() {
-      return { d_model: handle.d_model, d_head: handle.d_head, ...(handle.n_heads ? { n_heads: handle.n_heads } : {}) };
-    },
-    // x: Float32Array (or nested arrays) of shape [batch, seq, d_model]; mask: causalMask(seq) result, or null.
-    forward(x, shape, { mask = null } = {}) {
-      return engineCall('running an attention block', () => handle.forward(flat(x), shape, maskData(mask)));
-    },
-    weight(name) { return handle.weight(name); },
-    setWeight(name, values) { handle.setWeight(name, flat(values)); },
-  });
-  // Sizes and seeds as numbers, strictly (the core takes doubles, which Embind would make of '5', true or [7]); a
-  // seed a 32-bit integer (>>> 0 turned 2^32 + 1 into 1).
-  const seedArg = (seed) => {
-    numberArg(seed, 'seed');
-    if (!Number.isInteger(seed) || seed < 0 || seed > 0xFFFFFFFF) {
-      throw new Error(`seed must be an integer in [0, 4294967295], got ${seed}`);
-    }
-    return seed;
-  };
-  const sizes = (values) => { for (const [what, v] of Object.entries(values)) numberArg(v, what); };
-  engine.singleHeadAttention = (dModel, dHead, { seed = 42 } = {}) => {
-    sizes({ dModel, dHead });
-    return layer(new core.SingleHeadAttention(dModel, dHead, seedArg(seed)));
-  };
-  engine.multiHeadAttention = (dModel, nHeads, { seed = 42 } = {}) => {
-    sizes({ dModel, nHeads });
-    return layer(new core.MultiHeadAttention(dModel, nHeads, seedArg(seed)));
-  };
-  engine.positionalEncoding = (dModel, maxSeqLen = 2048) => {
-    sizes({ dModel, maxSeqLen });
-    const handle = new core.PositionalEncoding(dModel, maxSeqLen);
-    return owned(handle, {
-      table() { return handle.table(); },
-      forward(x, shape) { return engineCall('adding positional encodings', () => handle.forward(flat(x), shape)); },
-    });
-  };
-  engine.causalMask = (n) => { sizes({ n }); return core.causalMask(n); };
-  engine.randomNormal = (shape, { seed = 42 } = {}) => core.randomNormal(shape, seedArg(seed));
-  // The article's cost experiment: {points: [{seqLen, ms}], fit: {a, b, c}} with ms ≈ a n² + b n + c.
-  engine.attentionCost = ({ lengths = [128, 256, 512, 1024], dModel = 768, nHeads = 12, repeats = 3 } = {}) => {
-    sizes({ dModel, nHeads, repeats });
-    return core.attentionCost(lengths, dModel, nHeads, repeats);
-  };
-  // points [{seqLen, ms}] (3 or more) -> {a, b, c}: the least-squares ms ≈ a n² + b n + c that attentionCost uses.
-  engine.fitQuadratic = (points) => core.fitQuadratic(points);
+  // The article's attention blocks and its cost experiment (engine/article.js).
+  Object.assign(engine, articleBlocks(core));
 
   // The tokenizer: engine.tokenize(text), engine.decode(ids).
   // GPT-2's tokenizer; options.tokenizerBytes (the file's bytes) or options.tokenizerUrl, else models/ beside us.
