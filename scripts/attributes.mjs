@@ -1,6 +1,6 @@
 // attributes.mjs: writes what is said of each <arc-scope> attribute elsewhere from its declaration
 // (web/lib/element/arc-scope-attributes.js): the attribute table of docs/embedding.md and of web/embed.html, and the
-// element's accessors in web/lib/types/arc-scope.d.ts, each between its two marker lines.
+// element's accessors in web/lib/types/element.d.ts, each between its two marker lines.
 // Usage: node scripts/attributes.mjs           rewrite them
 //        node scripts/attributes.mjs --check   exit 1, naming the files, when one is not what the declaration says
 // tests/js/attributes.test.mjs runs the check.
@@ -40,7 +40,7 @@ export const parts = () => [
   ]],
   ['web/embed.html', `<!-- attributes: ${WHERE} -->`, '<!-- /attributes -->', entries.map(([name, a]) =>
     `        <tr><td><code>${name}</code></td><td>${html(a.doc)}${withDefault(name, html)}</td></tr>`)],
-  ['web/lib/types/arc-scope.d.ts', `  // attributes: ${WHERE}`, '  // /attributes', entries.flatMap(([name, a]) => [
+  ['web/lib/types/element.d.ts', `  // attributes: ${WHERE}`, '  // /attributes', entries.flatMap(([name, a]) => [
     ...docComment(`${unlinked(a.doc)}${withDefault(name, unlinked)}`, '  '),
     `  get ${name}(): string | null;`,
     `  set ${name}(value: ${a.type} | null | undefined);`,

@@ -1,6 +1,6 @@
 // attributes.test.mjs: <arc-scope>'s attributes are declared once (web/lib/element/arc-scope-attributes.js), and
 // what is said of them elsewhere follows that declaration:
-//   - the guide's table (docs/embedding.md), embed.html's and arc-scope.d.ts's accessors are what
+//   - the guide's table (docs/embedding.md), embed.html's and element.d.ts's accessors are what
 //     scripts/attributes.mjs writes from it (names, doc lines, defaults, setter types);
 //   - the .d.ts's value types (ArcScopeMode, ...) hold exactly the words the readers take;
 //   - each constant default is a value its attribute accepts, written as the guide writes it.
@@ -13,13 +13,13 @@ import { ATTRIBUTES, ATTRIBUTE_NAMES, readAttribute, defaultDoc } from '../../we
 import { LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, ABLATIONS, THEMES, LOADINGS }
   from '../../web/lib/element/view-options.js';
 
-test('the guide, embed.html and arc-scope.d.ts say of each attribute what its declaration says', () => {
+test('the guide, embed.html and element.d.ts say of each attribute what its declaration says', () => {
   assert.deepEqual(update({ check: true }), [], 'run node scripts/attributes.mjs and commit what it writes');
 });
 
 test('the .d.ts value types hold the words the attributes take', () => {
-  const file = new URL('../../web/lib/types/arc-scope.d.ts', import.meta.url);
-  const sf = ts.createSourceFile('arc-scope.d.ts', readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const file = new URL('../../web/lib/types/element.d.ts', import.meta.url);
+  const sf = ts.createSourceFile('element.d.ts', readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const union = (name) => {
     const alias = sf.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === name);
     assert.ok(alias, `type ${name} not declared`);

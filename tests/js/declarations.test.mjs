@@ -141,8 +141,8 @@ function same(what, js, dts) {
   assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, `${what} differ (see above)`);
 }
 
-const modules = [['arcscope.js', 'types/arcscope.d.ts'], ['worker-client.js', 'types/worker-client.d.ts'],
-  ['arc-scope.js', 'types/arc-scope.d.ts']];
+const modules = [['arcscope.js', 'types/engine.d.ts'], ['worker-client.js', 'types/worker-client.d.ts'],
+  ['arc-scope.js', 'types/element.d.ts']];
 
 for (const [js, dts] of modules) {
   test(`${dts} declares exactly the values ${js} exports`, () => {
@@ -164,12 +164,12 @@ test("the Engine interface has createEngine's engine object's members, no more",
   assert.ok(returned && ts.isObjectLiteralExpression(returned.expression), 'articleBlocks returns an object literal');
   const members = [...objectLiteralNames(initial.initializer), ...assignedNames(create.body, 'engine'),
     ...objectLiteralNames(returned.expression)];
-  same('engine members', members, declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Engine'), 'interface Engine')));
+  same('engine members', members, declaredMembers(find(parse('types/engine.d.ts'), interfaceNamed('Engine'), 'interface Engine')));
 });
 
 test("the Model interface has model.js's Model class's public members (methods, getters, fields), no more", () => {
   const cls = find(parse('engine/model.js'), classNamed('Model'), 'class Model');
-  same('Model members', classMembers(cls), declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Model'),
+  same('Model members', classMembers(cls), declaredMembers(find(parse('types/engine.d.ts'), interfaceNamed('Model'),
     'interface Model')));
 });
 
@@ -178,7 +178,7 @@ test("the Tokenizer interface has the members of the object createTokenizer retu
   const returned = create.body.statements.find((s) => ts.isReturnStatement(s));
   assert.ok(returned?.expression && ts.isObjectLiteralExpression(returned.expression), 'createTokenizer returns {...}');
   same('tokenizer members', objectLiteralNames(returned.expression),
-    declaredMembers(find(parse('types/arcscope.d.ts'), interfaceNamed('Tokenizer'), 'interface Tokenizer')));
+    declaredMembers(find(parse('types/engine.d.ts'), interfaceNamed('Tokenizer'), 'interface Tokenizer')));
 });
 
 test('the EngineClient declaration has the class\'s public members, no more', () => {
@@ -237,7 +237,7 @@ test('ArcScopeElement: each observed attribute and accessor is declared; each de
   assert.ok(observed?.initializer, 'static observedAttributes = ... not found');
   const attributes = strings(sf, observed.initializer);
   const properties = [...accessors(cls), ...prototypeProperties(sf, 'ArcScopeElement')];
-  const declared = declaredMembers(find(parse('types/arc-scope.d.ts'), classNamed('ArcScopeElement'), 'class ArcScopeElement'));
+  const declared = declaredMembers(find(parse('types/element.d.ts'), classNamed('ArcScopeElement'), 'class ArcScopeElement'));
   const js = new Set([...classMembers(cls), ...properties]);
   console.log(`observed attributes: ${attributes.join(', ')}`);
   console.log(`properties (accessors): ${properties.join(', ') || '(none)'}`);

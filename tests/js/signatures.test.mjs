@@ -20,7 +20,7 @@ const parseJs = (file) => ts.createSourceFile(file, readFileSync(path(file), 'ut
   ts.ScriptKind.JS);
 
 // The declarations, with a type checker to resolve option types.
-const program = ts.createProgram(['arcscope.d.ts', 'worker-client.d.ts', 'arc-scope.d.ts'].map(typesPath), {
+const program = ts.createProgram(['engine.d.ts', 'worker-client.d.ts', 'element.d.ts'].map(typesPath), {
   strict: true, noEmit: true, types: [], lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
   module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
 });
@@ -168,8 +168,8 @@ const classMethods = (cls) => cls.members.filter((m) => ts.isMethodDeclaration(m
 test('exported functions: the parameters of each, as declared', () => {
   const out = [];
   let compared = 0;
-  for (const [js, d] of [['arcscope.js', 'arcscope.d.ts'], ['worker-client.js', 'worker-client.d.ts'],
-    ['arc-scope.js', 'arc-scope.d.ts']]) {
+  for (const [js, d] of [['arcscope.js', 'engine.d.ts'], ['worker-client.js', 'worker-client.d.ts'],
+    ['arc-scope.js', 'element.d.ts']]) {
     const sf = parseJs(js);
     const declared = dts(d).statements.filter(ts.isFunctionDeclaration);
     for (const s of sf.statements) {
@@ -197,7 +197,7 @@ test("the engine object's methods, as the Engine interface declares them", () =>
     ts.forEachChild(n, visit);
   };
   visit(create.body);
-  const iface = find(dts('arcscope.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Engine', 'Engine');
+  const iface = find(dts('engine.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Engine', 'Engine');
   const { out, compared } = compareMembers('engine', js, iface);
   report(out, compared, 'engine');
 });
@@ -205,7 +205,7 @@ test("the engine object's methods, as the Engine interface declares them", () =>
 test("Model's methods, as the Model interface declares them", () => {
   const cls = find(parseJs('engine/model.js'), (n) => ts.isClassDeclaration(n) && n.name?.text === 'Model',
     'class Model');
-  const iface = find(dts('arcscope.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Model', 'Model');
+  const iface = find(dts('engine.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Model', 'Model');
   const { out, compared } = compareMembers('Model', classMethods(cls), iface);
   report(out, compared, 'Model');
 });
@@ -215,7 +215,7 @@ test("the tokenizer object's methods, as the Tokenizer interface declares them",
     (n) => ts.isFunctionDeclaration(n) && n.name?.text === 'createTokenizer', 'createTokenizer');
   const returned = create.body.statements.find(ts.isReturnStatement).expression;
   const js = returned.properties.map((p) => [nameOf(p), functionOf(p)]).filter(([, f]) => f);
-  const iface = find(dts('arcscope.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Tokenizer',
+  const iface = find(dts('engine.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Tokenizer',
     'Tokenizer');
   const { out, compared } = compareMembers('tokenizer', js, iface);
   report(out, compared, 'tokenizer');

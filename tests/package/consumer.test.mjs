@@ -15,8 +15,8 @@ test('the tarball holds the wasm, the tokenizer, the default model, the modules,
   for (const file of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'lib/arcscope.js', 'lib/arc-scope.js',
     'lib/worker/worker.js', 'lib/wasm/arcscope_core.js', 'lib/wasm/arcscope_core.wasm', 'lib/wasm/arcscope_core_threads.js',
     'lib/wasm/arcscope_core_threads.wasm', 'lib/wasm/arcscope_core_threads.worker.js', 'lib/models/gpt2-tokenizer.bin',
-    'lib/models/shakespeare-4l.q8.arcs', 'lib/css/views.css', 'lib/css/arc-scope.css', 'lib/types/arcscope.d.ts',
-    'lib/types/arc-scope.d.ts', 'lib/types/worker-client.d.ts', 'lib/version.js']) {
+    'lib/models/shakespeare-4l.q8.arcs', 'lib/css/views.css', 'lib/css/arc-scope.css', 'lib/types/engine.d.ts',
+    'lib/types/element.d.ts', 'lib/types/worker-client.d.ts', 'lib/version.js']) {
     assert.ok(listing.includes(file), `the tarball lacks ${file}`);
   }
   const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'arcscope', 'package.json'), 'utf8'));

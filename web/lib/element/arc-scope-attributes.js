@@ -1,7 +1,7 @@
 // arc-scope-attributes.js: every attribute of <arc-scope>, declared once. The element takes from here its
 // observedAttributes, the properties of the same names, how each value is read and what an absent one means; the
 // page's URL hash reads its layer, head, mode, topk and threshold with the same entries. scripts/attributes.mjs
-// writes from here the attribute table of docs/embedding.md and of embed.html and the accessors of arc-scope.d.ts
+// writes from here the attribute table of docs/embedding.md and of embed.html and the accessors of element.d.ts
 // (tests/js/attributes.test.mjs fails when one of them is not what this file says).
 //
 // Each entry, in the order of the guide's table:
@@ -12,7 +12,7 @@
 //   defaultDoc             how the guide says that default, where it is not the constant itself
 //   doc                    what the value may be, one line of Markdown (backticks, links): the guide's table cell,
 //                          and the declaration's doc comment with its default
-//   type                   the TypeScript type of a value that may be set (arc-scope.d.ts's setter)
+//   type                   the TypeScript type of a value that may be set (element.d.ts's setter)
 import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
   from './view-options.js';
 

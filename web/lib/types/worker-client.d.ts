@@ -1,6 +1,6 @@
 // worker-client.d.ts: the types of worker-client.js, the page side of the engine worker (protocol: web/README.md).
 // tests/js/declarations.test.mjs checks that the names here match the JavaScript.
-import type { HeadScores, ModelConfig, StopReason, TokenIds, TopToken } from './arcscope.js';
+import type { HeadScores, ModelConfig, StopReason, TokenIds, TopToken } from './engine.js';
 
 /** A loaded model, as the worker describes it. */
 export interface ModelInfo {

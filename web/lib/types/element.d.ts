@@ -1,6 +1,6 @@
-// arc-scope.d.ts: the types of arc-scope.js, the <arc-scope> element. Importing the module defines the element.
+// element.d.ts: the types of arc-scope.js, the <arc-scope> element. Importing the module defines the element.
 // tests/js/declarations.test.mjs checks that the names here match the JavaScript.
-import type { ModelConfig, NumberArray } from './arcscope.js';
+import type { ModelConfig, NumberArray } from './engine.js';
 
 /** An integer layer from 0 to n_layer - 1, or every layer combined. */
 export type ArcScopeLayer = number | 'mean' | 'max';
