@@ -1,6 +1,7 @@
-// serve.mjs: a small static server for the page, from the source tree plus the build's outputs: / serves web/,
-// /lib/ serves web/lib/ over build/lib/ (the staged library: its wasm, tokenizer and default model; edits to web/lib/
-// show without restaging), /models/ serves models/.
+// serve.mjs: a small static server for the pages, from the source tree plus the build's outputs: / serves the
+// tutorial (web/tutorial/) over web/ (so /embed.html is the embed example, and web/'s own paths, /tutorial/ among
+// them, resolve as they do when web/ is a site's root), /lib/ serves web/lib/ over build/lib/ (the staged library:
+// its wasm, tokenizer and default model; edits to web/lib/ show without restaging), /models/ serves models/.
 // Usage: node scripts/serve.mjs [--port 8080] [--host 127.0.0.1] [--csp] [--isolate] [--fixtures DIR] [--test-routes]
 //   --csp          adds the strict Content-Security-Policy the page must run under
 //   --isolate      adds COOP/COEP headers (cross-origin isolation)
@@ -20,7 +21,7 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const mounts = [
   ['/lib/', [join(root, 'web', 'lib'), join(root, 'build', 'lib')]],
   ['/models/', [join(root, 'models')]],
-  ['/', [join(root, 'web')]],
+  ['/', [join(root, 'web', 'tutorial'), join(root, 'web')]],
 ];
 const fixturesAt = process.argv.indexOf('--fixtures');
 if (fixturesAt >= 0) mounts.unshift(['/fixtures/', [resolve(process.argv[fixturesAt + 1])]]);

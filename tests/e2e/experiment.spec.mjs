@@ -52,7 +52,8 @@ test('with the default model the panel says what the experiment needs and offers
 
 test('the JavaScript shown beside the Python is experiment.js, the code the button runs', async ({ page }) => {
   await openPage(page);
-  await expect(page.locator('#experiment-js')).toHaveText(readFileSync('web/js/experiment.js', 'utf8').trim());
+  const shown = readFileSync('web/tutorial/shared/experiment.js', 'utf8').trim();
+  await expect(page.locator('#experiment-js')).toHaveText(shown);
 });
 
 test('a 12 x 12 model loaded from the dialog opens on layer 8, head 5, not on the old model\'s view', async ({ page, baseURL }) => {

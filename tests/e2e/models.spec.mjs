@@ -47,7 +47,7 @@ test('a Hugging Face checkpoint from a URL is converted in the worker with progr
   await page.goto('./');
   await waitForRender(page);
   await expectTinyModel(page);
-  // The loader offers the three formats, each with its line (web/js/model-formats.js), q8 first and picked.
+  // The loader offers the three formats, each with its line (web/tutorial/page/model-formats.js), q8 first and picked.
   await expect(page.locator('#src-formats label')).toHaveCount(3);
   await expect(page.locator('#src-formats input[value="q8"]')).toBeChecked();
   await expect(page.locator('#src-formats label').nth(1)).toContainText('q16');

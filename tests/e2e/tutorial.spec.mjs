@@ -65,8 +65,8 @@ test('causal masking: masked scores are hatched and the visible ones keep their 
   await expect.poll(async () => (await cells()).filter((c) => c.masked).length).toBe(0);
 });
 
-// The page's seeds (js/tutorial.js and js/demos.js: x from seed s, the layer from s + 1), run here on the engine module
-// itself in the page's main thread, not through the worker or the page's code.
+// The page's seeds (web/tutorial/page/tutorial.js and web/tutorial/worker/demos.js: x from seed s, the layer from
+// s + 1), run here on the engine module itself in the page's main thread, not through the worker or the page's code.
 function engineBlocks(page) {
   return page.evaluate(async () => {
     const { createEngine } = await import('/lib/arcscope.js');

@@ -1,9 +1,10 @@
-// Section 7's part of the URL hash (web/js/heads-state.js), in Node: what is written for each state, that reading it
-// back gives the same state, and that bad values keep their defaults with a message (view-options.js's readers).
+// Section 7's part of the URL hash (web/tutorial/page/heads-state.js), in Node: what is written for each state, that
+// reading it back gives the same state, and that bad values keep their defaults with a message (view-options.js's
+// readers).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PRESETS, headsDefaults, parseHeadsHash, formatHeadsHash, presetOf } from '../../web/js/heads-state.js';
-import { formatHash, defaults } from '../../web/js/state.js';
+import { PRESETS, headsDefaults, parseHeadsHash, formatHeadsHash, presetOf } from '../../web/tutorial/page/heads-state.js';
+import { formatHash, defaults } from '../../web/tutorial/page/state.js';
 
 test('the default writes nothing; a preset writes its name; edited fields write everything', () => {
   assert.equal(formatHeadsHash(headsDefaults()), '');

@@ -15,7 +15,7 @@ import { nameOf, convertedKey, parseConvertedKey, DTYPES } from '../../web/lib/s
 import { loadModelBytes, convertToModel } from '../../web/lib/worker/model-source.js';
 import { engine, repoRoot } from './support.mjs';
 import { checkpoint } from './crafted-files.mjs';
-import { MODEL_FORMATS } from '../../web/js/model-formats.js';
+import { MODEL_FORMATS } from '../../web/tutorial/page/model-formats.js';
 
 let server, base;
 before(async () => {

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { filterArcs, hideSink, aggregate, growMatrix, poolMax, topAttended, topKFor, viewHeads } from '../../web/lib/views/attention-math.js';
 import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/views/attention-source.js';
-import { parseHash, formatHash, defaults } from '../../web/js/state.js';
+import { parseHash, formatHash, defaults } from '../../web/tutorial/page/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/views/token-text.js';
-import { shapeText, tensorText } from '../../web/js/printout.js';
+import { shapeText, tensorText } from '../../web/tutorial/page/printout.js';
 import { PromiseCache } from '../../web/lib/shared/promise-cache.js';
-import { xmlSafe } from '../../web/js/export.js';
+import { xmlSafe } from '../../web/tutorial/views/export.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
 function randomAttention(L, H, T, seed = 1) {

@@ -1,11 +1,12 @@
 // Prints, as JSON on stdout, the numbers the tutorial's sections 1-4 show when the page opens: the page's own demo
-// functions (web/js/demos.js) with the page's seeds (web/js/tutorial.js), on the wasm engine as staged in build/lib.
+// functions (web/tutorial/worker/demos.js) with the page's seeds (web/tutorial/page/tutorial.js), on the wasm engine
+// as staged in build/lib.
 // Each block comes with its weight matrices ((in, out), applied as x @ W), so that test_article_blocks.py can load
 // them into the article's PyTorch classes. Non-finite values (masked scores) are written as the strings "-inf" etc.
 // Run: node tests/reference/page_blocks.mjs > blocks.json
 import { createEngine } from '../../build/lib/arcscope.js';
-import * as demos from '../../web/js/demos.js';
-import { PAGE_SEEDS } from '../../web/js/tutorial.js';
+import * as demos from '../../web/tutorial/worker/demos.js';
+import { PAGE_SEEDS } from '../../web/tutorial/page/tutorial.js';
 
 const engine = await createEngine();
 const blocks = {

@@ -1,5 +1,5 @@
-"""The article's experiment as the tutorial runs it (web/js/experiment.js, in wasm through Node) against the same
-experiment in PyTorch with TransformerLens's hook names (python/arcscope_reference/hooked_reference.py), on a
+"""The article's experiment as the tutorial runs it (web/tutorial/shared/experiment.js, in wasm through Node) against
+the same experiment in PyTorch with TransformerLens's hook names (python/arcscope_reference/hooked_reference.py), on a
 checkpoint with GPT-2 small's 12 layers and 12 heads (narrow, so it is small) and GPT-2's vocabulary: the same
 token for " it", the same five keys in the same order, the same weights.
 Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_experiment.py
@@ -21,7 +21,7 @@ SENTENCE = "The trophy didn't fit in the bag because it was too big"
 RUN_IN_WASM = """
 import { readFileSync } from 'node:fs';
 import { createEngine } from '%(root)s/build/lib/arcscope.js';
-import { whatDoesItAttendTo } from '%(root)s/web/js/experiment.js';
+import { whatDoesItAttendTo } from '%(root)s/web/tutorial/shared/experiment.js';
 const engine = await createEngine();
 const model = engine.loadModel(readFileSync(process.argv[2]));
 console.log(JSON.stringify(whatDoesItAttendTo(model)));

@@ -1,6 +1,6 @@
 // tutorial.js: sections 1-4, the article's building blocks run live in the worker.
-import { Heatmap, formatValue } from '../lib/views/heatmap.js';
-import { lineChart } from './charts.js';
+import { Heatmap, formatValue } from '../../lib/views/heatmap.js';
+import { lineChart } from '../views/charts.js';
 import { shapeText, tensorText } from './printout.js';
 
 const $ = (id) => document.getElementById(id);

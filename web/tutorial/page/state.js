@@ -1,8 +1,8 @@
 // state.js: the explorer's whole view state, mirrored in the URL hash so a copied link reopens the same view.
 //   #text=The%20trophy...&model=models/x.arcs&layer=3&head=all&topk=3&threshold=0.02&sink=0&mode=arcs&token=9
 // (topk: a count, 0 for every arc, or 'auto', the default: every arc of a short text, the strongest few of a long one)
-import { word, index, MODES } from '../lib/element/view-options.js';
-import { ATTRIBUTES } from '../lib/element/arc-scope-attributes.js';
+import { word, index, MODES } from '../../lib/element/view-options.js';
+import { ATTRIBUTES } from '../../lib/element/arc-scope-attributes.js';
 
 export const DEFAULT_TEXT = "The trophy didn't fit in the bag because it was too big";
 export const DEFAULT_MODEL = 'models/shakespeare-4l.q8.arcs';

@@ -1,7 +1,7 @@
 // head-scores.js: the head-analysis grid. Each head gets three bars (previous token, first-token sink, induction)
 // and a label for what it most clearly does. Clicking a head selects it in the explorer. Heads that were taught their
 // pattern directly, not by training on text, are marked "taught" in the grid and explained beside it.
-import { DEFAULT_MODEL } from './state.js';
+import { DEFAULT_MODEL } from '../page/state.js';
 import { headGridCells } from './head-grid.js';
 
 const KINDS = [

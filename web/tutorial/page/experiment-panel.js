@@ -1,13 +1,13 @@
 // experiment-panel.js: section 5's "the article's experiment" panel. The button runs experiment.js in the tutorial's
 // worker on the loaded model, shows its top 5, and sets the explorer to the same sentence, layer and head with " it"
 // pinned; the panel shows experiment.js's own text beside the Python. It needs GPT-2 small's 12 layers and 12 heads.
-import { TROPHY } from './experiment.js';
+import { TROPHY } from '../shared/experiment.js';
 
 const $ = (id) => document.getElementById(id);
 const LAYER = 8, HEAD = 5;
 
 export function setupExperiment(engine, explorer, openLoader) {
-  fetch(new URL('./experiment.js', import.meta.url))
+  fetch(new URL('../shared/experiment.js', import.meta.url))
     .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
     .then((code) => { $('experiment-js').textContent = code.trim(); },
       (e) => { $('experiment-js').textContent = `(experiment.js could not be shown: ${e.message})`; });

@@ -1,9 +1,9 @@
 // export.js: the current arcs as a standalone SVG (for papers and posts) and as a PNG. Both are built from the same
 // geometry as the live view, with token text set as text, and need no network or inline script to open.
-import { ROW, arcPath, arcWidth, arcOpacity } from '../lib/views/arcs.js';
-import { HEAD_COLORS, THEME_COLORS } from '../lib/views/palette.js';
-import { SVG_NS, svgElement } from '../lib/views/svg-element.js';
-import { plainLabel } from '../lib/views/token-text.js';
+import { ROW, arcPath, arcWidth, arcOpacity } from '../../lib/views/arcs.js';
+import { HEAD_COLORS, THEME_COLORS } from '../../lib/views/palette.js';
+import { SVG_NS, svgElement } from '../../lib/views/svg-element.js';
+import { plainLabel } from '../../lib/views/token-text.js';
 
 const COL = 150, GAP = 220, TOP = 36;
 const { accent: ACCENT, ink: INK, paper: PAPER } = THEME_COLORS.light; // exports are light, whatever the page's theme

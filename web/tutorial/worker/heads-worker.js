@@ -2,8 +2,8 @@
 // (lib/worker/worker.js). Each is one call into the engine's interventions (lib/engine/model.js), run in the engine's turn on the
 // page's model; the page runs them one after another, so each is a step of its progress and a cancel stops the run
 // between them. An operation cancelled while it waited for its turn does not start.
-import { withModel } from '../lib/worker/worker.js';
-import { spanLabels } from '../lib/views/token-text.js';
+import { withModel } from '../../lib/worker/worker.js';
+import { spanLabels } from '../../lib/views/token-text.js';
 
 const labelsFor = (e, ids) => spanLabels(e.tokenSpans(ids), ids.length);
 

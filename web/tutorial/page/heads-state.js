@@ -5,7 +5,7 @@
 // The section's default (the repeated-line preset, zero ablation, no head picked) writes nothing, so a link to
 // section 5 alone stays as it was. A preset writes its name only; edited fields make the preset "custom" and are
 // written out.
-import { word, index, ABLATIONS } from '../lib/element/view-options.js';
+import { word, index, ABLATIONS } from '../../lib/element/view-options.js';
 
 // Each preset: its fields, who it is written for, and the heads its text is about.
 export const PRESETS = {

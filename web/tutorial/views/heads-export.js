@@ -2,8 +2,8 @@
 // SVG (colours written into it, no stylesheet) or a PNG drawn on a canvas with the same geometry (no image decoding
 // of the SVG, so it works under a strict Content-Security-Policy). The light palette (lib/views/palette.js), as
 // export.js.
-import { THEME_COLORS } from '../lib/views/palette.js';
-import { svgElement } from '../lib/views/svg-element.js';
+import { THEME_COLORS } from '../../lib/views/palette.js';
+import { svgElement } from '../../lib/views/svg-element.js';
 import { standaloneSvg, pngCanvas } from './export.js';
 
 const { heat: pos, 'heat-neg': neg, ink, muted, paper } = THEME_COLORS.light;

@@ -2,7 +2,7 @@
 // drag-and-drop) is converted in the worker to the format picked (q8, q16 or f32: model-formats.js) with a progress
 // bar; an .arcs file loads directly. On success onLoaded(info) switches the page to the new model; on failure the
 // message stays here and the current model stays.
-import { formatBytes } from '../lib/shared/downloads.js';
+import { formatBytes } from '../../lib/shared/downloads.js';
 import { MODEL_FORMATS, DEFAULT_FORMAT } from './model-formats.js';
 
 const $ = (id) => document.getElementById(id);

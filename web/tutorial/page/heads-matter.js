@@ -5,16 +5,16 @@
 // Each step is a worker call and a step of the progress bar; Cancel stops the run between steps and keeps what is
 // drawn. Clicking a head (in either heatmap) draws its arcs, lists what the last token attends to, and runs the
 // prompt once more without it. The section's settings live in the URL hash (heads-state.js); main.js writes it.
-import { Heatmap } from '../lib/views/heatmap.js';
-import { ArcView } from '../lib/views/arcs.js';
-import { filterArcs, topAttended, range } from '../lib/views/attention-math.js';
-import { EngineAttention } from '../lib/views/attention-source.js';
-import { plainLabel } from '../lib/views/token-text.js';
-import { taughtHeads } from './head-scores.js';
+import { Heatmap } from '../../lib/views/heatmap.js';
+import { ArcView } from '../../lib/views/arcs.js';
+import { filterArcs, topAttended, range } from '../../lib/views/attention-math.js';
+import { EngineAttention } from '../../lib/views/attention-source.js';
+import { plainLabel } from '../../lib/views/token-text.js';
+import { taughtHeads } from '../views/head-scores.js';
 import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './heads-state.js';
-import { lensTable, dlaChart, knockoutView, shown } from './heads-views.js';
-import { heatmapSvg, heatmapPng, rowsOf } from './heads-export.js';
-import { download, downloadSvg, downloadPng } from './export.js';
+import { lensTable, dlaChart, knockoutView, shown } from '../views/heads-views.js';
+import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
+import { download, downloadSvg, downloadPng } from '../views/export.js';
 
 const $ = (id) => document.getElementById(id);
 const FIELDS = ['prompt', 'corrupted', 'answer', 'wrong'];

@@ -1,9 +1,9 @@
 // tutorial-worker.js: the engine worker of the tutorial page: the library's worker (lib/worker/worker.js) with the
 // article's experiments added as operations. The library itself knows nothing of the tutorial.
-import { ops, withEngine, withModel } from '../lib/worker/worker.js';
+import { ops, withEngine, withModel } from '../../lib/worker/worker.js';
 import * as demos from './demos.js';
 import { headsOps } from './heads-worker.js';
-import { whatDoesItAttendTo } from './experiment.js';
+import { whatDoesItAttendTo } from '../shared/experiment.js';
 
 Object.assign(ops, {
   singleHead: (args) => withEngine('running the single-head demo', (e) => demos.singleHead(e, args)),
@@ -14,5 +14,5 @@ Object.assign(ops, {
   itExperiment: (args, ctx) => withModel(args.model, ctx, "running the article's experiment",
     ({ model }) => whatDoesItAttendTo(model)),
 });
-// Section 7's interventions (patching, the logit lens, attribution, one head knocked out): js/heads-worker.js.
+// Section 7's interventions (patching, the logit lens, attribution, one head knocked out): heads-worker.js.
 Object.assign(ops, headsOps);

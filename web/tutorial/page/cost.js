@@ -1,5 +1,5 @@
 // cost.js: section 6, the article's timing experiment run in the worker, plotted with a fitted quadratic.
-import { costChart } from './charts.js';
+import { costChart } from '../views/charts.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -4,15 +4,15 @@
 // the thumbnails in the background. It measures itself: performance measures 'arcscope-typing-to-arcs' (the last
 // keystroke to the text's arcs drawn), 'arcscope-analysis' (the worker's forward pass, round trip) and
 // 'arcscope-view-switch' (a control changed to its view drawn).
-import { ArcView } from '../lib/views/arcs.js';
-import { Heatmap } from '../lib/views/heatmap.js';
-import { ThumbGrid } from './thumbs.js';
-import { renderHeadScores, renderTaughtNote, taughtHeads } from './head-scores.js';
-import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../lib/views/attention-math.js';
-import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../lib/views/attention-source.js';
-import { plainLabel } from '../lib/views/token-text.js';
-import { headColor } from '../lib/views/palette.js';
-import { buildSvg, drawPng, downloadSvg, downloadPng } from './export.js';
+import { ArcView } from '../../lib/views/arcs.js';
+import { Heatmap } from '../../lib/views/heatmap.js';
+import { ThumbGrid } from '../views/thumbs.js';
+import { renderHeadScores, renderTaughtNote, taughtHeads } from '../views/head-scores.js';
+import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/views/attention-math.js';
+import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../../lib/views/attention-source.js';
+import { plainLabel } from '../../lib/views/token-text.js';
+import { headColor } from '../../lib/views/palette.js';
+import { buildSvg, drawPng, downloadSvg, downloadPng } from '../views/export.js';
 
 const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)

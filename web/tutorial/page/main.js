@@ -8,8 +8,8 @@ import { HeadsMatter } from './heads-matter.js';
 import { setupTutorial } from './tutorial.js';
 import { setupCost } from './cost.js';
 import { setupLoader, checkpointSource, nameFromUrl } from './loader-ui.js';
-import { formatBytes } from '../lib/shared/downloads.js';
-import { isCached, nameOf, parseConvertedKey } from '../lib/shared/model-cache.js';
+import { formatBytes } from '../../lib/shared/downloads.js';
+import { isCached, nameOf, parseConvertedKey } from '../../lib/shared/model-cache.js';
 
 const $ = (id) => document.getElementById(id);
 const isStateHash = (hash) => hash.includes('=');

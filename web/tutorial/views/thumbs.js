@@ -1,7 +1,7 @@
 // thumbs.js: the layer × head grid of small attention matrices (like BertViz's model view). One canvas per head;
 // clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails. The pictures arrive a layer
 // at a time from the worker, computed after the view's own arcs.
-import { rgb } from '../lib/views/heatmap.js';
+import { rgb } from '../../lib/views/heatmap.js';
 import { headGridCells } from './head-grid.js';
 
 export class ThumbGrid {
