@@ -149,7 +149,7 @@ export class EngineClient {
 }
 
 // The page's one worker. The first call decides which worker script runs: the library's own, or a page's worker
-// that adds operations to it (the tutorial passes web/js/tutorial-worker.js); later calls share that one.
+// that adds operations to it (the tutorial passes web/tutorial/worker/tutorial-worker.js); later calls share that one.
 let shared = null;
 export function sharedEngine(workerUrl) {
   shared ??= new EngineClient(workerUrl);

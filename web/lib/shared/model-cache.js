@@ -36,7 +36,7 @@ export async function storeModel(key, bytes) {
 }
 
 // The weight formats a checkpoint converts to (convertCheckpoint's dtype, a loaded model's config.dtype); the page's
-// loader offers each (web/js/model-formats.js).
+// loader offers each (web/tutorial/page/model-formats.js).
 export const DTYPES = ['q8', 'q16', 'f32'];
 const FORMAT_PREFIX = /^(q8|q16|f32):/;
 

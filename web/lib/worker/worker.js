@@ -27,7 +27,7 @@ const loading = new Map();    // key -> Promise of its load, so concurrent reque
 const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
 // The operations, by name. A page may add its own before it sends its first message (the tutorial's demos do,
-// in web/js/tutorial-worker.js); each runs its wasm work through withEngine.
+// in web/tutorial/worker/tutorial-worker.js); each runs its wasm work through withEngine.
 export const ops = {
   async init() {
     await engine;

@@ -47,15 +47,14 @@ export class Explorer {
   bindControls() {
     const s = this.state;
     $('text').value = s.text;
-    let timer = 0;
+    // Typing never waits for a pause: a change is analysed at once when no analysis is on its way, else the latest
+    // text when it arrives (the worker runs an edit only from its first changed token, and a result for a text that
+    // has since changed is never drawn).
     $('text').addEventListener('input', () => {
       this.typedAt = performance.now();
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        Object.assign(this.state, { text: $('text').value, token: null });
-        this.onChange(this.state);
-        this.analyze();
-      }, 200);
+      Object.assign(this.state, { text: $('text').value, token: null });
+      this.onChange(this.state);
+      this.analyzeLatest();
     });
     $('layer').addEventListener('change', (e) => this.set({ layer: word(e.target.value) }));
     $('head').addEventListener('change', (e) => this.set({ head: word(e.target.value) }));
@@ -162,6 +161,15 @@ export class Explorer {
       p.textContent = `Head scores are not available: ${e.message}`;
       root.replaceChildren(p);
     }
+  }
+
+  // One typed analysis at a time: a change while one runs is analysed, as the text is then, when it finishes.
+  analyzeLatest() {
+    if (this.typing) { this.typedAgain = true; return; }
+    this.typing = this.analyze().finally(() => {
+      this.typing = null;
+      if (this.typedAgain) { this.typedAgain = false; this.analyzeLatest(); }
+    });
   }
 
   // Tokenizes first (quick), so the counter shows the length against the model's context before the model runs, and
