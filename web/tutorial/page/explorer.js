@@ -7,7 +7,7 @@
 import { ArcView } from '../../lib/views/arcs.js';
 import { Heatmap } from '../../lib/views/heatmap.js';
 import { ThumbGrid } from '../views/thumbs.js';
-import { renderHeadScores, renderTaughtNote, taughtHeads } from '../views/head-scores.js';
+import { renderHeadScores, renderTaughtNote, taughtHeads } from '../views/heads-scores.js';
 import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/views/attention-math.js';
 import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../../lib/views/attention-source.js';
 import { plainLabel } from '../../lib/views/token-text.js';

@@ -10,7 +10,7 @@ import { ArcView } from '../../lib/views/arcs.js';
 import { filterArcs, topAttended, range } from '../../lib/views/attention-math.js';
 import { EngineAttention } from '../../lib/views/attention-source.js';
 import { plainLabel } from '../../lib/views/token-text.js';
-import { taughtHeads } from '../views/head-scores.js';
+import { taughtHeads } from '../views/heads-scores.js';
 import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './heads-state.js';
 import { lensTable, dlaChart, knockoutView, shown } from '../views/heads-views.js';
 import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
@@ -316,7 +316,7 @@ export class HeadsMatter {
     return `layer ${l} head ${h}${t ? ` (${t})` : ''}`;
   }
 
-  // "taught: induction" for the default model's two taught heads (head-scores.js), else ''.
+  // "taught: induction" for the default model's two taught heads (heads-scores.js), else ''.
   taught(l, h) {
     const t = taughtHeads(this.results.model.key).find((x) => x.layer === l && x.head === h);
     return t ? `taught: ${t.pattern}` : '';

@@ -2,7 +2,7 @@
 // clicking a thumbnail selects that layer and head. Arrow keys move between thumbnails. The pictures arrive a layer
 // at a time from the worker, computed after the view's own arcs.
 import { rgb } from '../../lib/views/heatmap.js';
-import { headGridCells } from './head-grid.js';
+import { headGridCells } from './heads-grid.js';
 
 export class ThumbGrid {
   constructor(root, onPick) {

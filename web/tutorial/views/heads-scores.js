@@ -1,8 +1,8 @@
-// head-scores.js: the head-analysis grid. Each head gets three bars (previous token, first-token sink, induction)
+// heads-scores.js: the head-analysis grid. Each head gets three bars (previous token, first-token sink, induction)
 // and a label for what it most clearly does. Clicking a head selects it in the explorer. Heads that were taught their
 // pattern directly, not by training on text, are marked "taught" in the grid and explained beside it.
 import { DEFAULT_MODEL } from '../page/state.js';
-import { headGridCells } from './head-grid.js';
+import { headGridCells } from './heads-grid.js';
 
 const KINDS = [
   { key: 'previousToken', cls: 'prev', name: 'previous token', tag: 'prev', min: 0.5 },

@@ -1,6 +1,6 @@
-// head-grid.js: the cells of a layer x head grid laid out by the page's CSS grid (--heads columns after the row
+// heads-grid.js: the cells of a layer x head grid laid out by the page's CSS grid (--heads columns after the row
 // labels): a blank corner, a "h0 h1 ..." header, then each layer's "L0" label and its heads' cells. Used by the
-// thumbnails (thumbs.js) and the head scores (head-scores.js); cell(l, h) makes each head's element.
+// thumbnails (thumbs.js) and the head scores (heads-scores.js); cell(l, h) makes each head's element.
 export function headGridCells(root, L, H, cell) {
   root.style.setProperty('--heads', String(H));
   const label = (text) => {
