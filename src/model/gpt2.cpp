@@ -123,9 +123,10 @@ int GPT2::cached_prefix(const int* ids, int T) const {
 }
 
 void GPT2::forward_from(int first, const int* ids, int T, const ForwardOptions& options) {
-    require(first >= 0 && T >= 1 && first <= cached_prefix(ids, T),
-            "forward_from: the KV cache holds " + std::to_string(T >= 1 ? cached_prefix(ids, T) : 0) +
-                " of these tokens' positions, not " + std::to_string(first));
+    const int held = T >= 1 ? cached_prefix(ids, T) : 0;  // once: the message is built only on failure
+    if (first < 0 || T < 1 || first > held)
+        throw Error("forward_from: the KV cache holds " + std::to_string(held) + " of these tokens' positions, not " +
+                    std::to_string(first));
     length_ = first;
     run(ids + first, T - first, options, Start{});
 }
