@@ -24,7 +24,7 @@ for (const [build, dir] of Object.entries(builds)) {
   for (const file of models) {
     try {
       const handle = c.Model.fromBytes(new Uint8Array(fs.readFileSync(file)));
-      handles.push({ name: `${build} ${path.basename(file)}`, handle, prefill: [], decode: [] });
+      handles.push({ name: `${build} ${path.basename(file)}`, core: c, handle, prefill: [], decode: [], pass: [], patching: [], ablation: [] });
     } catch (e) {
       console.log(`${build} ${path.basename(file)}: skipped (${e.message ?? e})`);
     }
@@ -32,6 +32,7 @@ for (const [build, dir] of Object.entries(builds)) {
 }
 const vocab = 50257;
 const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 13) % vocab);
+const prompt = ids.slice(0, 14), corrupted = prompt.map((id, i) => (i === 10 ? (id + 17) % vocab : id));
 for (const h of handles) h.handle.forward(ids, true, false);  // warm-up: scratch grows, pages are touched
 for (let r = 0; r < rounds; r++) {
   for (const h of handles) {  // alternate: each round runs every build and model once
@@ -41,11 +42,24 @@ for (let r = 0; r < rounds; r++) {
     t0 = performance.now();
     for (let i = 0; i < decodeSteps; i++) h.handle.append((i * 31 + 7) % vocab, false);
     h.decode.push((performance.now() - t0) / decodeSteps);
+    t0 = performance.now();
+    h.handle.forward(prompt, false, false);
+    h.pass.push(performance.now() - t0);
+    t0 = performance.now();
+    h.core.patchingSweep(h.handle, prompt, corrupted, 1000, 2000);
+    h.patching.push(performance.now() - t0);
+    t0 = performance.now();
+    h.core.ablationSweep(h.handle, prompt, 1000, 2000, 'zero');
+    h.ablation.push(performance.now() - t0);
   }
 }
 const best = (a) => Math.min(...a), median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-console.log(`| build, model | prefill T=${T} best / median ms | decode best / median ms per token |\n|---|---|---|`);
+const sweep = (h, which) => `${best(h[which]).toFixed(0)} / ${median(h[which]).toFixed(0)} ms = ` +
+  `${(best(h[which]) / best(h.pass)).toFixed(1)} / ${(median(h[which]) / median(h.pass)).toFixed(1)} passes`;
+console.log(`| build, model | prefill T=${T} best / median ms | decode best / median ms per token | ` +
+  `pass of the 14-token prompt | patching sweep | ablation sweep |\n|---|---|---|---|---|---|`);
 for (const h of handles) {
   console.log(`| ${h.name} | ${best(h.prefill).toFixed(0)} / ${median(h.prefill).toFixed(0)} | ` +
-    `${best(h.decode).toFixed(2)} / ${median(h.decode).toFixed(2)} |`);
+    `${best(h.decode).toFixed(2)} / ${median(h.decode).toFixed(2)} | ${best(h.pass).toFixed(1)} / ` +
+    `${median(h.pass).toFixed(1)} ms | ${sweep(h, 'patching')} | ${sweep(h, 'ablation')} |`);
 }

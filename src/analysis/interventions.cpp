@@ -167,52 +167,65 @@ struct PatchingRuns {
     const ActivationCache& corrupted_cache;  // hook_resid_pre of the corrupted run
     int first_difference, answer, wrong;
     float corrupted_metric, span;  // metric = (m - corrupted) / span
-    float effect(const GPT2& model) const { return (logit_difference(model, answer, wrong) - corrupted_metric) / span; }
+    float effect(float metric) const { return (metric - corrupted_metric) / span; }
 };
 
+// The metric of each variant of a batch from layer l (GPT2::resume_variants), through the LM head's rows of the
+// answer and the wrong answer only.
+std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& variants, int answer, int wrong) {
+    std::vector<float> logits(variants.size() * 2), out(variants.size());
+    model.resume_variants(layer, variants, {answer, wrong}, logits.data());
+    for (size_t v = 0; v < variants.size(); ++v) out[v] = logits[2 * v] - logits[2 * v + 1];
+    return out;
+}
+
 // One head's z from the clean run, heads [L * H]. Positions before the first difference are the same in both runs
-// (the model is causal), so the pass resumes there, at the head's layer, on the corrupted run's KV cache and
-// residual stream. The model's KV cache must hold the corrupted run.
+// (the model is causal), so each variant resumes there, at the head's layer, from the corrupted run's residual
+// stream over its KV cache; a layer's heads run as one batch. The model's KV cache must hold the corrupted run.
 std::vector<float> patch_heads(GPT2& model, const PatchingRuns& runs) {
     const GPT2Config& c = model.config();
     const int T = int(runs.corrupted.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, d = runs.first_difference;
     std::vector<float> heads(size_t(L) * H, 0.0f);
     for (int l = 0; l < L; ++l) {
         const float* resid = cached(runs.corrupted_cache, {HookPoint::ResidPre, l}).data() + size_t(d) * C;
-        for (int h = 0; h < H; ++h) {
-            InterventionHooks hooks(c,
-                                    {{{HookPoint::Z, l},
-                                      Intervention::Kind::Replace,
-                                      {h},
-                                      {},
-                                      cached(runs.clean_cache, {HookPoint::Z, l})}},
-                                    T);
-            model.resume(l, d, resid, T - d, &hooks);
-            heads[size_t(l) * H + h] = runs.effect(model);
-        }
+        std::vector<InterventionHooks> hooks;
+        for (int h = 0; h < H; ++h)
+            hooks.emplace_back(c,
+                               std::vector<Intervention>{{{HookPoint::Z, l},
+                                                          Intervention::Kind::Replace,
+                                                          {h},
+                                                          {},
+                                                          cached(runs.clean_cache, {HookPoint::Z, l})}},
+                               T);
+        std::vector<Variant> variants;
+        for (int h = 0; h < H; ++h) variants.push_back({d, T - d, resid, &hooks[size_t(h)]});
+        const std::vector<float> m = metrics(model, l, variants, runs.answer, runs.wrong);
+        for (int h = 0; h < H; ++h) heads[size_t(l) * H + h] = runs.effect(m[size_t(h)]);
     }
     return heads;
 }
 
-// One position of the residual stream entering a layer, resid [L * T]. Each resume rewrites the cache from its
-// position on, so the corrupted run goes again first and positions are taken from the last one back; before the
-// first difference the two runs agree, so those effects are 0.
+// One position of the residual stream entering a layer, resid [L * T]: the variant for position p runs positions
+// [p, T) from the corrupted run's stream with row p the clean run's, over the corrupted KV cache before p; a layer's
+// positions run as one batch. Before the first difference the two runs agree, so those effects are 0.
 std::vector<float> patch_residual(GPT2& model, const PatchingRuns& runs) {
     const GPT2Config& c = model.config();
-    const int T = int(runs.corrupted.size()), L = c.n_layer, C = c.n_embd;
-    model.forward(runs.corrupted.data(), T);
+    const int T = int(runs.corrupted.size()), L = c.n_layer, C = c.n_embd, d = runs.first_difference;
     std::vector<float> resid(size_t(L) * T, 0.0f);
-    std::vector<float> rows;
-    for (int p = T - 1; p >= runs.first_difference; --p) {
-        for (int l = 0; l < L; ++l) {
-            const std::vector<float>& mine = cached(runs.corrupted_cache, {HookPoint::ResidPre, l});
-            const std::vector<float>& theirs = cached(runs.clean_cache, {HookPoint::ResidPre, l});
-            rows.assign(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
+    for (int l = 0; l < L; ++l) {
+        const std::vector<float>& mine = cached(runs.corrupted_cache, {HookPoint::ResidPre, l});
+        const std::vector<float>& theirs = cached(runs.clean_cache, {HookPoint::ResidPre, l});
+        std::vector<std::vector<float>> rows;
+        std::vector<Variant> variants;
+        for (int p = d; p < T; ++p) {
+            std::vector<float> r(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
             std::copy(theirs.begin() + ptrdiff_t(size_t(p) * C), theirs.begin() + ptrdiff_t(size_t(p + 1) * C),
-                      rows.begin());
-            model.resume(l, p, rows.data(), T - p);
-            resid[size_t(l) * T + p] = runs.effect(model);
+                      r.begin());
+            rows.push_back(std::move(r));
         }
+        for (int p = d; p < T; ++p) variants.push_back({p, T - p, rows[size_t(p - d)].data(), nullptr});
+        const std::vector<float> m = metrics(model, l, variants, runs.answer, runs.wrong);
+        for (int p = d; p < T; ++p) resid[size_t(l) * T + p] = runs.effect(m[size_t(p - d)]);
     }
     return resid;
 }
@@ -269,15 +282,18 @@ Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, in
     Ablation out;
     out.baseline = logit_difference(model, answer, wrong);
     out.heads.assign(size_t(L) * H, 0.0f);
-    for (int l = 0; l < L; ++l) {
+    for (int l = 0; l < L; ++l) {  // a layer's heads as one batch of variants from that layer
         const std::vector<float> means = kind == Intervention::Kind::Mean
                                              ? column_means(cached(cache, {HookPoint::Z, l}), T, c.n_embd)
                                              : std::vector<float>();
-        for (int h = 0; h < H; ++h) {
-            InterventionHooks hooks(c, {{{HookPoint::Z, l}, kind, {h}, {}, means}}, T);
-            model.resume(l, 0, cached(cache, {HookPoint::ResidPre, l}).data(), T, &hooks);
-            out.heads[size_t(l) * H + h] = logit_difference(model, answer, wrong);
-        }
+        std::vector<InterventionHooks> hooks;
+        for (int h = 0; h < H; ++h)
+            hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind, {h}, {}, means}}, T);
+        std::vector<Variant> variants;
+        for (int h = 0; h < H; ++h)
+            variants.push_back({0, T, cached(cache, {HookPoint::ResidPre, l}).data(), &hooks[size_t(h)]});
+        const std::vector<float> m = metrics(model, l, variants, answer, wrong);
+        std::copy(m.begin(), m.end(), out.heads.begin() + ptrdiff_t(size_t(l) * H));
     }
     return out;
 }

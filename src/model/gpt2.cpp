@@ -152,6 +152,92 @@ void GPT2::unembed(const float* resid, int rows, float* logits) {
     wte_.apply(logits, ln_.data(), rows);
 }
 
+void GPT2::check_tokens(const int* tokens, int n) const {
+    for (int i = 0; i < n; ++i)
+        if (tokens[i] < 0 || tokens[i] >= config_.n_vocab)
+            throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary [0, " +
+                        std::to_string(config_.n_vocab) + ")");
+}
+
+void GPT2::unembed_tokens(const float* resid, const int* tokens, int n, float* logits) {
+    check_tokens(tokens, n);
+    const int C = config_.n_embd;
+    grow(ln_, size_t(C));
+    layernorm_forward(ln_.data(), resid, 1, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+    lm_head_tokens(ln_.data(), tokens, n, logits);
+}
+
+// A token's logit is its row of the LM head against the row: for packed weights the kernel runs on the token's group
+// of 8 rows alone (each row's sums are the same whichever rows run beside it); f32 weights take the whole head.
+void GPT2::lm_head_tokens(const float* normed, const int* tokens, int n, float* logits) const {
+    if (wte_.type == DType::F32) {
+        std::vector<float> all(static_cast<size_t>(config_.n_vocab));
+        wte_.apply(all.data(), normed, 1);
+        for (int i = 0; i < n; ++i) logits[i] = all[size_t(tokens[i])];
+        return;
+    }
+    const QView& w = wte_.q;
+    const size_t group_bytes = size_t(w.blocks()) * w.format().record_bytes;
+    float group[kQRowGroup];
+    for (int i = 0; i < n; ++i) {
+        const int g = tokens[i] / kQRowGroup;
+        QView rows = w;
+        rows.data = w.data + size_t(g) * group_bytes;
+        rows.rows = std::min(kQRowGroup, w.rows - g * kQRowGroup);
+        linear_q(group, normed, 1, rows, nullptr);
+        logits[i] = group[tokens[i] - g * kQRowGroup];
+    }
+}
+
+void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, const std::vector<int>& tokens,
+                           float* out) {
+    require(layer >= 0 && layer < config_.n_layer, "resume_variants: layer " + std::to_string(layer) +
+                                                       " is not in [0, " + std::to_string(config_.n_layer) + ")");
+    for (const Variant& v : variants)
+        require(v.resid && v.first >= 0 && v.first <= length_ && v.rows >= 1 && v.first + v.rows <= config_.n_ctx,
+                "resume_variants: a variant's positions [" + std::to_string(v.first) + ", " +
+                    std::to_string(v.first + v.rows) + ") do not follow the " + std::to_string(length_) +
+                    " in the KV cache");
+    const int C = config_.n_embd, n = int(tokens.size());
+    check_tokens(tokens.data(), n);
+    struct Scope {  // a pass after this one runs as a pass, whatever happens in this one
+        GPT2& model;
+        ~Scope() {
+            model.variants_ = false;
+            model.segments_.clear();
+        }
+    } scope{*this};
+    variants_ = true;
+    logits_rows_ = 0;
+    has_attention_ = false;
+    const Capture none{nullptr, 0, 0, 0};
+    for (size_t v0 = 0; v0 < variants.size();) {
+        // A batch: the next variants that fit in kVariantRows rows, or one longer variant alone.
+        size_t v1 = v0;
+        int rows = 0;
+        while (v1 < variants.size() && (v1 == v0 || rows + variants[v1].rows <= kVariantRows))
+            rows += variants[v1++].rows;
+        segments_.assign(variants.begin() + ptrdiff_t(v0), variants.begin() + ptrdiff_t(v1));
+        bool final_hook = false;
+        for (const Variant& v : segments_)
+            final_hook = final_hook || (v.hooks && v.hooks->wants({HookPoint::LnFinalNormalized, -1}));
+        run_chunk(nullptr, rows, none, nullptr, final_hook, layer);
+        size_t last = 0;
+        for (size_t v = v0; v < v1; ++v) {
+            last += size_t(segments_[v - v0].rows);  // the rows the last block kept
+            const float* row = (final_hook ? ln_ : x_).data() + (last - 1) * C;
+            float* logits = out + v * size_t(n);
+            if (final_hook) lm_head_tokens(row, tokens.data(), n, logits);
+            else unembed_tokens(row, tokens.data(), n, logits);
+            for (int i = 0; i < n; ++i)
+                if (!std::isfinite(logits[i]))
+                    throw Error("a variant produced a non-finite logit for token " + std::to_string(tokens[size_t(i)]) +
+                                ": its weights or interventions overflow float32");
+        }
+        v0 = v1;
+    }
+}
+
 void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
@@ -171,10 +257,15 @@ void GPT2::attention_pattern(const float* q, const float* k, int T, int head, fl
     }
 }
 
-// Hands the hook the values of one chunk's rows, if it asked for them.
-void GPT2::hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head) {
+// Hands each sequence's hooks the values of its rows in the chunk, if they asked for them.
+void GPT2::hook(HookPoint point, int layer, float* values, int width, int stride) {
     const HookName name{point, layer};
-    if (hooks_ && hooks_->wants(name)) hooks_->visit({name, head, length_, rows, width, stride}, values);
+    size_t row = 0;
+    for (const Variant& s : segments_) {
+        if (s.hooks && s.hooks->wants(name))
+            s.hooks->visit({name, -1, s.first, s.rows, width, stride}, values + row * stride);
+        row += size_t(s.rows);
+    }
 }
 
 void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start) {
@@ -183,10 +274,9 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
     if (!start.resid) check_ids(ids, T);
     // The hooks live for this call only, whatever happens in it.
     struct Scope {
-        Hooks*& slot;
-        ~Scope() { slot = nullptr; }
-    } scope{hooks_};
-    hooks_ = hooks;
+        std::vector<Variant>& segments;
+        ~Scope() { segments.clear(); }
+    } scope{segments_};
     const bool final_hook = hooks && hooks->wants({HookPoint::LnFinalNormalized, -1});
     const int L = config_.n_layer, H = config_.n_head, V = config_.n_vocab;
     const int p0 = length_, Tk = p0 + T;
@@ -207,15 +297,15 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
     for (int c0 = 0; c0 < T; c0 += kPrefillChunk) {
         const int n = std::min(kPrefillChunk, T - c0);
         Capture cap{attention ? attn_capture_.data() : nullptr, T, c0, Tk};
-        const Start chunk_start{start.layer, start.resid ? start.resid + size_t(c0) * config_.n_embd : nullptr};
+        segments_.assign(1, {p0 + c0, n, start.resid ? start.resid + size_t(c0) * config_.n_embd : nullptr, hooks});
         run_chunk(start.resid ? nullptr : ids + c0, n, cap, all_logits ? logits_.data() + size_t(c0) * V : nullptr,
-                  final_hook, chunk_start);
+                  final_hook, start.layer);
         length_ = p0 + c0 + n;
         for (int t = c0; t < c0 + n; ++t) cached_ids_.push_back(from_tokens ? ids[t] : -1);
     }
     if (!all_logits) {  // the last position only
         const int C = config_.n_embd;
-        const int last = (T - 1) % kPrefillChunk;
+        const int last = segments_[0].rows - 1;  // of the last chunk: rows its last block kept
         // With the final hook, run_chunk has already normalised every row of the last chunk (as the hook left it).
         if (final_hook) wte_.apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
         else unembed(x_.data() + size_t(last) * C, 1, logits_.data());
@@ -227,56 +317,64 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
     attn_keys_ = Tk;
 }
 
-// T new tokens at positions length_ .. length_ + T - 1 through every block, filling the KV cache. Leaves the final
-// residual stream in x_; writes logits (T, V) too if `logits` is given, and the final LayerNorm of every row into ln_
-// if `final_norm` (for its hook) or logits. Each hook point sees its values where the pass has them.
-void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, Start start) {
+// The chunk's T rows (segments_: a pass's new positions, or a batch of variants) through blocks `layer`.., a pass
+// filling the KV cache. Leaves the final residual stream in x_; writes logits (T, V) too if `logits` is given, and the
+// final LayerNorm of every row into ln_ if `final_norm` (for its hook) or logits. Each hook point sees its values
+// where the pass has them.
+void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer) {
     const int C = config_.n_embd, L = config_.n_layer;
-    const int p0 = length_, Tk = p0 + T;
     grow(x_, size_t(T) * C);
     grow(ln_, size_t(T) * C);
     grow(qkv_, size_t(T) * 3 * C);
     grow(att_out_, size_t(T) * C);
     grow(proj_, size_t(T) * C);
     grow(fc_, size_t(T) * 4 * C);
-    grow(scores_, size_t(T) * Tk);
 
-    // 1. the residual stream entering block start.layer: the embeddings, or the rows given
-    if (start.resid) std::copy(start.resid, start.resid + size_t(T) * C, x_.data());
-    else embed(ids, T);
-    // 2. the blocks
-    for (int l = start.layer; l < L; ++l) {
+    // 1. the residual stream entering block `layer`: the rows given, or the embeddings
+    size_t row0 = 0;
+    for (const Variant& s : segments_) {
+        float* x = x_.data() + row0 * C;
+        if (s.resid) std::copy(s.resid, s.resid + size_t(s.rows) * C, x);
+        else embed(ids, s.rows);
+        row0 += size_t(s.rows);
+    }
+    // 2. the blocks. When nothing reads the last block's rows after its attention but the last position's logits,
+    // its other rows stop once their keys and values are stored (and their attention is skipped too, unless it is
+    // captured or hooked): the rest of their work would change nothing that is kept.
+    const bool trim = !logits && !final_norm &&
+                      !any_hooked({HookPoint::Z, HookPoint::AttnOut, HookPoint::ResidMid, HookPoint::MlpPost,
+                                   HookPoint::MlpOut, HookPoint::ResidPost},
+                                  L - 1);
+    const bool trim_attention = trim && !cap.data && !any_hooked({HookPoint::Pattern}, L - 1);
+    for (int l = layer; l < L; ++l) {
         const LayerWeights& w = layers_[l];
-        hook(HookPoint::ResidPre, l, x_.data(), T, C, C);
+        hook(HookPoint::ResidPre, l, x_.data(), C, C);
         layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);
         w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
-        hook(HookPoint::Q, l, qkv_.data(), T, C, 3 * C);
-        hook(HookPoint::K, l, qkv_.data() + C, T, C, 3 * C);
-        hook(HookPoint::V, l, qkv_.data() + 2 * C, T, C, 3 * C);
-        for (int t = 0; t < T; ++t) {
-            const float* row = qkv_.data() + size_t(t) * 3 * C;
-            kv_.store(l, p0 + t, row + C, row + 2 * C);
-        }
-        attention_layer(l, T, cap);
-        hook(HookPoint::Z, l, att_out_.data(), T, C, C);
+        hook(HookPoint::Q, l, qkv_.data(), C, 3 * C);
+        hook(HookPoint::K, l, qkv_.data() + C, C, 3 * C);
+        hook(HookPoint::V, l, qkv_.data() + 2 * C, C, 3 * C);
+        attention_layer(l, cap, l == L - 1 && trim_attention);
+        if (l == L - 1 && trim) T = keep_last_rows();
+        hook(HookPoint::Z, l, att_out_.data(), C, C);
         w.attn_proj.apply(proj_.data(), att_out_.data(), T);
-        hook(HookPoint::AttnOut, l, proj_.data(), T, C, C);
+        hook(HookPoint::AttnOut, l, proj_.data(), C, C);
         residual_forward(x_.data(), proj_.data(), size_t(T) * C);
-        hook(HookPoint::ResidMid, l, x_.data(), T, C, C);
+        hook(HookPoint::ResidMid, l, x_.data(), C, C);
 
         layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
         w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
         gelu_forward(fc_.data(), T, 4 * C);
-        hook(HookPoint::MlpPost, l, fc_.data(), T, 4 * C, 4 * C);
+        hook(HookPoint::MlpPost, l, fc_.data(), 4 * C, 4 * C);
         w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
-        hook(HookPoint::MlpOut, l, proj_.data(), T, C, C);
+        hook(HookPoint::MlpOut, l, proj_.data(), C, C);
         residual_forward(x_.data(), proj_.data(), size_t(T) * C);
-        hook(HookPoint::ResidPost, l, x_.data(), T, C, C);
+        hook(HookPoint::ResidPost, l, x_.data(), C, C);
     }
     // 3. final LayerNorm and the tied LM head, when every position's logits are wanted
     if (final_norm) {
         layernorm_forward(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.ln_eps);
-        hook(HookPoint::LnFinalNormalized, -1, ln_.data(), T, C, C);
+        hook(HookPoint::LnFinalNormalized, -1, ln_.data(), C, C);
         scale_shift_forward(ln_.data(), T, C, ln_f_w_, ln_f_b_);
         if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
     } else if (logits) {
@@ -296,17 +394,76 @@ void GPT2::embed(const int* ids, int T) {
     }
 }
 
-// Causal self-attention of layer l for the T newest positions, against every cached position.
-// q (T, C) inside qkv_ (row stride 3C), K and V (Tk, C) in the cache -> att_out_ (T, C);
-// probabilities into the capture buffer when there is one, else into scratch.
+// Causal self-attention of layer l for each sequence of the chunk: a pass stores its keys and values in the KV cache
+// first; a variant keeps its own apart and reads the cache's positions before its first.
+bool GPT2::any_hooked(std::initializer_list<HookPoint> points, int layer) const {
+    for (const Variant& s : segments_)
+        for (HookPoint p : points)
+            if (s.hooks && s.hooks->wants({p, layer})) return true;
+    return false;
+}
+
+// Each sequence's last row of the attention's output and of the residual stream, moved to the front: rows
+// (sequences) of them, each sequence now that one position.
+int GPT2::keep_last_rows() {
+    const int C = config_.n_embd;
+    size_t end = 0;
+    for (size_t i = 0; i < segments_.size(); ++i) {
+        Variant& s = segments_[i];
+        end += size_t(s.rows);
+        std::copy_n(att_out_.data() + (end - 1) * C, C, att_out_.data() + i * C);
+        std::copy_n(x_.data() + (end - 1) * C, C, x_.data() + i * C);
+        s.first += s.rows - 1;
+        s.rows = 1;
+    }
+    return int(segments_.size());
+}
+
+void GPT2::attention_layer(int l, const Capture& cap, bool last_rows_only) {
+    const int C = config_.n_embd;
+    size_t row0 = 0;
+    for (const Variant& s : segments_) {
+        if (!variants_)
+            for (int t = 0; t < s.rows; ++t) {
+                const float* row = qkv_.data() + (row0 + t) * 3 * C;
+                kv_.store(l, s.first + t, row + C, row + 2 * C);
+            }
+        attend(l, s, row0, cap, last_rows_only);
+        row0 += size_t(s.rows);
+    }
+}
+
+// One sequence's T rows (from row0 of the chunk, at positions p0 = s.first..) against every key they may see.
+// q (T, C) inside qkv_ (row stride 3C) -> att_out_ (T, C); probabilities into the capture buffer when there is one,
+// else into scratch. A row's keys come in two spans: positions [0, n_cache) from the KV cache, then (a variant's)
+// its own [p0, p0 + i] from own_kt_ / own_v_; each key's score and the running sum over values are the same bits
+// whichever span holds the key.
 // Every sum runs in a fixed order (see kLanes), so native and wasm builds produce the same bits (a blocked GEMM
 // would sum in a different order on each platform).
-void GPT2::attention_layer(int l, int T, const Capture& cap) {
+void GPT2::attend(int l, const Variant& s, size_t row0, const Capture& cap, bool last_row_only) {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
-    const int p0 = length_, Tk = p0 + T;
+    const int p0 = s.first, T = s.rows, Tk = p0 + T;
     const float scale = 1.0f / std::sqrt(float(hd));
+    const int own_ld = (T + kLanes - 1) / kLanes * kLanes;
+    if (variants_) {  // this variant's keys (transposed) and values, rounded as the cache would store them
+        grow(own_kt_, size_t(C) * own_ld);
+        grow(own_v_, size_t(T) * C);
+        for (int t = 0; t < own_ld; ++t)
+            for (int c = 0; c < C; ++c)
+                own_kt_[size_t(c) * own_ld + t] = t < T ? kv_.stored(qkv_[(row0 + t) * 3 * C + C + c]) : 0.0f;
+        for (int t = 0; t < T; ++t)
+            for (int c = 0; c < C; ++c) own_v_[size_t(t) * C + c] = kv_.stored(qkv_[(row0 + t) * 3 * C + 2 * C + c]);
+    }
+    grow(scores_, size_t(T) * Tk);
+    const float* q = qkv_.data() + row0 * 3 * C;
+    float* out = att_out_.data() + row0 * C;
     for (int h = 0; h < H; ++h) {
-        const KVCache::Head kv = kv_.head(l, h, Tk);  // this head's keys (hd, ld) and values (Tk, hd)
+        // this head's keys (hd, ld) and values: the cache's (every position, or a variant's prefix), its own
+        const KVCache::Head kv = kv_.head(l, h, variants_ ? p0 : Tk);
+        const float* own_kt = own_kt_.data() + size_t(h) * hd * own_ld;
+        const float* own_v = own_v_.data() + size_t(h) * hd;
+        const auto n_cache = [&](int i) { return variants_ ? p0 : p0 + i + 1; };
+        const auto n_own = [&](int i) { return variants_ ? i + 1 : 0; };
         // capture (L, H, cap.queries, cap.keys): this chunk's rows start at row cap.first
         float* probs =
             cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
@@ -315,23 +472,28 @@ void GPT2::attention_layer(int l, int T, const Capture& cap) {
         // independent, so the threads take them in parts (threads.h); a later row sees more keys, so each part takes
         // rows from both ends (the order of rows changes nothing in any row).
         const double work = double(T) * (p0 + T) * hd;  // about: each row's scores, or its weighted values
-        const auto row_at = [T](int k) { return k % 2 ? T - 1 - k / 2 : k / 2; };
-        parallel_for(T, work, [&](int begin, int end) {
+        const int i0 = last_row_only ? T - 1 : 0, rows = T - i0;
+        const auto row_at = [i0, rows](int k) { return i0 + (k % 2 ? rows - 1 - k / 2 : k / 2); };
+        parallel_for(rows, work, [&](int begin, int end) {
             for (int k = begin; k < end; ++k) {
-                const int i = row_at(k);
-                const int n = p0 + i + 1;  // keys this query may see
+                const int i = row_at(k), a = n_cache(i), b = n_own(i);
                 float* row = probs + size_t(i) * stride;
-                attention_scores_row(row, qkv_.data() + size_t(i) * 3 * C + h * hd, kv.kt, hd, kv.ld, n, scale);
-                masked_softmax_row(row, n, stride);
+                const float* qi = q + size_t(i) * 3 * C + h * hd;
+                if (a) attention_scores_row(row, qi, kv.kt, hd, kv.ld, a, scale);
+                if (b) attention_scores_row(row + a, qi, own_kt, hd, own_ld, b, scale);
+                masked_softmax_row(row, a + b, stride);
             }
         });
-        hook(HookPoint::Pattern, l, probs, T, Tk, stride, h);
+        if (s.hooks && s.hooks->wants({HookPoint::Pattern, l}))
+            s.hooks->visit({{HookPoint::Pattern, l}, h, p0, T, Tk, stride}, probs);
         // 2. out (hd) = probs . V
-        parallel_for(T, work, [&](int begin, int end) {
+        parallel_for(rows, work, [&](int begin, int end) {
             for (int k = begin; k < end; ++k) {
-                const int i = row_at(k);
-                attention_values_row(att_out_.data() + size_t(i) * C + h * hd, probs + size_t(i) * stride, kv.v,
-                                     p0 + i + 1, hd, kv.ldv);
+                const int i = row_at(k), a = n_cache(i), b = n_own(i);
+                const float* p = probs + size_t(i) * stride;
+                float* o = out + size_t(i) * C + h * hd;
+                if (a) attention_values_row(o, p, kv.v, a, hd, kv.ldv);
+                if (b) attention_values_row(o, p + a, own_v, b, hd, C, a > 0);
             }
         });
     }

@@ -91,10 +91,11 @@ void masked_softmax_row(float* row, int n, int total) {
     for (j = n; j < total; ++j) row[j] = 0.0f;
 }
 
-void attention_values_row(float* out, const float* p, const float* v, int n, int hd, int ldv) {
+void attention_values_row(float* out, const float* p, const float* v, int n, int hd, int ldv, bool accumulate) {
     int d0 = 0;
     for (; d0 + kLanes <= hd; d0 += kLanes) {
         F4 a[4] = {};
+        if (accumulate) std::memcpy(a, out + d0, sizeof a);
         for (int j = 0; j < n; ++j) {
             const F4 pj = splat4(p[j]);
             const float* vj = v + size_t(j) * ldv + d0;
@@ -106,7 +107,7 @@ void attention_values_row(float* out, const float* p, const float* v, int n, int
         std::memcpy(out + d0, a, sizeof a);
     }
     for (; d0 < hd; ++d0) {
-        float acc = 0.0f;
+        float acc = accumulate ? out[d0] : 0.0f;
         for (int j = 0; j < n; ++j) acc += p[j] * v[size_t(j) * ldv + d0];
         out[d0] = acc;
     }

@@ -27,7 +27,8 @@ void gelu_forward(float* x, int rows, int width);
 void attention_scores_row(float* row, const float* q, const float* kt, int hd, int ld, int n, float scale);
 // row (total) in place: softmax of the first n entries, zero after them (the causally masked keys).
 void masked_softmax_row(float* row, int n, int total);
-// out (hd) = p (n) . V (n, hd), V's rows ldv floats apart: one query's weighted values.
-void attention_values_row(float* out, const float* p, const float* v, int n, int hd, int ldv);
+// out (hd) = p (n) . V (n, hd), V's rows ldv floats apart: one query's weighted values. With `accumulate`, the sums
+// go on from what out holds, as if these keys followed the earlier ones in one call: the same bits.
+void attention_values_row(float* out, const float* p, const float* v, int n, int hd, int ldv, bool accumulate = false);
 
 }  // namespace arcscope

@@ -1,7 +1,8 @@
 // interventions.h: changing the forward pass at its hook points (hooks.h) and the analyses built on it, as
 // TransformerLens users run them in Python: head ablation, activation patching, the logit lens and direct logit
-// attribution. An intervention at layer l reuses the pass below l (GPT2::resume), so a sweep over every head costs
-// far less than a forward pass per head.
+// attribution. An intervention at layer l reuses the pass below l, and a sweep runs each layer's variants as one batch
+// (GPT2::resume_variants) through the LM head's rows of its two tokens only, so a sweep over every head costs far
+// less than a forward pass per head, with the same bits as one.
 #pragma once
 #include <string>
 #include <utility>

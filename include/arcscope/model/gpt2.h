@@ -6,6 +6,7 @@
 // blocks 64 positions at a time; buffers grow to the largest chunk seen and are then reused: appending a token
 // allocates nothing.
 #pragma once
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,14 @@ struct ForwardOptions {
     }
 };
 
+// One variant of a pass from a block on (GPT2::resume_variants): positions [first, first + rows), their residual
+// stream entering the block (rows x n_embd), and the hooks that see and may change its activations (or null).
+struct Variant {
+    int first = 0, rows = 0;
+    const float* resid = nullptr;
+    Hooks* hooks = nullptr;
+};
+
 struct LayerWeights {
     const float* ln_1_w;
     const float* ln_1_b;
@@ -92,6 +101,13 @@ public:
     // (rows x n_embd), with the KV cache's first positions as they are: what an intervention at that layer changes,
     // without recomputing what it cannot. Logits of the last position, as forward() without all_logits.
     void resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks = nullptr);
+    // Many variants of the pass from block `layer`, run as batches: the linear layers take every variant's rows at
+    // once, so each weight is read once per batch rather than once per variant; attention runs per variant, over
+    // the KV cache's positions before its first (which it reads and never writes) and its own rows. out (variants x
+    // tokens): each variant's logits of `tokens` at its last position, through those tokens' rows of the LM head
+    // only. The same bits as resume() of each variant alone, read at those tokens. The KV cache is left as it was;
+    // logits() holds nothing afterwards.
+    void resume_variants(int layer, const std::vector<Variant>& variants, const std::vector<int>& tokens, float* out);
     // One layer's attention probabilities recomputed from its queries and keys, as the hooks record them
     // (blocks.{l}.attn.hook_q / hook_k: q, k (T, n_head, head_dim)): head's (T, T), causal, zeros above the
     // diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
@@ -99,6 +115,9 @@ public:
     void attention_pattern(const float* q, const float* k, int T, int head, float* out) const;
     // The final LayerNorm and the tied unembedding of any residual stream rows (rows x n_embd) -> (rows x n_vocab).
     void unembed(const float* resid, int rows, float* logits);
+    // The same for one row and some tokens only: logits (n) of tokens (n), the same bits as those of unembed(), for
+    // the cost of n rows of the LM head instead of n_vocab.
+    void unembed_tokens(const float* resid, const int* tokens, int n, float* logits);
     // The weights, for analyses that read them (direct logit attribution).
     const LayerWeights& layer(int l) const { return layers_[size_t(l)]; }
     const Linear& unembedding() const { return wte_; }  // (n_vocab, n_embd), tied with the token embedding
@@ -139,6 +158,8 @@ private:
     std::vector<int> cached_ids_;  // the token behind each cached position, -1 where no token alone gives it
     std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
     std::vector<float> position_row_;  // one position's embedding (C), while embed() adds it
+    std::vector<float> own_kt_,
+        own_v_;  // a variant's own keys (C, ld) and values (rows, C), as the cache would hold them
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
 
@@ -149,10 +170,18 @@ private:
     };
     static constexpr int kPrefillChunk =
         64;  // positions per pass through the blocks (its scratch: 2.8 MB for GPT-2 small)
+    // Rows of a batch of variants (resume_variants): enough for the kernels' full speed, its scratch 11 MB for GPT-2
+    // small. A variant longer than this is a batch of its own.
+    static constexpr int kVariantRows = 256;
 
     void check_ids(const int* ids, int n) const;
+    void check_tokens(const int* tokens, int n) const;
     void check_finite(const float* logits, int rows, int V, int first_position) const;
-    Hooks* hooks_ = nullptr;  // during a forward/append that was given hooks
+    // The sequences of the chunk being run, their rows one after another: one for a pass (its hooks, its residual
+    // stream or null for token ids), one per variant for resume_variants. Variants keep their keys and values to
+    // themselves (own_kt_, own_v_); a pass stores them in the KV cache.
+    std::vector<Variant> segments_;
+    bool variants_ = false;
 
     // Where a pass begins: block 0 from token ids, or block `layer` from a residual stream (resume).
     struct Start {
@@ -160,10 +189,14 @@ private:
         const float* resid = nullptr;
     };
     void run(const int* ids, int T, const ForwardOptions& options, Start start);  // positions length_..
-    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, Start start);
+    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer);
     void embed(const int* ids, int T);
-    void hook(HookPoint point, int layer, float* values, int rows, int width, int stride, int head = -1);
-    void attention_layer(int layer, int T, const Capture& cap);
+    void lm_head_tokens(const float* normed, const int* tokens, int n, float* logits) const;
+    void hook(HookPoint point, int layer, float* values, int width, int stride);
+    bool any_hooked(std::initializer_list<HookPoint> points, int layer) const;
+    int keep_last_rows();
+    void attention_layer(int layer, const Capture& cap, bool last_rows_only);
+    void attend(int layer, const Variant& segment, size_t row0, const Capture& cap, bool last_row_only);
 };
 
 }  // namespace arcscope
