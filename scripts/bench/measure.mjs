@@ -62,6 +62,7 @@ export async function measureArcscope({ createEngine, engineOptions = {}, diagno
   r.decodeMs = (now() - t0) / decodeTokens;
 
   r.live = measureLive(model);
+  r.sweeps = measureSweeps(model);
   r.wasmMemoryBytes = engine.core.HEAPU8.length;  // after a 1024-token KV cache and every scratch buffer
   if (r.dtype === 'q8') {
     r.q8BytesPerToken = q8BytesPerToken(model.config);
@@ -95,6 +96,18 @@ function measureLive(model) {
     live[T] = { fullMs: full.ms, appendMs: append.ms, middleMs: middle.ms };
   }
   return live;
+}
+
+// Both sweeps of a 14-token prompt (the indirect-object prompt's length), its corrupted copy differing at position 10
+// (where the second name is), against a pass of that prompt. -> {passMs, patchingMs, ablationMs}
+function measureSweeps(model) {
+  const clean = benchIds(14), corrupted = clean.map((id, i) => (i === 10 ? (id + 17) % 50000 : id));
+  const time = (f) => { const t0 = now(); f(); return now() - t0; };
+  return {
+    passMs: Math.min(...[0, 1, 2].map(() => time(() => model.forward(clean, { attention: false })))),
+    patchingMs: time(() => model.patchingSweep({ clean, corrupted, answer: 1000, wrong: 2000 })),
+    ablationMs: time(() => model.ablationSweep({ input: clean, answer: 1000, wrong: 2000 })),
+  };
 }
 
 // ---- ONNX Runtime Web (the graphs scripts/bench/export_onnx.py and quantize_onnx.py write) ----

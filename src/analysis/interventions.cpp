@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "arcscope/core/error.h"
@@ -159,17 +160,6 @@ float logit_difference(const GPT2& model, int answer, int wrong) {
 
 namespace {
 
-// What both halves of the patching sweep start from: the two runs' caches, where the prompts first differ, and the
-// metric's scale.
-struct PatchingRuns {
-    const std::vector<int>& corrupted;
-    const ActivationCache& clean_cache;      // hook_z and hook_resid_pre of the clean run
-    const ActivationCache& corrupted_cache;  // hook_resid_pre of the corrupted run
-    int first_difference, answer, wrong;
-    float corrupted_metric, span;  // metric = (m - corrupted) / span
-    float effect(float metric) const { return (metric - corrupted_metric) / span; }
-};
-
 // The metric of each variant of a batch from layer l (GPT2::resume_variants), through the LM head's rows of the
 // answer and the wrong answer only.
 std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& variants, int answer, int wrong) {
@@ -179,61 +169,18 @@ std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& v
     return out;
 }
 
-// One head's z from the clean run, heads [L * H]. Positions before the first difference are the same in both runs
-// (the model is causal), so each variant resumes there, at the head's layer, from the corrupted run's residual
-// stream over its KV cache; a layer's heads run as one batch. The model's KV cache must hold the corrupted run.
-std::vector<float> patch_heads(GPT2& model, const PatchingRuns& runs) {
-    const GPT2Config& c = model.config();
-    const int T = int(runs.corrupted.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, d = runs.first_difference;
-    std::vector<float> heads(size_t(L) * H, 0.0f);
-    for (int l = 0; l < L; ++l) {
-        const float* resid = cached(runs.corrupted_cache, {HookPoint::ResidPre, l}).data() + size_t(d) * C;
-        std::vector<InterventionHooks> hooks;
-        for (int h = 0; h < H; ++h)
-            hooks.emplace_back(c,
-                               std::vector<Intervention>{{{HookPoint::Z, l},
-                                                          Intervention::Kind::Replace,
-                                                          {h},
-                                                          {},
-                                                          cached(runs.clean_cache, {HookPoint::Z, l})}},
-                               T);
-        std::vector<Variant> variants;
-        for (int h = 0; h < H; ++h) variants.push_back({d, T - d, resid, &hooks[size_t(h)]});
-        const std::vector<float> m = metrics(model, l, variants, runs.answer, runs.wrong);
-        for (int h = 0; h < H; ++h) heads[size_t(l) * H + h] = runs.effect(m[size_t(h)]);
-    }
-    return heads;
-}
-
-// One position of the residual stream entering a layer, resid [L * T]: the variant for position p runs positions
-// [p, T) from the corrupted run's stream with row p the clean run's, over the corrupted KV cache before p; a layer's
-// positions run as one batch. Before the first difference the two runs agree, so those effects are 0.
-std::vector<float> patch_residual(GPT2& model, const PatchingRuns& runs) {
-    const GPT2Config& c = model.config();
-    const int T = int(runs.corrupted.size()), L = c.n_layer, C = c.n_embd, d = runs.first_difference;
-    std::vector<float> resid(size_t(L) * T, 0.0f);
-    for (int l = 0; l < L; ++l) {
-        const std::vector<float>& mine = cached(runs.corrupted_cache, {HookPoint::ResidPre, l});
-        const std::vector<float>& theirs = cached(runs.clean_cache, {HookPoint::ResidPre, l});
-        std::vector<std::vector<float>> rows;
-        std::vector<Variant> variants;
-        for (int p = d; p < T; ++p) {
-            std::vector<float> r(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
-            std::copy(theirs.begin() + ptrdiff_t(size_t(p) * C), theirs.begin() + ptrdiff_t(size_t(p + 1) * C),
-                      r.begin());
-            rows.push_back(std::move(r));
-        }
-        for (int p = d; p < T; ++p) variants.push_back({p, T - p, rows[size_t(p - d)].data(), nullptr});
-        const std::vector<float> m = metrics(model, l, variants, runs.answer, runs.wrong);
-        for (int p = d; p < T; ++p) resid[size_t(l) * T + p] = runs.effect(m[size_t(p - d)]);
-    }
-    return resid;
+std::vector<HookName> names_of(std::initializer_list<HookPoint> points, int n_layer) {
+    std::vector<HookName> names;
+    for (HookPoint p : points)
+        for (const HookName& n : every_layer(p, n_layer)) names.push_back(n);
+    return names;
 }
 
 }  // namespace
 
-Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
-                        int wrong) {
+PatchingSweep::PatchingSweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+                             int wrong)
+    : model_(model), corrupted_(corrupted), answer_(answer), wrong_(wrong) {
     const GPT2Config& c = model.config();
     check_prompt(clean, c, "the clean prompt");
     check_prompt(corrupted, c, "the corrupted prompt");
@@ -247,55 +194,120 @@ Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::v
     while (d < T && clean[size_t(d)] == corrupted[size_t(d)]) ++d;
     require(d < T, "the clean and corrupted prompts are the same tokens: patching one into the other changes nothing");
 
-    std::vector<HookName> names = every_layer(HookPoint::Z, L), resid_names = every_layer(HookPoint::ResidPre, L);
-    names.insert(names.end(), resid_names.begin(), resid_names.end());
-    ActivationCache clean_cache(c, names, T);
-    model.forward(clean.data(), T, ForwardOptions().with_hooks(&clean_cache));
-    Patching out;
-    out.clean = logit_difference(model, answer, wrong);
-    ActivationCache corrupted_cache(c, resid_names, T);
-    model.forward(corrupted.data(), T, ForwardOptions().with_hooks(&corrupted_cache));
-    out.corrupted = logit_difference(model, answer, wrong);
-    out.first_difference = d;
-    const float span = out.clean - out.corrupted;
-    require(std::isfinite(span) && span != 0.0f,
-            "the metric is the same on both prompts (" + std::to_string(out.clean) +
+    clean_cache_ = std::make_unique<ActivationCache>(c, names_of({HookPoint::Z, HookPoint::ResidPre}, L), T);
+    model.forward(clean.data(), T, ForwardOptions().with_hooks(clean_cache_.get()));
+    out_.clean = logit_difference(model, answer, wrong);
+    corrupted_cache_ = std::make_unique<ActivationCache>(c, names_of({HookPoint::ResidPre}, L), T);
+    model.forward(corrupted.data(), T, ForwardOptions().with_hooks(corrupted_cache_.get()));
+    out_.corrupted = logit_difference(model, answer, wrong);
+    out_.first_difference = d;
+    span_ = out_.clean - out_.corrupted;
+    require(std::isfinite(span_) && span_ != 0.0f,
+            "the metric is the same on both prompts (" + std::to_string(out_.clean) +
                 "): there is no difference for patching to recover; choose answers the prompts disagree on");
-
-    const PatchingRuns runs{corrupted, clean_cache, corrupted_cache, d, answer, wrong, out.corrupted, span};
-    out.heads = patch_heads(model, runs);
-    out.resid = patch_residual(model, runs);
-    return out;
+    out_.heads.assign(size_t(L) * c.n_head, 0.0f);
+    out_.resid.assign(size_t(L) * T, 0.0f);
 }
 
-Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind) {
+PatchingSweep::~PatchingSweep() = default;
+
+bool PatchingSweep::done() const {
+    return layer_ == model_.config().n_layer;
+}
+
+// Layer l's variants resume at their position over the corrupted run's KV cache before it: positions before the
+// first difference are the same in both runs (the model is causal), so nothing there needs running again.
+//   heads: each head's z from the clean run, positions [d, T) from the corrupted run's stream;
+//   resid: for each position p >= d, positions [p, T) of the corrupted run's stream with row p the clean run's.
+// Before the first difference the two runs agree, so those residual effects stay 0.
+void PatchingSweep::next() {
+    require(!done(), "the patching sweep has run every layer");
+    const GPT2Config& c = model_.config();
+    const int T = int(corrupted_.size()), H = c.n_head, C = c.n_embd, d = out_.first_difference, l = layer_;
+    // Anything run on the model since leaves a KV cache the variants cannot read: run the corrupted prompt again.
+    if (model_.cached_prefix(corrupted_.data(), T) < d) model_.forward(corrupted_.data(), T);
+    auto cached_in = [l](const ActivationCache& cache, HookPoint p) -> const std::vector<float>& {
+        return cached(cache, {p, l});
+    };
+    const std::vector<float>& mine = cached_in(*corrupted_cache_, HookPoint::ResidPre);
+    const std::vector<float>& theirs = cached_in(*clean_cache_, HookPoint::ResidPre);
+    const auto effect = [this](float metric) { return (metric - out_.corrupted) / span_; };
+
+    std::vector<InterventionHooks> hooks;
+    for (int h = 0; h < H; ++h)
+        hooks.emplace_back(
+            c,
+            std::vector<Intervention>{
+                {{HookPoint::Z, l}, Intervention::Kind::Replace, {h}, {}, cached_in(*clean_cache_, HookPoint::Z)}},
+            T);
+    std::vector<Variant> variants;
+    for (int h = 0; h < H; ++h) variants.push_back({d, T - d, mine.data() + size_t(d) * C, &hooks[size_t(h)]});
+    const std::vector<float> heads = metrics(model_, l, variants, answer_, wrong_);
+    for (int h = 0; h < H; ++h) out_.heads[size_t(l) * H + h] = effect(heads[size_t(h)]);
+
+    std::vector<std::vector<float>> rows;
+    for (int p = d; p < T; ++p) {
+        std::vector<float> r(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
+        std::copy_n(theirs.begin() + ptrdiff_t(size_t(p) * C), C, r.begin());
+        rows.push_back(std::move(r));
+    }
+    variants.clear();
+    for (int p = d; p < T; ++p) variants.push_back({p, T - p, rows[size_t(p - d)].data(), nullptr});
+    const std::vector<float> resid = metrics(model_, l, variants, answer_, wrong_);
+    for (int p = d; p < T; ++p) out_.resid[size_t(l) * T + p] = effect(resid[size_t(p - d)]);
+    ++layer_;
+}
+
+Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+                        int wrong) {
+    PatchingSweep sweep(model, clean, corrupted, answer, wrong);
+    while (!sweep.done()) sweep.next();
+    return sweep.result();
+}
+
+AblationSweep::AblationSweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind)
+    : model_(model), T_(int(ids.size())), answer_(answer), wrong_(wrong), kind_(kind) {
     const GPT2Config& c = model.config();
     check_prompt(ids, c, "the input");
     check_token(answer, c, "the answer");
     check_token(wrong, c, "the wrong answer");
     require(kind != Intervention::Kind::Replace, "ablation is zero or mean");
-    const int T = int(ids.size()), L = c.n_layer, H = c.n_head;
-    std::vector<HookName> names = every_layer(HookPoint::ResidPre, L), z = every_layer(HookPoint::Z, L);
-    names.insert(names.end(), z.begin(), z.end());
-    ActivationCache cache(c, names, T);
-    model.forward(ids.data(), T, ForwardOptions().with_hooks(&cache));
-    Ablation out;
-    out.baseline = logit_difference(model, answer, wrong);
-    out.heads.assign(size_t(L) * H, 0.0f);
-    for (int l = 0; l < L; ++l) {  // a layer's heads as one batch of variants from that layer
-        const std::vector<float> means = kind == Intervention::Kind::Mean
-                                             ? column_means(cached(cache, {HookPoint::Z, l}), T, c.n_embd)
-                                             : std::vector<float>();
-        std::vector<InterventionHooks> hooks;
-        for (int h = 0; h < H; ++h)
-            hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind, {h}, {}, means}}, T);
-        std::vector<Variant> variants;
-        for (int h = 0; h < H; ++h)
-            variants.push_back({0, T, cached(cache, {HookPoint::ResidPre, l}).data(), &hooks[size_t(h)]});
-        const std::vector<float> m = metrics(model, l, variants, answer, wrong);
-        std::copy(m.begin(), m.end(), out.heads.begin() + ptrdiff_t(size_t(l) * H));
-    }
-    return out;
+    cache_ = std::make_unique<ActivationCache>(c, names_of({HookPoint::ResidPre, HookPoint::Z}, c.n_layer), T_);
+    model.forward(ids.data(), T_, ForwardOptions().with_hooks(cache_.get()));
+    out_.baseline = logit_difference(model, answer, wrong);
+    out_.heads.assign(size_t(c.n_layer) * c.n_head, 0.0f);
+}
+
+AblationSweep::~AblationSweep() = default;
+
+bool AblationSweep::done() const {
+    return layer_ == model_.config().n_layer;
+}
+
+// Layer l's heads, each ablated at every position, as one batch from that layer (no KV cache before position 0 to
+// read, so anything run on the model meanwhile changes nothing here).
+void AblationSweep::next() {
+    require(!done(), "the ablation sweep has run every layer");
+    const GPT2Config& c = model_.config();
+    const int H = c.n_head, l = layer_;
+    const std::vector<float> means = kind_ == Intervention::Kind::Mean
+                                         ? column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.n_embd)
+                                         : std::vector<float>();
+    std::vector<InterventionHooks> hooks;
+    for (int h = 0; h < H; ++h)
+        hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind_, {h}, {}, means}}, T_);
+    std::vector<Variant> variants;
+    for (int h = 0; h < H; ++h)
+        variants.push_back({0, T_, cached(*cache_, {HookPoint::ResidPre, l}).data(), &hooks[size_t(h)]});
+    const std::vector<float> m = metrics(model_, l, variants, answer_, wrong_);
+    std::copy(m.begin(), m.end(), out_.heads.begin() + ptrdiff_t(size_t(l) * H));
+    ++layer_;
+}
+
+Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind) {
+    AblationSweep sweep(model, ids, answer, wrong, kind);
+    while (!sweep.done()) sweep.next();
+    return sweep.result();
 }
 
 LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target) {

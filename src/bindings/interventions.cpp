@@ -62,35 +62,87 @@ val grid(const std::vector<float>& values, int rows, int cols) {
     return o;
 }
 
+val patching_result(const Patching& p, const GPT2Config& c) {
+    val o = val::object();
+    o.set("clean", p.clean);
+    o.set("corrupted", p.corrupted);
+    o.set("firstDifference", p.first_difference);
+    o.set("heads", grid(p.heads, c.n_layer, c.n_head));
+    o.set("resid", grid(p.resid, c.n_layer, int(p.resid.size()) / c.n_layer));
+    return o;
+}
+
+val ablation_result(const Ablation& a, const GPT2Config& c) {
+    val o = val::object();
+    o.set("baseline", a.baseline);
+    o.set("heads", grid(a.heads, c.n_layer, c.n_head));
+    return o;
+}
+
+Intervention::Kind ablation_kind(const val& kind_name) {
+    require(kind_name.isString(), "kind must be 'zero' or 'mean', got " + js_description(kind_name));
+    const std::string kind = js_string(kind_name);
+    require(kind == "zero" || kind == "mean", "kind must be 'zero' or 'mean', got '" + kind + "'");
+    return kind == "zero" ? Intervention::Kind::Zero : Intervention::Kind::Mean;
+}
+
+// A sweep a layer at a time (interventions.h), for model.js to give the page its progress and a cancel its chance
+// between layers. It reads the model it was made on: model.js frees it before the model.
+class SweepSteps {
+public:
+    static SweepSteps* patching(Model& m, val clean, val corrupted, double answer, double wrong) {
+        return guarded("patching activations", [&] {
+            const GPT2Config& c = m.gpt2().config();
+            auto s = std::make_unique<SweepSteps>(c);
+            s->patching_ = std::make_unique<PatchingSweep>(m.gpt2(), m.prompt(clean), m.prompt(corrupted),
+                                                           int_arg(answer, "answer", 0, c.n_vocab - 1),
+                                                           int_arg(wrong, "wrong", 0, c.n_vocab - 1));
+            return s.release();
+        });
+    }
+    static SweepSteps* ablation(Model& m, val ids, double answer, double wrong, val kind) {
+        return guarded("ablating heads", [&] {
+            const GPT2Config& c = m.gpt2().config();
+            auto s = std::make_unique<SweepSteps>(c);
+            s->ablation_ =
+                std::make_unique<AblationSweep>(m.gpt2(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
+                                                int_arg(wrong, "wrong", 0, c.n_vocab - 1), ablation_kind(kind));
+            return s.release();
+        });
+    }
+    explicit SweepSteps(const GPT2Config& c) : config_(c) {}
+    bool done() const { return patching_ ? patching_->done() : ablation_->done(); }
+    int layers_done() const { return patching_ ? patching_->layers_done() : ablation_->layers_done(); }
+    void next() {
+        guarded("running a layer of the sweep", [&] { patching_ ? patching_->next() : ablation_->next(); });
+    }
+    val result() const {
+        return patching_ ? patching_result(patching_->result(), config_)
+                         : ablation_result(ablation_->result(), config_);
+    }
+
+private:
+    GPT2Config config_;
+    std::unique_ptr<PatchingSweep> patching_;
+    std::unique_ptr<AblationSweep> ablation_;
+};
+
 val patching(Model& m, val clean, val corrupted, double answer, double wrong) {
     return guarded("patching activations", [&] {
         const GPT2Config& c = m.gpt2().config();
-        const Patching p =
+        return patching_result(
             patching_sweep(m.gpt2(), m.prompt(clean), m.prompt(corrupted), int_arg(answer, "answer", 0, c.n_vocab - 1),
-                           int_arg(wrong, "wrong", 0, c.n_vocab - 1));
-        val o = val::object();
-        o.set("clean", p.clean);
-        o.set("corrupted", p.corrupted);
-        o.set("firstDifference", p.first_difference);
-        o.set("heads", grid(p.heads, c.n_layer, c.n_head));
-        o.set("resid", grid(p.resid, c.n_layer, int(p.resid.size()) / c.n_layer));
-        return o;
+                           int_arg(wrong, "wrong", 0, c.n_vocab - 1)),
+            c);
     });
 }
 
 val ablation(Model& m, val ids, double answer, double wrong, val kind_name) {
     return guarded("ablating heads", [&] {
         const GPT2Config& c = m.gpt2().config();
-        require(kind_name.isString(), "kind must be 'zero' or 'mean', got " + js_description(kind_name));
-        const std::string kind = js_string(kind_name);
-        require(kind == "zero" || kind == "mean", "kind must be 'zero' or 'mean', got '" + kind + "'");
-        const Ablation a = ablation_sweep(m.gpt2(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
-                                          int_arg(wrong, "wrong", 0, c.n_vocab - 1),
-                                          kind == "zero" ? Intervention::Kind::Zero : Intervention::Kind::Mean);
-        val o = val::object();
-        o.set("baseline", a.baseline);
-        o.set("heads", grid(a.heads, c.n_layer, c.n_head));
-        return o;
+        return ablation_result(ablation_sweep(m.gpt2(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
+                                              int_arg(wrong, "wrong", 0, c.n_vocab - 1), ablation_kind(kind_name)),
+                               c);
     });
 }
 
@@ -135,6 +187,13 @@ EMSCRIPTEN_BINDINGS(interventions) {
     function("runWithHooks", &intervention_bindings::run_with_hooks);
     function("patchingSweep", &intervention_bindings::patching);
     function("ablationSweep", &intervention_bindings::ablation);
+    class_<intervention_bindings::SweepSteps>("SweepSteps")
+        .class_function("patching", &intervention_bindings::SweepSteps::patching, allow_raw_pointers())
+        .class_function("ablation", &intervention_bindings::SweepSteps::ablation, allow_raw_pointers())
+        .function("done", &intervention_bindings::SweepSteps::done)
+        .function("layersDone", &intervention_bindings::SweepSteps::layers_done)
+        .function("next", &intervention_bindings::SweepSteps::next)
+        .function("result", &intervention_bindings::SweepSteps::result);
     function("logitLens", &intervention_bindings::lens);
     function("directLogitAttribution", &intervention_bindings::attribution);
 }

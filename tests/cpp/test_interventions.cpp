@@ -94,6 +94,29 @@ TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
     }
 }
 
+TEST_P(Interventions, SweepsALayerAtATimeGiveTheSameCellsWhateverRunsBetweenLayers) {
+    // A worker runs a sweep a layer at a time so that a cancel gets in; other passes may touch the model meanwhile.
+    Loaded m = load_tiny(GetParam(), 3);
+    GPT2& g = *m.model;
+    const Patching whole = patching_sweep(g, kClean, kCorrupted, kAnswer, kWrong);
+    const Ablation ablation = ablation_sweep(g, kClean, kAnswer, kWrong, Intervention::Kind::Mean);
+    PatchingSweep patching(g, kClean, kCorrupted, kAnswer, kWrong);
+    AblationSweep ablating(g, kClean, kAnswer, kWrong, Intervention::Kind::Mean);
+    const std::vector<int> other = {9, 8, 7, 6, 5, 4, 3};
+    while (!patching.done()) {
+        g.forward(other.data(), int(other.size()));
+        patching.next();
+        g.forward(other.data(), int(other.size()));
+        ablating.next();
+    }
+    EXPECT_TRUE(ablating.done());
+    EXPECT_EQ(patching.layers_done(), g.config().n_layer);
+    EXPECT_EQ(patching.result().heads, whole.heads);
+    EXPECT_EQ(patching.result().resid, whole.resid);
+    EXPECT_EQ(ablating.result().heads, ablation.heads);
+    EXPECT_THROW(patching.next(), Error);
+}
+
 TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
     Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;

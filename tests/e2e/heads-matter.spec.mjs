@@ -160,7 +160,7 @@ test('the attribution bars add up to the logit shown, which is the model\'s own 
   expect(+head).toBe(ref.parts.find((p) => p.name === 'blocks.1.attn.head.0').value);
 });
 
-test('cancel stops a running sweep between steps, and the page stays responsive while it runs', async ({ page }) => {
+test('cancel stops a running sweep between two of its layers, and the page stays responsive while it runs', async ({ page }) => {
   await openSection(page);
   // 129 tokens that differ from the first: the patching sweep reruns every (layer, position), seconds of work.
   const long = `A${LINE.repeat(12)} the quick brown fox jumps over the lazy`;
@@ -179,8 +179,17 @@ test('cancel stops a running sweep between steps, and the page stays responsive 
   });
   await page.click('#hm-run');
   await expect(page.locator('#hm-progress-text')).toContainText('1 of 5: patching');
+  await expect(page.locator('#hm-progress-text')).toContainText('layer 1 of 4 done'); // inside the sweep
   await page.locator('#hm-prompt').press('End'); // the page takes input meanwhile
   await page.click('#hm-cancel');
+  // The worker is free again once the sweep stops: a call that needs the engine's turn waits only for that.
+  const freeAfter = await page.evaluate(async () => {
+    const t0 = performance.now();
+    const { sharedEngine } = await import('/lib/worker-client.js');
+    await sharedEngine().call('tokenize', { text: 'x' });
+    return performance.now() - t0;
+  });
+  console.log(`cancelled inside the patching sweep: the engine was free again ${freeAfter.toFixed(0)} ms later`);
   const status = page.locator('#hm-status');
   await expect(status).toHaveAttribute('data-state', 'cancelled');
   await expect(status).toContainText('Cancelled after 0 of 5 steps');

@@ -4,6 +4,7 @@
 // (GPT2::resume_variants) through the LM head's rows of its two tokens only, so a sweep over every head costs far
 // less than a forward pass per head, with the same bits as one.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,12 +59,51 @@ struct Patching {
 Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
                         int wrong);
 
+// The same sweep a layer at a time, so a caller can show progress and stop between layers: the constructor runs both
+// prompts, each next() one layer's heads and residual positions (a layer not run yet reads 0).
+class PatchingSweep {
+public:
+    PatchingSweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer, int wrong);
+    ~PatchingSweep();
+    bool done() const;
+    int layers_done() const { return layer_; }
+    void next();
+    const Patching& result() const { return out_; }
+
+private:
+    GPT2& model_;
+    std::vector<int> corrupted_;
+    int answer_, wrong_, layer_ = 0;
+    float span_ = 0;                                    // clean - corrupted: an effect is (metric - corrupted) / span
+    std::unique_ptr<ActivationCache> clean_cache_;      // hook_z and hook_resid_pre of the clean run
+    std::unique_ptr<ActivationCache> corrupted_cache_;  // hook_resid_pre of the corrupted run
+    Patching out_;
+};
+
 // The metric with each head ablated alone at hook_z (every position): heads [L * H].
 struct Ablation {
     float baseline = 0;
     std::vector<float> heads;
 };
 Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
+
+// The same sweep a layer at a time, as PatchingSweep.
+class AblationSweep {
+public:
+    AblationSweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
+    ~AblationSweep();
+    bool done() const;
+    int layers_done() const { return layer_; }
+    void next();
+    const Ablation& result() const { return out_; }
+
+private:
+    GPT2& model_;
+    int T_, answer_, wrong_, layer_ = 0;
+    Intervention::Kind kind_;
+    std::unique_ptr<ActivationCache> cache_;  // hook_resid_pre and hook_z of the run
+    Ablation out_;
+};
 
 // Each layer's residual stream (hook_resid_post) through ln_final and the unembedding: the k likeliest tokens per
 // (layer, position), [L][T][k], and the target token's probability, [L][T] (empty without a target).

@@ -88,7 +88,9 @@ export class Model {
     registry?.register(this, handle, this);
   }
 
-  #generating = false;  // a generate() is under way: its KV cache and sampler must not be touched until it returns
+  // The method under way that awaits between its steps (generate, a sweep by layer), or null: the model's KV cache
+  // and sampler are its own until it returns.
+  #busy = null;
 
   get live() { return !this.handle.isDeleted(); }
   #check() { if (this.handle.isDeleted()) throw new Error('this model has been freed'); }
@@ -96,9 +98,13 @@ export class Model {
   // generate()'s onToken such a call would change the generated text, so it is refused and the generation goes on.
   #idle(method) {
     this.#check();
-    if (this.#generating) {
+    if (this.#busy === 'generate') {
       throw new Error(`model.${method}: the model is generating; call it after generate() returns (or return false ` +
         'from onToken to stop the generation)');
+    }
+    if (this.#busy) {
+      throw new Error(`model.${method}: the model is running ${this.#busy}(); call it after that returns (or return ` +
+        'false from onLayer to stop the sweep)');
     }
   }
 
@@ -194,6 +200,38 @@ export class Model {
       this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind));
   }
 
+  // The same two sweeps a layer at a time, for a page that shows progress or lets a user cancel: after each layer,
+  // `await onLayer({layersDone, layers})`; returning false stops the sweep (-> null), and an error thrown there stops
+  // it with that error. Like generate(), the model is the sweep's until it returns. -> the result as above.
+  patchingSweepByLayer({ clean, corrupted, answer, wrong } = {}, onLayer = null) {
+    this.#idle('patchingSweepByLayer');
+    return this.#byLayer('patchingSweepByLayer', 'patching activations', () => this.core.SweepSteps.patching(
+      this.handle, this.#ids(clean), this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')),
+    onLayer);
+  }
+
+  ablationSweepByLayer({ input, answer, wrong, kind = 'zero' } = {}, onLayer = null) {
+    this.#idle('ablationSweepByLayer');
+    return this.#byLayer('ablationSweepByLayer', 'ablating heads', () => this.core.SweepSteps.ablation(this.handle,
+      this.#ids(input), this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind), onLayer);
+  }
+
+  async #byLayer(method, doing, start, onLayer) {
+    const steps = engineCall(doing, start);
+    this.#busy = method;
+    try {
+      while (!steps.done()) {
+        engineCall(doing, () => steps.next());
+        const progress = { layersDone: steps.layersDone(), layers: this.config.n_layer };
+        if (onLayer && (await onLayer(progress)) === false) return null;
+      }
+      return engineCall(doing, () => steps.result());
+    } finally {
+      this.#busy = null;
+      steps.delete();
+    }
+  }
+
   // Each layer's residual stream through ln_final and the unembedding. -> {shape: [L, T, k], topIds, topProbs
   // (flat in that shape), top: [l][t] = [{id, token, prob}], target: Float32Array (L * T) | null}. k: 1 to 100;
   // target: a token (id or text), or null for none (the engine reads a negative id as none, so one is refused here).
@@ -264,7 +302,7 @@ export class Model {
     engineCall(`running the model on ${ids?.length} tokens`,
       () => this.handle.startGeneration(ids, maxTokens, temperature, topK, topP, seed));
     const made = [];
-    this.#generating = true;
+    this.#busy = 'generate';
     try {
       for (;;) {
         // One step of the engine's generation loop (sampling.h): sample, then feed the token through the KV cache,
@@ -279,7 +317,7 @@ export class Model {
         }
       }
     } finally {
-      this.#generating = false;
+      this.#busy = null;
     }
   }
 
@@ -311,7 +349,7 @@ export class Model {
   // -- end head analysis --
 
   free() {
-    if (this.#generating) this.#idle('free');
+    if (this.#busy) this.#idle('free');
     if (!this.handle.isDeleted()) this.handle.delete();
     registry?.unregister(this);
   }

@@ -391,6 +391,12 @@ export interface Grid {
   shape: [number, number];
 }
 
+/** How far a sweep by layer got: layersDone of layers. */
+export interface SweepProgress {
+  layersDone: number;
+  layers: number;
+}
+
 export interface PatchingResult {
   /** the metric on each prompt */
   clean: number;
@@ -502,6 +508,17 @@ export interface Model {
   /** The metric with each head ablated alone at hook_z. */
   ablationSweep(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
     kind?: 'zero' | 'mean' }): AblationResult;
+  /**
+   * patchingSweep a layer at a time: after each layer, onLayer sees how far it got and may return false to stop (the
+   * promise then gives null) or throw to stop with that error. The model is the sweep's until the promise settles.
+   */
+  patchingSweepByLayer(options: { clean: string | TokenIds; corrupted: string | TokenIds; answer: string | number;
+    wrong: string | number }, onLayer?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
+    Promise<PatchingResult | null>;
+  /** ablationSweep a layer at a time, as patchingSweepByLayer. */
+  ablationSweepByLayer(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
+    kind?: 'zero' | 'mean' }, onLayer?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
+    Promise<AblationResult | null>;
   /**
    * Each layer's residual stream (hook_resid_post) through ln_final and the unembedding. k: 1 to 100 (default 5);
    * target: one token (id or text) whose probability to report, or null (the default) for none.

@@ -184,8 +184,10 @@ export class HeadsMatter {
     this.showProgress(run);
     const call = async (op, args) => {
       if (run.cancelled || this.run !== run) throw new Cancelled();
+      run.sweep = null;
       this.showProgress(run);
-      run.job = this.engine.call(op, { model: model.key, ...args });
+      // the sweeps report each layer they finish
+      run.job = this.engine.call(op, { model: model.key, ...args }, { onProgress: (p) => { run.sweep = p; } });
       const r = await run.job;
       if (run.cancelled || this.run !== run) throw new Cancelled();
       run.done++;
@@ -229,7 +231,8 @@ export class HeadsMatter {
     $('hm-progress-bar').value = run.done;
     const tick = () => {
       const seconds = ((performance.now() - run.started) / 1000).toFixed(1);
-      $('hm-progress-text').textContent = `${run.done + 1} of ${run.steps.length}: ${label}… ${seconds} s`;
+      const layers = run.sweep?.layers ? `, layer ${run.sweep.layersDone} of ${run.sweep.layers} done` : '';
+      $('hm-progress-text').textContent = `${run.done + 1} of ${run.steps.length}: ${label}${layers}… ${seconds} s`;
     };
     tick();
     clearInterval(run.timer);
