@@ -448,55 +448,59 @@ void GPT2::attend(int l, const Variant& s, size_t row0, const Capture& cap, bool
     if (variants_) {  // this variant's keys (transposed) and values, rounded as the cache would store them
         grow(own_kt_, size_t(C) * own_ld);
         grow(own_v_, size_t(T) * C);
-        for (int t = 0; t < own_ld; ++t)
-            for (int c = 0; c < C; ++c)
+        for (int c = 0; c < C; ++c)
+            for (int t = 0; t < own_ld; ++t)
                 own_kt_[size_t(c) * own_ld + t] = t < T ? kv_.stored(qkv_[(row0 + t) * 3 * C + C + c]) : 0.0f;
         for (int t = 0; t < T; ++t)
             for (int c = 0; c < C; ++c) own_v_[size_t(t) * C + c] = kv_.stored(qkv_[(row0 + t) * 3 * C + 2 * C + c]);
     }
-    grow(scores_, size_t(T) * Tk);
+    // Every head's keys (hd, ld) and values: the cache's (every position, or a variant's prefix), and its own.
+    heads_.clear();
+    for (int h = 0; h < H; ++h) heads_.push_back(kv_.head(l, h, variants_ ? p0 : Tk));
+    const auto n_cache = [&](int i) { return variants_ ? p0 : p0 + i + 1; };
+    const auto n_own = [&](int i) { return variants_ ? i + 1 : 0; };
+    // Each head's probabilities: in the capture (L, H, cap.queries, cap.keys), this chunk's rows from row cap.first;
+    // else in scratch, (H, T, Tk).
+    const int stride = cap.data ? cap.keys : Tk;
+    if (!cap.data) grow(scores_, size_t(H) * T * Tk);
+    const auto probs_of = [&](int h) {
+        return cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys
+                        : scores_.data() + size_t(h) * T * Tk;
+    };
     const float* q = qkv_.data() + row0 * 3 * C;
     float* out = att_out_.data() + row0 * C;
-    for (int h = 0; h < H; ++h) {
-        // this head's keys (hd, ld) and values: the cache's (every position, or a variant's prefix), its own
-        const KVCache::Head kv = kv_.head(l, h, variants_ ? p0 : Tk);
-        const float* own_kt = own_kt_.data() + size_t(h) * hd * own_ld;
-        const float* own_v = own_v_.data() + size_t(h) * hd;
-        const auto n_cache = [&](int i) { return variants_ ? p0 : p0 + i + 1; };
-        const auto n_own = [&](int i) { return variants_ ? i + 1 : 0; };
-        // capture (L, H, cap.queries, cap.keys): this chunk's rows start at row cap.first
-        float* probs =
-            cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys : scores_.data();
-        const int stride = cap.data ? cap.keys : Tk;
-        // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax, for every query row of this head. Rows are
-        // independent, so the threads take them in parts (threads.h); a later row sees more keys, so each part takes
-        // rows from both ends (the order of rows changes nothing in any row).
-        const double work = double(T) * (p0 + T) * hd;  // about: each row's scores, or its weighted values
-        const int i0 = last_row_only ? T - 1 : 0, rows = T - i0;
-        const auto row_at = [i0, rows](int k) { return i0 + (k % 2 ? rows - 1 - k / 2 : k / 2); };
-        parallel_for(rows, work, [&](int begin, int end) {
-            for (int k = begin; k < end; ++k) {
-                const int i = row_at(k), a = n_cache(i), b = n_own(i);
-                float* row = probs + size_t(i) * stride;
-                const float* qi = q + size_t(i) * 3 * C + h * hd;
-                if (a) attention_scores_row(row, qi, kv.kt, hd, kv.ld, a, scale);
-                if (b) attention_scores_row(row + a, qi, own_kt, hd, own_ld, b, scale);
-                masked_softmax_row(row, a + b, stride);
-            }
-        });
-        if (s.hooks && s.hooks->wants({HookPoint::Pattern, l}))
-            s.hooks->visit({{HookPoint::Pattern, l}, h, p0, T, Tk, stride}, probs);
-        // 2. out (hd) = probs . V
-        parallel_for(rows, work, [&](int begin, int end) {
-            for (int k = begin; k < end; ++k) {
-                const int i = row_at(k), a = n_cache(i), b = n_own(i);
-                const float* p = probs + size_t(i) * stride;
-                float* o = out + size_t(i) * C + h * hd;
-                if (a) attention_values_row(o, p, kv.v, a, hd, kv.ldv);
-                if (b) attention_values_row(o, p + a, own_v, b, hd, C, a > 0);
-            }
-        });
-    }
+    // The threads take (head, row) pairs in parts, every head at once (threads.h). A later row sees more keys, so
+    // each head's rows are taken from both ends; the order changes nothing in any row.
+    const int i0 = last_row_only ? T - 1 : 0, rows = T - i0;
+    const auto head_of = [rows](int k) { return k / rows; };
+    const auto row_of = [i0, rows](int k) {
+        const int r = k % rows;
+        return i0 + (r % 2 ? rows - 1 - r / 2 : r / 2);
+    };
+    const double work = double(H) * rows * Tk * hd;  // about: the scores, or the weighted values
+    // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax
+    parallel_for(H * rows, work, [&](int begin, int end) {
+        for (int k = begin; k < end; ++k) {
+            const int h = head_of(k), i = row_of(k), a = n_cache(i), b = n_own(i);
+            float* row = probs_of(h) + size_t(i) * stride;
+            const float* qi = q + size_t(i) * 3 * C + h * hd;
+            if (a) attention_scores_row(row, qi, heads_[size_t(h)].kt, hd, heads_[size_t(h)].ld, a, scale);
+            if (b) attention_scores_row(row + a, qi, own_kt_.data() + size_t(h) * hd * own_ld, hd, own_ld, b, scale);
+            masked_softmax_row(row, a + b, stride);
+        }
+    });
+    if (s.hooks && s.hooks->wants({HookPoint::Pattern, l}))
+        for (int h = 0; h < H; ++h) s.hooks->visit({{HookPoint::Pattern, l}, h, p0, T, Tk, stride}, probs_of(h));
+    // 2. out (hd) = probs . V
+    parallel_for(H * rows, work, [&](int begin, int end) {
+        for (int k = begin; k < end; ++k) {
+            const int h = head_of(k), i = row_of(k), a = n_cache(i), b = n_own(i);
+            const float* p = probs_of(h) + size_t(i) * stride;
+            float* o = out + size_t(i) * C + h * hd;
+            if (a) attention_values_row(o, p, heads_[size_t(h)].v, a, hd, heads_[size_t(h)].ldv);
+            if (b) attention_values_row(o, p + a, own_v_.data() + size_t(h) * hd, b, hd, C, a > 0);
+        }
+    });
 }
 
 }  // namespace arcscope

@@ -103,18 +103,20 @@ float KVCache::stored(float x) const {
 
 KVCache::Head KVCache::head(int l, int h, int n) {
     if (!half_) return {f32_.k[l].data() + size_t(h) * hd_ * ld_, ld_, f32_.v[l].data() + size_t(h) * hd_, C_};
-    // f16: this head's slice converted once, then read by every query row of the chunk.
+    // f16: this head's slice converted once into its own part of the scratch, then read by every query row of the
+    // chunk. The scratch holds every head at this n, so the heads of one layer can be read side by side.
     const int ld = (n + kPad - 1) / kPad * kPad;
-    if (kt_scratch_.size() < size_t(hd_) * ld) kt_scratch_.resize(size_t(hd_) * ld);
-    if (v_scratch_.size() < size_t(n) * hd_) v_scratch_.resize(size_t(n) * hd_);
+    if (kt_scratch_.size() < size_t(C_) * ld) kt_scratch_.resize(size_t(C_) * ld);
+    if (v_scratch_.size() < size_t(n) * C_) v_scratch_.resize(size_t(n) * C_);
+    float* kt = kt_scratch_.data() + size_t(h) * hd_ * ld;
+    float* v = v_scratch_.data() + size_t(h) * n * hd_;
     for (int d = 0; d < hd_; ++d) {
-        float* row = kt_scratch_.data() + size_t(d) * ld;
+        float* row = kt + size_t(d) * ld;
         f16_to_float_n(f16_.k[l].data() + size_t(h * hd_ + d) * ld_, row, n);
         std::fill(row + n, row + ld, 0.0f);
     }
-    for (int j = 0; j < n; ++j)
-        f16_to_float_n(f16_.v[l].data() + size_t(j) * C_ + h * hd_, v_scratch_.data() + size_t(j) * hd_, hd_);
-    return {kt_scratch_.data(), ld, v_scratch_.data(), hd_};
+    for (int j = 0; j < n; ++j) f16_to_float_n(f16_.v[l].data() + size_t(j) * C_ + h * hd_, v + size_t(j) * hd_, hd_);
+    return {kt, ld, v, hd_};
 }
 
 }  // namespace arcscope

@@ -158,8 +158,9 @@ private:
     std::vector<int> cached_ids_;  // the token behind each cached position, -1 where no token alone gives it
     std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
     std::vector<float> position_row_;  // one position's embedding (C), while embed() adds it
-    std::vector<float> own_kt_,
-        own_v_;  // a variant's own keys (C, ld) and values (rows, C), as the cache would hold them
+    // A variant's own keys (C, ld) and values (rows, C), as the cache would hold them.
+    std::vector<float> own_kt_, own_v_;
+    std::vector<KVCache::Head> heads_;  // the layer's heads being attended to (attend)
     int logits_rows_ = 0, attn_queries_ = 0, attn_keys_ = 0;
     bool has_attention_ = false;
 

@@ -32,8 +32,9 @@ public:
     float stored(float x) const;
 
     // Head h of layer l over positions [0, n) as f32: keys transposed kt (head_dim, ld) with ld >= n rounded up to
-    // kPad, values v (n, head_dim) with rows ldv apart. Pointers into the cache (f32) or into scratch (f16, valid
-    // until the next call).
+    // kPad, values v (n, head_dim) with rows ldv apart. Pointers into the cache (f32) or into scratch (f16: each head
+    // its own part, valid until a call with a larger n or for the same head again), so every head of a layer can be
+    // read at once.
     struct Head {
         const float* kt;
         int ld;
