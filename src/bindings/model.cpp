@@ -97,6 +97,7 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("runWithCache", &Model::run_with_cache)
         .function("hookNames", &Model::hook_names)
         .function("attentionPattern", &Model::attention_pattern)
+        .function("attentionThumbnail", &Model::attention_thumbnail)
         .function("append", &Model::append)
         .function("reset", &Model::reset)
         .function("setKVCache", &Model::set_kv_cache)

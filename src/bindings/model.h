@@ -143,17 +143,7 @@ public:
     val attention_pattern(val q, val k, val head) const {
         return guarded("computing an attention pattern", [&] {
             const GPT2Config& c = gpt2_->config();
-            const val f32 = val::global("Float32Array");
-            for (const val* v : {&q, &k})
-                require(v->instanceof (f32), std::string(v == &q ? "q" : "k") +
-                                                 " must be a Float32Array (a layer's hook_q or hook_k data), got " +
-                                                 js_description(*v));
-            const size_t n = q["length"].as<size_t>();
-            require(n > 0 && n % c.n_embd == 0 && n / c.n_embd <= size_t(c.n_ctx) && k["length"].as<size_t>() == n,
-                    "q and k must each hold T x n_embd (" + std::to_string(c.n_embd) + ") numbers for T up to " +
-                        std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
-                        std::to_string(k["length"].as<size_t>()));
-            const int T = int(n / c.n_embd);
+            const int T = queries_and_keys(q, k);
             const bool all = head.isNull() || head.isUndefined();
             const int h0 = all ? 0 : int_arg(head, "head", 0, c.n_head - 1);
             const int heads = all ? c.n_head : 1;
@@ -164,6 +154,34 @@ public:
                 gpt2_->attention_pattern(qv.data(), kv.data(), T, h0 + h, out.data() + size_t(h) * T * T);
             return float32_array(out.data(), out.size());
         });
+    }
+
+    // One head of the same, max-pooled to size x size (GPT2::attention_thumbnail), without its T x T.
+    val attention_thumbnail(val q, val k, val head, val size) const {
+        return guarded("computing an attention thumbnail", [&] {
+            const int T = queries_and_keys(q, k);
+            const int h = int_arg(head, "head", 0, gpt2_->config().n_head - 1), s = int_arg(size, "size", 1, T);
+            const std::vector<float> qv = floats_from(q), kv = floats_from(k);
+            std::vector<float> out(size_t(s) * s);
+            gpt2_->attention_thumbnail(qv.data(), kv.data(), T, h, s, out.data());
+            return float32_array(out.data(), out.size());
+        });
+    }
+
+    // q and k: a layer's hook_q and hook_k data, checked -> T.
+    int queries_and_keys(const val& q, const val& k) const {
+        const GPT2Config& c = gpt2_->config();
+        const val f32 = val::global("Float32Array");
+        for (const val* v : {&q, &k})
+            require(v->instanceof (f32), std::string(v == &q ? "q" : "k") +
+                                             " must be a Float32Array (a layer's hook_q or hook_k data), got " +
+                                             js_description(*v));
+        const size_t n = q["length"].as<size_t>();
+        require(n > 0 && n % c.n_embd == 0 && n / c.n_embd <= size_t(c.n_ctx) && k["length"].as<size_t>() == n,
+                "q and k must each hold T x n_embd (" + std::to_string(c.n_embd) + ") numbers for T up to " +
+                    std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
+                    std::to_string(k["length"].as<size_t>()));
+        return int(n / c.n_embd);
     }
 
     // Every hook name of this model, in the order the pass reaches them.

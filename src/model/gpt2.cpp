@@ -238,23 +238,67 @@ void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, cons
     }
 }
 
-void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
-    const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
-    require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
-            "attention_pattern: head " + std::to_string(head) + " of " + std::to_string(H) + ", " + std::to_string(T) +
-                " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
-    // The head's keys transposed, (hd, ld), as the KV cache holds them (rounded if f16), so scores_row runs as
-    // in the pass.
-    const int ld = (T + kLanes - 1) / kLanes * kLanes;
+// A head's keys transposed, (hd, ld), as the KV cache holds them (rounded if f16), so the score loop runs on them as
+// in the pass: from k (T, n_embd), a layer's hook_k.
+std::vector<float> GPT2::keys_transposed(const float* k, int T, int head, int ld) const {
+    const int C = config_.n_embd, hd = config_.head_dim();
     std::vector<float> kt(size_t(hd) * ld, 0.0f);
     for (int t = 0; t < T; ++t)
         for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = kv_.stored(k[size_t(t) * C + head * hd + d]);
+    return kt;
+}
+
+void GPT2::check_pattern(const char* what, int T, int head) const {
+    const int H = config_.n_head;
+    require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
+            std::string(what) + ": head " + std::to_string(head) + " of " + std::to_string(H) + ", " +
+                std::to_string(T) + " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
+}
+
+void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
+    check_pattern("attention_pattern", T, head);
+    const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
+    const std::vector<float> kt = keys_transposed(k, T, head, ld);
     const float scale = 1.0f / std::sqrt(float(hd));
-    for (int i = 0; i < T; ++i) {
-        float* row = out + size_t(i) * T;
-        attention_scores_row(row, q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
-        masked_softmax_row(row, i + 1, T);
-    }
+    // Rows apart on the threads, each part taking rows from both ends (a later row sees more keys).
+    parallel_for(T, double(T) * T * hd / 2, [&](int begin, int end) {
+        for (int r = begin; r < end; ++r) {
+            const int i = r % 2 ? T - 1 - r / 2 : r / 2;
+            float* row = out + size_t(i) * T;
+            attention_scores_row(row, q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
+            masked_softmax_row(row, i + 1, T);
+        }
+    });
+}
+
+void GPT2::attention_thumbnail(const float* q, const float* k, int T, int head, int size, float* out) const {
+    check_pattern("attention_thumbnail", T, head);
+    require(size >= 1 && size <= T,
+            "attention_thumbnail: size " + std::to_string(size) + " is not in [1, " + std::to_string(T) + "]");
+    const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
+    const std::vector<float> kt = keys_transposed(k, T, head, ld);
+    const float scale = 1.0f / std::sqrt(float(hd));
+    std::fill(out, out + size_t(size) * size, 0.0f);
+    // Pooled rows apart on the threads, each part taking them from both ends (a later row sees more keys): cell
+    // (r, c) takes query rows i with i * size / T == r and keys j with j * size / T == c, so each part writes its own
+    // cells. Each query row is computed into a row of scratch.
+    parallel_for(size, double(T) * T * hd / 2, [&](int begin, int end) {
+        std::vector<float> row(static_cast<size_t>(ld));
+        for (int k = begin; k < end; ++k) {
+            const int r = k % 2 ? size - 1 - k / 2 : k / 2;
+            float* pooled = out + size_t(r) * size;
+            const int first = int((int64_t(r) * T + size - 1) / size);
+            const int last = int((int64_t(r + 1) * T + size - 1) / size);
+            for (int i = first; i < last; ++i) {
+                attention_scores_row(row.data(), q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
+                masked_softmax_row(row.data(), i + 1, i + 1);
+                for (int j = 0; j <= i; ++j) {
+                    float& cell = pooled[int64_t(j) * size / T];
+                    cell = std::max(cell, row[size_t(j)]);
+                }
+            }
+        }
+    });
 }
 
 // Hands each sequence's hooks the values of its rows in the chunk, if they asked for them.

@@ -100,6 +100,35 @@ for (const dtype of ['f32', 'q8']) {
   });
 }
 
+// A (T, T) pattern max-pooled to (size, size) as a thumbnail shows it, written plainly: attentionThumbnail's reference.
+function pooled(matrix, T, size) {
+  const out = new Float32Array(size * size);
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j <= i; j++) {
+      const cell = Math.floor((i * size) / T) * size + Math.floor((j * size) / T);
+      out[cell] = Math.max(out[cell], matrix[i * T + j]);
+    }
+  }
+  return out;
+}
+
+test('attentionThumbnail is attentionPattern max-pooled, bit for bit, at any size; bad sizes are refused', async () => {
+  const e = await engine();
+  const model = e.loadModel(new Uint8Array(readFileSync(files.q8)));
+  const { cache } = model.runWithCache(ids, { names: ['blocks.1.attn.hook_q', 'blocks.1.attn.hook_k'], allLogits: false });
+  const q = cache['blocks.1.attn.hook_q'].data, k = cache['blocks.1.attn.hook_k'].data;
+  for (const head of [0, 3]) {
+    const pattern = model.attentionPattern(q, k, head);
+    for (const size of [1, 7, 64, T]) {
+      assert.deepEqual(model.attentionThumbnail(q, k, head, size), pooled(pattern, T, size), `head ${head}, size ${size}`);
+    }
+  }
+  assert.throws(() => model.attentionThumbnail(q, k, 0, 0), /size must be .*1/);
+  assert.throws(() => model.attentionThumbnail(q, k, 0, T + 1), /size must be/);
+  assert.throws(() => model.attentionThumbnail(q, k, 4, 8), /head must be/);
+  model.free();
+});
+
 test('attentionPattern refuses what is not one layer\'s q and k', async () => {
   const e = await engine();
   const model = e.loadModel(new Uint8Array(readFileSync(files.q8)));

@@ -3,7 +3,7 @@
 // chart's quadratic fit. (Drawing is tested in Chromium.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterArcs, hideSink, aggregate, growMatrix, poolMax, topAttended, topKFor, viewHeads } from '../../web/lib/views/attention-math.js';
+import { filterArcs, hideSink, aggregate, growMatrix, topAttended, topKFor, viewHeads } from '../../web/lib/views/attention-math.js';
 import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/views/attention-source.js';
 import { parseHash, formatHash, defaults } from '../../web/tutorial/page/state.js';
 import { displayPiece, spanLabels } from '../../web/lib/views/token-text.js';
@@ -125,11 +125,7 @@ test('growing attention appends one query row a token (the KV cache step) and ke
   assert.deepEqual(topAttended(Float32Array.from([1, 0, 0.2, 0.8]), 2, 1, 5).map((x) => x.index), [1, 0]);
 });
 
-test('thumbnails are max-pooled so one strong weight still shows; topk "auto" draws every arc of short texts only', () => {
-  const T = 8, m = new Float32Array(T * T);
-  m[7 * T + 1] = 0.9; m[6 * T + 0] = 0.2; m[0] = 1;
-  assert.deepEqual([...poolMax(m, T, 2)], [1, 0, Math.fround(0.9), 0]);
-  assert.deepEqual([...poolMax(m, T, T)], [...m]);
+test('topk "auto" draws every arc of short texts only', () => {
   assert.equal(topKFor('auto', 64), 0);
   assert.equal(topKFor('auto', 65), 3);
   assert.equal(topKFor(5, 1000), 5);

@@ -113,6 +113,10 @@ public:
     // diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
     // floats a layer) instead of every head's (T, T), and compute exactly the heads it shows.
     void attention_pattern(const float* q, const float* k, int T, int head, float* out) const;
+    // The same head max-pooled to out (size, size), 1 <= size <= T: cell (r, c) is the largest probability of query
+    // rows i and keys j with i * size / T == r and j * size / T == c, for a thumbnail. The T x T is never held: rows
+    // are computed one at a time.
+    void attention_thumbnail(const float* q, const float* k, int T, int head, int size, float* out) const;
     // The final LayerNorm and the tied unembedding of any residual stream rows (rows x n_embd) -> (rows x n_vocab).
     void unembed(const float* resid, int rows, float* logits);
     // The same for one row and some tokens only: logits (n) of tokens (n), the same bits as those of unembed(), for
@@ -177,6 +181,8 @@ private:
 
     void check_ids(const int* ids, int n) const;
     void check_tokens(const int* tokens, int n) const;
+    void check_pattern(const char* what, int T, int head) const;
+    std::vector<float> keys_transposed(const float* k, int T, int head, int ld) const;
     void check_finite(const float* logits, int rows, int V, int first_position) const;
     // The sequences of the chunk being run, their rows one after another: one for a pass (its hooks, its residual
     // stream or null for token ids), one per variant for resume_variants. Variants keep their keys and values to

@@ -157,6 +157,13 @@ export class Model {
     return engineCall('computing an attention pattern', () => this.handle.attentionPattern(q, k, head));
   }
 
+  // One head of the same max-pooled to size x size (1 <= size <= T): cell (r, c) the largest probability of the
+  // query rows i and keys j with floor(i * size / T) = r and floor(j * size / T) = c. The T x T is never held.
+  attentionThumbnail(q, k, head, size) {
+    this.#check();
+    return engineCall('computing an attention thumbnail', () => this.handle.attentionThumbnail(q, k, head, size));
+  }
+
   // As TransformerLens's to_tokens: GPT-2's tokens of text, with <|endoftext|> first when prependBos (TransformerLens
   // prepends it by default for GPT-2; engine.tokenize and the page do not, as Hugging Face's tokenizer does not).
   toTokens(text, { prependBos = true } = {}) {

@@ -490,6 +490,11 @@ export interface Model {
    * as forward(ids, {attention: true}) gives for that layer.
    */
   attentionPattern(q: Float32Array, k: Float32Array, head?: number | null): Float32Array;
+  /**
+   * One head of that layer's attention max-pooled to size x size (1 <= size <= T), for a thumbnail: cell (r, c) is
+   * the largest probability of query rows i and keys j with floor(i * size / T) = r and floor(j * size / T) = c.
+   */
+  attentionThumbnail(q: Float32Array, k: Float32Array, head: number, size: number): Float32Array;
   /** As TransformerLens's to_tokens: the ids of text, with <|endoftext|> (50256) first unless prependBos is false. */
   toTokens(text: string, options?: { prependBos?: boolean }): number[];
   /** As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does). */

@@ -78,7 +78,7 @@ export interface WorkerOps {
   init: { args: Record<string, never>; result: { ok: true }; progress: never };
   configure: { args: { stallSeconds: number }; result: { ok: true }; progress: never };
   prefetch: { args: { url: string }; result: undefined; progress: never };
-  tokenize: { args: { text: string }; result: { ids: number[]; labels: TokenLabel[] }; progress: never };
+  tokenize: { args: { text: string; labels?: boolean }; result: { ids: number[]; labels?: TokenLabel[] }; progress: never };
   loadModel: { args: { url: string }; result: ModelInfo; progress: LoadProgress };
   loadModelBytes: { args: { bytes: Uint8Array; key: string; name: string }; result: ModelInfo; progress: LoadProgress };
   /** dtype: the weights' format (default 'q8'); the result's key is key with the format before it unless q8 */

@@ -28,6 +28,7 @@ function traceArc(ctx, i, j, width) {
   ctx.bezierCurveTo(mid, y1, mid, y2, width, y2);
 }
 export const arcWidth = (w) => 0.5 + 5 * w;
+const sameLabel = (a, b) => a.lead === b.lead && a.text === b.text && !a.continuation === !b.continuation;
 export const arcOpacity = (w) => Math.min(1, 0.08 + 1.1 * Math.sqrt(w) * w ** 0.25);
 
 export class ArcView {
@@ -135,14 +136,26 @@ export class ArcView {
     return (side === 'from' ? this.fromList : this.toList).children[index].firstChild;
   }
 
-  // labels: [{lead, text, continuation}] from token-text.js. Rebuilds both columns.
+  // labels: [{lead, text, continuation}] from token-text.js. Both columns keep the tokens an edit left as they were
+  // (typing at the end of a long text adds a row or two, not a thousand) and rebuild from the first that changed.
   setTokens(labels) {
+    const before = this.labels ?? [];
+    let kept = 0;
+    while (kept < labels.length && kept < before.length && sameLabel(labels[kept], before[kept])) kept++;
     this.labels = labels;
     this.pinned = null;
     this.focused = null;
     for (const [list, side] of [[this.fromList, 'from'], [this.toList, 'to']]) {
       const doc = list.ownerDocument;
-      const items = labels.map((label, i) => {
+      while (list.children.length > kept) list.lastChild.remove();
+      for (let i = 0; i < kept; i++) { // as a new token would be: not lit, not current, first in the tab order only
+        const t = list.children[i].firstChild;
+        t.classList.remove('current');
+        t.style.removeProperty('--w');
+        t.tabIndex = i === 0 ? 0 : -1;
+      }
+      const items = labels.slice(kept).map((label, at) => {
+        const i = kept + at;
         const li = doc.createElement('li');
         const token = doc.createElement('span');
         token.className = label.continuation ? 'token continuation' : 'token';
@@ -160,7 +173,7 @@ export class ArcView {
         li.append(token);
         return li;
       });
-      list.replaceChildren(...items);
+      list.append(...items);
     }
     const height = Math.max(1, labels.length) * ROW;
     this.svg.setAttribute('viewBox', `0 0 100 ${height}`);

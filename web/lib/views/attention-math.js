@@ -97,19 +97,6 @@ export function growMatrix(matrix, T, row) {
   return out;
 }
 
-// A (T, T) matrix max-pooled to (size, size) for a thumbnail (size <= T), so a single strong weight still shows.
-export function poolMax(matrix, T, size) {
-  const pooled = new Float32Array(size * size);
-  for (let i = 0; i < T; i++) {
-    const row = Math.floor((i * size) / T) * size;
-    for (let j = 0; j <= i && j < T; j++) {
-      const k = row + Math.floor((j * size) / T);
-      if (matrix[i * T + j] > pooled[k]) pooled[k] = matrix[i * T + j];
-    }
-  }
-  return pooled;
-}
-
 // topk 'auto' (the default) draws every arc of a short text and, past AUTO_ALL_TOKENS tokens, each query's
 // AUTO_TOP_K strongest: a thousand tokens of every arc is a wall of ink no one can read. -> the arcs per query
 // to draw (0: all).

@@ -18,21 +18,35 @@ export const queryKeyHooks = (n_layer) => Array.from({ length: n_layer },
 
 const keyOf = (modelKey, ids) => `${modelKey}\n${Array.prototype.join.call(ids, ',')}`;
 
+// Rows a kept layer has room for: T rounded up, so typing at the end fills the room it has before it grows.
+const ROOM = 128;
+const roomFor = (T) => Math.ceil(T / ROOM) * ROOM;
+
 // Keeps a runWithCache cache of queryKeyHooks for (model, ids) -> [{q, k}] per layer ([T, H, d_head] each). A cache
-// that starts at position first (runWithCache's reuse) is completed with the first rows of `earlier`'s layers, the
-// kept analysis it resumed from.
+// that starts at position first (runWithCache's reuse) is completed with the first rows of `earlier` ({key, layers}:
+// the kept analysis it resumed from). Its arrays are written in place when they have room: the edit's rows replace
+// that analysis's from `first` on, and the earlier text is no longer kept (its first rows now belong to this one), so
+// an edit costs its new rows, not a copy of every layer.
 export function keepQueries(modelKey, ids, cache, n_layer, { first = 0, earlier = null } = {}) {
+  const T = ids.length;
+  let inPlace = false;
   const whole = (name, before) => {
-    const rows = cache[name].data;
-    if (!first) return rows;
-    const width = rows.length / (ids.length - first), out = new Float32Array(ids.length * width);
-    out.set(before.subarray(0, first * width));
+    const rows = cache[name].data, width = rows.length / (T - first);
+    let out;
+    if (first && before.buffer.byteLength >= T * width * 4) {
+      out = new Float32Array(before.buffer, 0, T * width);
+      inPlace = true;
+    } else {
+      out = new Float32Array(new ArrayBuffer(roomFor(T) * width * 4), 0, T * width);
+      if (first) out.set(before.subarray(0, first * width));
+    }
     out.set(rows, first * width);
     return out;
   };
   const layers = Array.from({ length: n_layer }, (_, l) => ({
-    q: whole(`blocks.${l}.attn.hook_q`, earlier?.[l].q), k: whole(`blocks.${l}.attn.hook_k`, earlier?.[l].k) }));
-  const bytes = layers.reduce((n, { q, k }) => n + q.byteLength + k.byteLength, 0);
+    q: whole(`blocks.${l}.attn.hook_q`, earlier?.layers[l].q), k: whole(`blocks.${l}.attn.hook_k`, earlier?.layers[l].k) }));
+  if (inPlace) store.delete(earlier.key);
+  const bytes = layers.reduce((n, { q, k }) => n + q.buffer.byteLength + k.buffer.byteLength, 0);
   store.set(keyOf(modelKey, ids), { ids: Array.from(ids), layers }, bytes);
   return layers;
 }
@@ -40,8 +54,8 @@ export function keepQueries(modelKey, ids, cache, n_layer, { first = 0, earlier 
 // The layers kept for (model, ids), marked most recently used, or undefined.
 export const keptLayers = (modelKey, ids) => store.get(keyOf(modelKey, ids))?.layers;
 
-// Of the analyses kept for this model, the one whose ids share the longest prefix with ids: {layers, shared} (shared
-// leading ids, at least one), or undefined. An edit resumes from it: only the positions after `shared` are run.
+// Of the analyses kept for this model, the one whose ids share the longest prefix with ids: {key, layers, shared}
+// (shared leading ids, at least one), or undefined. An edit resumes from it: only the positions after `shared` run.
 export function closestKept(modelKey, ids) {
   let best;
   for (const [key, entry] of store.entries()) {
@@ -49,7 +63,7 @@ export function closestKept(modelKey, ids) {
     const n = Math.min(entry.ids.length, ids.length);
     let shared = 0;
     while (shared < n && entry.ids[shared] === ids[shared]) shared++;
-    if (shared > 0 && shared > (best?.shared ?? 0)) best = { layers: entry.layers, shared };
+    if (shared > 0 && shared > (best?.shared ?? 0)) best = { key, layers: entry.layers, shared };
   }
   return best;
 }

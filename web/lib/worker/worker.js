@@ -14,7 +14,7 @@ import { loadModelBytes, convertToModel } from './model-source.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { convertedKey, cachedModel, storeModel } from '../shared/model-cache.js';
 import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
-import { viewMatrix, poolMax } from '../views/attention-math.js';
+import { viewMatrix } from '../views/attention-math.js';
 import { LruMap } from '../shared/lru-map.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
@@ -45,10 +45,10 @@ export const ops = {
     load(url, {}).catch(() => {});
   },
 
-  async tokenize({ text }) {
+  async tokenize({ text, labels = true }) {
     return withEngine('splitting the text into tokens', (e) => {
       const { ids } = e.tokenize(text);
-      return { ids, labels: labelsFor(e, ids) };
+      return labels ? { ids, labels: labelsFor(e, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
     });
   },
 
@@ -138,7 +138,7 @@ export const ops = {
         await withModel(key, ctx, `drawing thumbnails of ${T} tokens`, ({ model }) => {
           if (ctx.signal.aborted) throw ctx.signal.reason;
           const { q, k } = queriesAndKeys(model, key, ids)[l];
-          data.set(poolMax(model.attentionPattern(q, k, h), T, s), h * s * s);
+          data.set(model.attentionThumbnail(q, k, h, s), h * s * s);
         });
       }
       ctx.progress({ layer: l, size: s, data });
@@ -351,7 +351,7 @@ function runKeepingQueries(model, key, ids) {
   const earlier = closestKept(key, ids);
   const { logits, cache, first } = model.runWithCache(ids, { names: queryKeyHooks(L), allLogits: false,
     reuse: earlier?.shared ?? 0 });
-  return { logits, first, layers: keepQueries(key, ids, cache, L, { first, earlier: earlier?.layers }) };
+  return { logits, first, layers: keepQueries(key, ids, cache, L, { first, earlier }) };
 }
 
 // The queries and keys of analysed ids: kept, or computed again (they were evicted, or the worker restarted).

@@ -52,6 +52,7 @@ export class Explorer {
     // has since changed is never drawn).
     $('text').addEventListener('input', () => {
       this.typedAt = performance.now();
+      this.stopThumbnails(); // they are of the old text, and the worker would compute them before this one's analysis
       Object.assign(this.state, { text: $('text').value, token: null });
       this.onChange(this.state);
       this.analyzeLatest();
@@ -181,7 +182,7 @@ export class Explorer {
     const { key } = this.model, text = this.state.text;
     this.busy('analysis', true);
     try {
-      const { ids } = await this.engine.call('tokenize', { text });
+      const { ids } = await this.engine.call('tokenize', { text, labels: false }); // analyze sends the labels
       if (id !== this.request) return; // a newer text is on its way
       this.showCount(ids.length);
       if (ids.length > this.model.config.n_ctx) throw new Error(this.tooLong(ids.length, text));
