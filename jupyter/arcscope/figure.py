@@ -17,7 +17,9 @@ FALLBACK = ("arcscope draws here with JavaScript. If this stays, the notebook's 
 
 @lru_cache(maxsize=None)
 def _output_js():
-    return (files.PACKAGE / "output.js").read_text(encoding="utf-8")
+    """output.js without its whole-line comments, which every output would repeat."""
+    lines = (files.PACKAGE / "output.js").read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("//"))
 
 
 def _script_json(value):

@@ -1,11 +1,11 @@
-// output.js: what every arcscope output in a notebook runs (figure.py writes it into the output's <script>, followed
+// output.js: what every arcscope output in a notebook runs (figure.py writes it into the output's script element, followed
 // by a call with the output's spec). It finds the library in the page, starts it once per page and draws its own
 // <arc-scope>. Plain script, no module: front ends run an output's inline scripts, not always its module scripts.
 //
 // spec: {output: the id of the output's <div>, library: payload id, model: {payload, key, name} or null (precomputed
 //        attention: no worker, no wasm), attributes: {name: string}, data: {tokens, shape, attention: base64 of
 //        little-endian float32} or null}
-// A payload is a <script type="application/json" data-arcscope-payload="ID"> holding {files: {path: {type, gzip}}}
+// A payload is a script element of type application/json, data-arcscope-payload="ID", holding {files: {path: {type, gzip}}}
 // (gzip: the file gzipped, in base64). The library's travels in the first output of a kernel session that needs
 // it, a model's in the first that draws with that model (payload.py): later outputs find it in the page. A page
 // keeps what it decoded (window.arcscopeNotebook), so an output still draws after the one carrying the payload was
