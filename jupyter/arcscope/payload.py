@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import json
 import os
+import sys
 from functools import lru_cache
 
 from . import files
@@ -77,11 +78,9 @@ _carried = {}
 def _running():
     """(execution, cell) of the code running now: the execute request's message id, and its cell's id or, when the
     front end sends none, its code. (None, None) outside a kernel."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None, None
-    kernel = getattr(get_ipython(), "kernel", None)
+    ipython = sys.modules.get("IPython")  # a kernel has imported it; anywhere else there is no cell to know
+    get_ipython = getattr(ipython, "get_ipython", None)
+    kernel = getattr(get_ipython(), "kernel", None) if get_ipython else None
     get_parent = getattr(kernel, "get_parent", None)
     parent = get_parent("shell") if get_parent else getattr(kernel, "_parent_header", None)
     if not parent:
