@@ -6,6 +6,7 @@ Usage: /usr/bin/python3 tests/jupyter/make_venv.py
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -24,8 +25,9 @@ def main():
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(VENV)], check=True)
     python = str(VENV / "bin" / "python")
     subprocess.run([python, "-m", "pip", "install", "--no-index", "--no-deps", "--quiet", str(WHEEL)], check=True)
+    quiet = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}  # ipykernel's debugger warns about frozen modules
     subprocess.run([python, "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3"], check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, env=quiet)
     print(f"venv: {VENV.relative_to(ROOT)} with {WHEEL.name} installed offline")
 
 

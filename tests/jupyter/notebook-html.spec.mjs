@@ -3,19 +3,20 @@
 // figures run the model in the page and must draw the engine's numbers (the engine module run here in Node); its
 // precomputed figure must draw the pattern the notebook gave. The notebook carries each payload once.
 import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveFolder } from '../package/consumer.mjs';
 import { watchConsole } from '../e2e/helpers.mjs';
-import { drawnArcs, engineAttention, example, jupyterBuild, largestArcDifference, outputsSettled, prepareExample }
-  from './support.mjs';
+import { drawnArcs, engineAttention, example, jupyterBuild, largestArcDifference, outputsSettled, prepareExample,
+  venvPython } from './support.mjs';
 
-let given, site, server;
+let given, site, server, alone;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   given = prepareExample();
-  const alone = join(jupyterBuild, 'served');
+  alone = join(jupyterBuild, 'served');
   rmSync(alone, { recursive: true, force: true });
   mkdirSync(alone, { recursive: true });
   for (const file of ['arcscope.html', 'arcscope-figures.html']) cpSync(join(example, file), join(alone, file));
@@ -88,6 +89,20 @@ test('the nbconvert HTML, served alone, draws the engine\'s attention live and t
 
 test('save_html\'s page, served alone, draws its figures', async ({ page }) => {
   await page.goto(`${site}arcscope-figures.html`);
+  const outputs = await outputsSettled(page);
+  expect(outputs.map((o) => o.state), JSON.stringify(outputs)).toEqual(['drawn', 'drawn']);
+  expect(await drawnArcs(page.locator('.arcscope-output').nth(0))).not.toHaveLength(0);
+});
+
+test('an output before the one carrying the payloads (cells run out of order, then saved) draws', async ({ page }) => {
+  // Cell 2 ran first and carried the payloads; cell 1 ran after it and carried none; the page lists cell 1 first.
+  const code = 'import sys, arcscope\n' +
+    'first = arcscope.show("To be, or not to be", layer=0)\n' +
+    'carrier = arcscope.show("that is the question")\n' +
+    'body = first.html() + carrier.html(carrier.payloads())\n' +
+    'open(sys.argv[1], "w").write("<!doctype html><meta charset=utf-8><body>" + body)\n';
+  execFileSync(venvPython, ['-c', code, join(alone, 'out-of-order.html')]);
+  await page.goto(`${site}out-of-order.html`);
   const outputs = await outputsSettled(page);
   expect(outputs.map((o) => o.state), JSON.stringify(outputs)).toEqual(['drawn', 'drawn']);
   expect(await drawnArcs(page.locator('.arcscope-output').nth(0))).not.toHaveLength(0);
