@@ -24,9 +24,10 @@ const serve = (p, extra = '') => ({
 });
 
 export default defineConfig({
-  // The browser suites: tests/e2e, and the installed package's browser checks beside its other tests.
+  // The browser suites: tests/e2e, the installed package's browser checks beside its other tests, and the notebooks'
+  // (tests/jupyter: the executed example's HTML, a live Notebook server).
   testDir: 'tests',
-  testMatch: /(e2e|package)\/[^/]+\.spec\.mjs$/,
+  testMatch: /(e2e|package|jupyter)\/[^/]+\.spec\.mjs$/,
   globalSetup: './tests/e2e/global-setup.mjs',
   outputDir: 'build/test-results',
   timeout: 60_000,

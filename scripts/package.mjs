@@ -1,6 +1,8 @@
 // package.mjs: the two artifacts people install, from the staged library (build/lib, see stage.mjs):
 //   dist/arcscope-<version>/     the self-host folder: copy it anywhere on a site, at any path
 //   dist/arcscope-<version>.tgz  the same files as an npm package (npm pack)
+//   dist/arcscope-<version>-py3-none-any.whl  the Python package for Jupyter (jupyter/), holding the folder's lib/
+//                                 and the notebook bundles (notebook-bundles.mjs; the wheel by wheel.py, offline)
 // The folder's package.json is the repository's, less what only the repository needs (private, devDependencies).
 // The package README is the embedding guide, docs/embedding.md. Run by scripts/package.sh after the build.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,10 +38,16 @@ const named = [published.types, ...Object.values(published.exports).flatMap((e) 
 const absent = named.filter((p) => !existsSync(join(folder, p)));
 if (absent.length) throw new Error(`package: package.json names files the package lacks: ${absent.join(', ')}`);
 
+// The Python package: the library bundled for notebook outputs, then the wheel (Debian's Python, standard library).
+execFileSync('node', [join(root, 'scripts', 'notebook-bundles.mjs')], { stdio: 'inherit' });
+rmSync(join(dist, `${name}-py3-none-any.whl`), { force: true });
+execFileSync('/usr/bin/python3', [join(root, 'scripts', 'wheel.py')], { stdio: 'inherit' });
+
 const packed = execFileSync('npm', ['pack', folder, '--pack-destination', dist, '--json'], { encoding: 'utf8' });
 const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(packed);
 console.log(`package: dist/${filename} (${(size / 1e6).toFixed(2)} MB packed, ${(unpackedSize / 1e6).toFixed(2)} MB ` +
   `unpacked, ${entryCount} files) and dist/${name}/`);
 // arcscope is not on the npm registry yet: say how to install what was just written.
 console.log(`install it in a project: npm install <this repository>/dist/${filename}\n` +
-  `or copy dist/${name}/ into a site and load <script type="module" src=".../${name}/lib/arc-scope.js">`);
+  `or copy dist/${name}/ into a site and load <script type="module" src=".../${name}/lib/arc-scope.js">\n` +
+  `for Jupyter: pip install <this repository>/dist/${name}-py3-none-any.whl (docs/jupyter.md)`);

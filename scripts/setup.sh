@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make libgtest-dev libeigen3-dev emscripten chromium clang clang-format libclang-rt-14-dev
-          python3-torch python3-numpy python3-regex python3-onnx wabt)
-# (python3-onnx and wabt are for scripts/bench.sh: the ONNX peers, and the relaxed SIMD loop in WebAssembly text)
+          python3-torch python3-numpy python3-regex python3-onnx wabt
+          python3-venv python3-ipykernel python3-nbclient python3-nbconvert jupyter-notebook)
+# (python3-onnx and wabt are for scripts/bench.sh: the ONNX peers, and the relaxed SIMD loop in WebAssembly text;
+# python3-venv to jupyter-notebook for tests/jupyter: a fresh venv, a kernel, nbclient, nbconvert, the classic Notebook)
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()

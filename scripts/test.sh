@@ -26,6 +26,13 @@ run_suite "c++ sanitizers" sanitized_tests
 run_suite "reference" /usr/bin/python3 -m unittest discover -s tests/reference -p 'test_*.py'
 run_suite "wasm-node" node --test tests/js/
 run_suite "package" node --test tests/package/
+# The Python package for Jupyter: the wheel installed offline into a fresh venv, the example notebook executed there
+# (its HTML is what the browser suite opens), and the package's tests in that venv's Python.
+jupyter_tests() {
+  /usr/bin/python3 tests/jupyter/make_venv.py && build/jupyter/venv/bin/python tests/jupyter/execute_example.py &&
+    build/jupyter/venv/bin/python -m unittest discover -s tests/jupyter -p 'test_*.py'
+}
+run_suite "jupyter" jupyter_tests
 run_suite "browser" npx playwright test
 
 echo

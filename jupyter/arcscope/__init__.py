@@ -1,0 +1,16 @@
+"""arcscope in Jupyter: GPT-2's attention drawn live in a cell's output by the <arc-scope> element, the model running
+in the page in WebAssembly, or attention computed elsewhere (TransformerLens, Hugging Face) drawn by the same element.
+
+    import arcscope
+    arcscope.show("The trophy didn't fit in the bag because it was too big", layer=1, head=0)
+    arcscope.attention(tokens, pattern)          # [L, H, T, T], [H, T, T] or [T, T] weights
+    arcscope.save_html("figure.html", arcscope.show("To be, or not to be"))
+
+Needs the standard library only; numpy arrays and torch tensors are read when given. The guide is docs/jupyter.md.
+"""
+
+from .figure import Figure, attention, save_html, show
+from .files import manifest as _manifest
+
+__version__ = _manifest()["version"]
+__all__ = ["show", "attention", "save_html", "Figure", "__version__"]

@@ -1,0 +1,158 @@
+"""arcscope.show, attention and save_html as installed in the venv: what each accepts (nested lists, numpy, torch,
+TransformerLens's stacked pattern, Hugging Face's output_attentions tuple), what reaches the element (the data in
+the output, decoded back here), and the errors bad input gets before anything is drawn.
+Run in the venv: build/jupyter/venv/bin/python -m unittest discover -s tests/jupyter"""
+
+import base64
+import json
+import re
+import tempfile
+import unittest
+from array import array
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import arcscope
+
+
+def spec_of(figure):
+    """The spec the output's script receives: {attributes, model, data} (figure.py's arcscopeOutput call)."""
+    html = figure.html()
+    call = html[html.rindex("arcscopeOutput(") + len("arcscopeOutput("):]
+    return json.loads(call[:call.rindex(");\n})();</script>")])
+
+
+def drawn_values(figure):
+    spec = spec_of(figure)
+    values = array("f")
+    values.frombytes(base64.b64decode(spec["data"]["attention"]))
+    return spec["data"]["shape"], np.array(values).reshape(spec["data"]["shape"])
+
+
+def causal(L, H, T, seed=0):
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(L, H, T, T))
+    scores[..., np.triu_indices(T, 1)[0], np.triu_indices(T, 1)[1]] = -np.inf
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    return p / p.sum(-1, keepdims=True)
+
+
+TOKENS = ["The", " cat", " sat", " down"]
+
+
+class Attention(unittest.TestCase):
+    def test_every_form_reaches_the_element_as_the_same_weights(self):
+        p = causal(2, 3, 4)
+        forms = {
+            "numpy [L, H, T, T]": p,
+            "nested lists": p.tolist(),
+            "torch float16": torch.tensor(p, dtype=torch.float16),
+            "Hugging Face tuple of [1, H, T, T]": tuple(torch.tensor(p[l][None]) for l in range(2)),
+            "TransformerLens stacked [L, 1, H, T, T]": torch.tensor(p[:, None]),
+        }
+        for name, form in forms.items():
+            shape, values = drawn_values(arcscope.attention(TOKENS, form))
+            self.assertEqual(shape, [2, 3, 4, 4], name)
+            tolerance = 1e-3 if "float16" in name else 1e-7
+            self.assertLess(np.abs(values - p).max(), tolerance, name)
+
+    def test_fewer_axes_are_one_layer_and_one_head(self):
+        p = causal(1, 1, 4)
+        self.assertEqual(drawn_values(arcscope.attention(TOKENS, p[0]))[0], [1, 1, 4, 4])
+        self.assertEqual(drawn_values(arcscope.attention(TOKENS, p[0, 0].tolist()))[0], [1, 1, 4, 4])
+
+    def test_layer_and_head_become_attributes(self):
+        spec = spec_of(arcscope.attention(TOKENS, causal(2, 3, 4), layer=1, head="mean"))
+        self.assertEqual(spec["attributes"], {"layer": "1", "head": "mean"})
+        self.assertIsNone(spec["model"])  # no worker, no wasm, no model
+
+    def test_bad_input_is_refused_saying_what_was_expected(self):
+        p = causal(2, 3, 4)
+        nan = p.copy()
+        nan[1, 2, 3, 0] = np.nan
+        cases = [
+            (lambda: arcscope.attention(TOKENS, p[:, :, :3]), ValueError, r"query and key, must be equal"),
+            (lambda: arcscope.attention(TOKENS[:3], p), ValueError, r"for 4 tokens, but 3 tokens were given"),
+            (lambda: arcscope.attention(TOKENS, nan), ValueError, r"pattern\[1\]\[2\]\[3\]\[0\] .* not a finite number"),
+            (lambda: arcscope.attention(TOKENS, p * 2), ValueError, r"outside 0 to 1"),
+            (lambda: arcscope.attention(TOKENS, [[1, 0], [0.5]]), ValueError, r"ragged"),
+            (lambda: arcscope.attention(TOKENS, [["a"]]), TypeError, r"not a number"),
+            (lambda: arcscope.attention("The cat", p), TypeError, r"tokens must be a list of str"),
+            (lambda: arcscope.attention([1, 2, 3, 4], p), TypeError, r"tokens\[0\] is 1"),
+            (lambda: arcscope.attention(TOKENS, {"a": 1}), TypeError, r"pattern must be an array"),
+            (lambda: arcscope.attention(TOKENS, np.zeros((1, 1, 1, 1, 4, 4))), ValueError, r"give \[layer, head, query, key\]"),
+            (lambda: arcscope.attention(TOKENS, torch.tensor(np.stack([p, p], 1))), ValueError, r"batch of 2"),
+            (lambda: arcscope.attention(TOKENS, tuple(torch.tensor(np.stack([p[l], p[l]])) for l in range(2))),
+             ValueError, r"batch of 2 sequences"),
+            (lambda: arcscope.attention(TOKENS, p, layer=2), ValueError, r"layer=2 is not valid: use an integer from 0 to 1"),
+            (lambda: arcscope.attention(TOKENS, p, head="all heads"), ValueError, r"'all', 'mean' or 'max'"),
+        ]
+        for call, error, message in cases:
+            with self.subTest(message), self.assertRaisesRegex(error, message):
+                call()
+
+
+class Show(unittest.TestCase):
+    def test_attributes_reach_the_element(self):
+        spec = spec_of(arcscope.show("To be", layer=0, head="all", mode="matrix", theme="dark", threshold=0.05, topk=0))
+        self.assertEqual(spec["attributes"], {"text": "To be", "layer": "0", "head": "all", "mode": "matrix",
+                                              "theme": "dark", "threshold": "0.05", "topk": "0",
+                                              "model": "local:shakespeare-4l.q8.arcs:8192384"})
+        self.assertEqual(spec["model"]["name"], "shakespeare-4l.q8.arcs")
+
+    def test_another_arcs_file_travels_under_its_own_name(self):
+        with tempfile.TemporaryDirectory() as d:
+            copy = Path(d) / "mine.q8.arcs"
+            copy.write_bytes(Path(arcscope.files.DEFAULT_MODEL).read_bytes())
+            spec = spec_of(arcscope.show("To be", model=copy))
+        self.assertEqual(spec["attributes"]["model"], "local:mine.q8.arcs:8192384")
+
+    def test_bad_input_is_refused_saying_what_was_expected(self):
+        with tempfile.NamedTemporaryFile(suffix=".arcs") as not_a_model:
+            not_a_model.write(b"not a model at all, just some bytes long enough")
+            not_a_model.flush()
+            cases = [
+                (lambda: arcscope.show("To be", colour="red"), TypeError, r"unknown attribute 'colour'.*text, model, src"),
+                (lambda: arcscope.show("To be", layer=4), ValueError, r"layer=4 is not valid: use an integer from 0 to 3"),
+                (lambda: arcscope.show("To be", layer=True), ValueError, r"layer=True"),
+                (lambda: arcscope.show("To be", head=-1), ValueError, r"head=-1"),
+                (lambda: arcscope.show("To be", mode="graph"), ValueError, r"'arcs', 'matrix' or 'ablation'"),
+                (lambda: arcscope.show("To be", threshold=2), ValueError, r"a number from 0 to 1"),
+                (lambda: arcscope.show("To be", theme="Dark"), ValueError, r"'auto', 'light' or 'dark'"),
+                (lambda: arcscope.show("To be", mode="ablation", answer=" be"), ValueError, r"needs wrong"),
+                (lambda: arcscope.show("To be", src="a.json"), TypeError, r"arcscope.attention"),
+                (lambda: arcscope.show(""), ValueError, r"text is empty"),
+                (lambda: arcscope.show(["To", " be"]), TypeError, r"text must be a str"),
+                (lambda: arcscope.show("To be", model="no/such.arcs"), FileNotFoundError, r"is not a file"),
+                (lambda: arcscope.show("To be", model=not_a_model.name), ValueError, r"is not an .arcs model file"),
+                (lambda: arcscope.show("To be", model=3), TypeError, r"path of an .arcs file"),
+            ]
+            for call, error, message in cases:
+                with self.assertRaisesRegex(error, message):
+                    call()
+
+
+class SaveHtml(unittest.TestCase):
+    def test_a_page_carries_each_payload_once(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "figures.html"
+            saved = arcscope.save_html(path, arcscope.show("To be"), arcscope.show("or not"),
+                                       arcscope.attention(TOKENS, causal(1, 2, 4)))
+            page = path.read_text()
+        payloads = re.findall(r'data-arcscope-payload="([^"]+)">', page)
+        self.assertEqual(len(payloads), 2)
+        self.assertEqual(len(set(payloads)), 2)
+        self.assertEqual(page.count('class="arcscope-output"'), 3)
+        self.assertIn("saved 3 figures", saved._repr_html_())
+
+    def test_it_takes_figures_only(self):
+        with self.assertRaisesRegex(TypeError, "figure 0 is a str"):
+            arcscope.save_html("x.html", "To be")
+        with self.assertRaisesRegex(ValueError, "at least one figure"):
+            arcscope.save_html("x.html")
+
+
+if __name__ == "__main__":
+    unittest.main()
