@@ -169,6 +169,19 @@ std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& v
     return out;
 }
 
+// The metric with each head of layer l changed alone at hook_z (kind and values as an Intervention's, every position),
+// each variant running positions [first, T) from resid (the stream entering l there), as one batch.
+std::vector<float> each_head(GPT2& model, int l, Intervention::Kind kind, const std::vector<float>& values, int T,
+                             int first, const float* resid, int answer, int wrong) {
+    const GPT2Config& c = model.config();
+    std::vector<InterventionHooks> hooks;
+    for (int h = 0; h < c.n_head; ++h)
+        hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind, {h}, {}, values}}, T);
+    std::vector<Variant> variants;
+    for (InterventionHooks& head : hooks) variants.push_back({first, T - first, resid, &head});
+    return metrics(model, l, variants, answer, wrong);
+}
+
 std::vector<HookName> names_of(std::initializer_list<HookPoint> points, int n_layer) {
     std::vector<HookName> names;
     for (HookPoint p : points)
@@ -233,16 +246,9 @@ void PatchingSweep::next() {
     const std::vector<float>& theirs = cached_in(*clean_cache_, HookPoint::ResidPre);
     const auto effect = [this](float metric) { return (metric - out_.corrupted) / span_; };
 
-    std::vector<InterventionHooks> hooks;
-    for (int h = 0; h < H; ++h)
-        hooks.emplace_back(
-            c,
-            std::vector<Intervention>{
-                {{HookPoint::Z, l}, Intervention::Kind::Replace, {h}, {}, cached_in(*clean_cache_, HookPoint::Z)}},
-            T);
-    std::vector<Variant> variants;
-    for (int h = 0; h < H; ++h) variants.push_back({d, T - d, mine.data() + size_t(d) * C, &hooks[size_t(h)]});
-    const std::vector<float> heads = metrics(model_, l, variants, answer_, wrong_);
+    const std::vector<float> heads =
+        each_head(model_, l, Intervention::Kind::Replace, cached_in(*clean_cache_, HookPoint::Z), T, d,
+                  mine.data() + size_t(d) * C, answer_, wrong_);
     for (int h = 0; h < H; ++h) out_.heads[size_t(l) * H + h] = effect(heads[size_t(h)]);
 
     std::vector<std::vector<float>> rows;
@@ -251,7 +257,7 @@ void PatchingSweep::next() {
         std::copy_n(theirs.begin() + ptrdiff_t(size_t(p) * C), C, r.begin());
         rows.push_back(std::move(r));
     }
-    variants.clear();
+    std::vector<Variant> variants;
     for (int p = d; p < T; ++p) variants.push_back({p, T - p, rows[size_t(p - d)].data(), nullptr});
     const std::vector<float> resid = metrics(model_, l, variants, answer_, wrong_);
     for (int p = d; p < T; ++p) out_.resid[size_t(l) * T + p] = effect(resid[size_t(p - d)]);
@@ -293,13 +299,8 @@ void AblationSweep::next() {
     const std::vector<float> means = kind_ == Intervention::Kind::Mean
                                          ? column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.n_embd)
                                          : std::vector<float>();
-    std::vector<InterventionHooks> hooks;
-    for (int h = 0; h < H; ++h)
-        hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind_, {h}, {}, means}}, T_);
-    std::vector<Variant> variants;
-    for (int h = 0; h < H; ++h)
-        variants.push_back({0, T_, cached(*cache_, {HookPoint::ResidPre, l}).data(), &hooks[size_t(h)]});
-    const std::vector<float> m = metrics(model_, l, variants, answer_, wrong_);
+    const std::vector<float> m =
+        each_head(model_, l, kind_, means, T_, 0, cached(*cache_, {HookPoint::ResidPre, l}).data(), answer_, wrong_);
     std::copy(m.begin(), m.end(), out_.heads.begin() + ptrdiff_t(size_t(l) * H));
     ++layer_;
 }
