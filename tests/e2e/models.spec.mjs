@@ -173,3 +173,33 @@ test('a link to a model picked from disk elsewhere says the file must be picked 
   await expectTinyModel(page);
   await expect(error).toBeHidden();
 });
+
+test('the loader lists the GPT-2 family with each download and q8 size, and says before any download what cannot load here', async ({ page }) => {
+  await openPage(page);
+  await page.click('#open-loader');
+  const options = await page.locator('#src-family option').allTextContents();
+  expect(options.slice(0, 5)).toEqual([
+    'distilgpt2 (6 layers × 12 heads): 352.8 MB download, 92.3 MB in q8',
+    'gpt2 (12 layers × 12 heads): 548.1 MB download, 140.4 MB in q8',
+    'gpt2-medium (24 layers × 16 heads): 1.52 GB download, 400.1 MB in q8',
+    'gpt2-large (36 layers × 20 heads): 3.25 GB download, 872.6 MB in q8',
+    'gpt2-xl (48 layers × 25 heads): 6.43 GB download, 1.76 GB in q8',
+  ]);
+  await expect(page.locator('#src-family')).toHaveValue('gpt2');
+  await page.selectOption('#src-family', 'gpt2-xl');
+  await expect(page.locator('#src-weights')).toHaveValue('https://huggingface.co/openai-community/gpt2-xl/resolve/main/model.safetensors');
+  await expect(page.locator('#src-config')).toHaveValue('https://huggingface.co/openai-community/gpt2-xl/resolve/main/config.json');
+  const needs = page.locator('#src-needs');
+  await expect(needs).toContainText('gpt2-xl: 6.43 GB to download, 1.76 GB once converted to q8.');
+  // f32 XL would be more than the engine addresses: said, and the button is off until a format that fits is picked.
+  await page.check('#src-formats input[value="f32"]');
+  await expect(needs).toContainText('Not possible here: gpt2-xl in f32 would be a file of more than the 4.3 GB');
+  await expect(page.locator('#load-url')).toBeDisabled();
+  await page.check('#src-formats input[value="q16"]');
+  await expect(needs).toContainText('3.31 GB once converted to q16');
+  await expect(page.locator('#load-url')).toBeEnabled();
+  // A URL typed in is "another checkpoint": nothing claimed about it.
+  await page.fill('#src-weights', 'https://example.org/some/model.safetensors');
+  await expect(page.locator('#src-family')).toHaveValue('');
+  await expect(needs).toHaveText('');
+});

@@ -195,6 +195,27 @@ async function checkpointHost(config) {
 const hfWeightBytes = ({ n_layer, n_embd: C, n_positions, vocab_size }) =>
   4 * ((vocab_size + n_positions) * C + n_layer * (12 * C * C + 13 * C) + 2 * C);
 
+test('a checkpoint is judged by the model it converts to: GPT-2 XL\'s 6.2 GB streams in, an output past 4 GB is refused at its header', async () => {
+  const e = await engine();
+  const convert = (config, dtype) => checkpointHost(config).then(async ({ host, source }) => {
+      try {
+        return { error: await failure(convertToModel((o) => e.convertCheckpoint(o), source, `test:${config.n_layer}:${dtype}`,
+          { dtype })) };
+      } finally {
+        host.closeAllConnections();
+        host.close();
+      }
+    });
+  // GPT-2 XL's shape: more than the 2.15 GB a model file may be, and its q8 file is 1.76 GB. The converter takes the
+  // header (a refusal would be the error here); this host then sends nothing, so it stalls.
+  const xl = await convert({ n_layer: 48, n_head: 25, n_embd: 1600, n_positions: 1024, vocab_size: 50257 }, 'q8');
+  assert.match(xl.error, /stalled: no data for 0\.3 s \(received \d+ kB of 6\.23 GB\)$/);
+  // 72 such layers in q16 would be a 4.9 GB file: refused before any weight is downloaded.
+  const huge = await convert({ n_layer: 72, n_head: 25, n_embd: 1600, n_positions: 1024, vocab_size: 50257 }, 'q16');
+  assert.match(huge.error, /the converted model file needs 4\.\d GB.*can address 4\.3 GB/);
+  console.log(`GPT-2 XL's checkpoint: ${xl.error}\n72 XL layers in q16: ${huge.error}`);
+});
+
 test('a checkpoint download is named from its start, and a failed conversion frees its converter and its download', async () => {
   // A model whose ~100 MB output the converter would hold if it allocated the output before the weights arrived.
   const config = { n_layer: 4, n_head: 16, n_embd: 1024, n_positions: 1024, vocab_size: 50257 };

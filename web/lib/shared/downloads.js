@@ -13,6 +13,11 @@ export function setStallTimeout(seconds) { stallMs = seconds * 1000; }
 export const MAX_BYTES = 2 ** 31;
 const ENGINE_HOLDS = 'the browser engine can hold';
 export const CONFIG_BYTES = 4e6;
+// A checkpoint is not held: it streams through the converter, which judges the output it describes at its header (and
+// refuses one the engine cannot address). So its bound is the output's: float32 weights past 16 GB convert to more
+// than the 4 GB a wasm32 engine addresses, in any format. GPT-2 XL's 6.4 GB passes.
+export const CHECKPOINT_BYTES = 2 ** 34;
+export const CHECKPOINT_MOST = 'a GPT-2 checkpoint the browser engine could convert may be';
 
 export function formatBytes(n) {
   if (!(n >= 0)) return '?';

@@ -1,7 +1,7 @@
 // model-source.js: where model bytes come from, in the worker. A model URL (an .arcs file), a cached conversion,
 // or a Hugging Face checkpoint (model.safetensors + config.json, from URLs or local Files) converted in the browser.
 // Converted models are kept in Cache Storage so the next visit loads them in about a second.
-import { CONFIG_BYTES, download, fetchBytes } from '../shared/downloads.js';
+import { CHECKPOINT_BYTES, CHECKPOINT_MOST, CONFIG_BYTES, download, fetchBytes } from '../shared/downloads.js';
 import { cachedModel, convertedKey, nameOf, storeModel } from '../shared/model-cache.js';
 
 // Bytes of an .arcs model URL, or of a model cached under that key. ctx: {progress, signal} (signal cancels).
@@ -31,7 +31,7 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
   const stage = `downloading ${nameOf(source.safetensorsUrl)}`;
   progress({ stage, loaded: 0, total: 0 });
   const meta = {};
-  const body = download(source.safetensorsUrl, { signal, meta });
+  const body = download(source.safetensorsUrl, { signal, meta, limit: CHECKPOINT_BYTES, most: CHECKPOINT_MOST });
   const first = await body.next();
   if (!meta.total) {
     await body.return();

@@ -1,9 +1,11 @@
-// loader-ui.js: the "Load GPT-2 small" dialog. A Hugging Face checkpoint from URLs or local files (picker or
+// loader-ui.js: the model loader dialog. A GPT-2 of the family (gpt2-family.js, its sizes and what may stand in the
+// way said before the download), or any Hugging Face checkpoint from URLs or local files (picker or
 // drag-and-drop) is converted in the worker to the format picked (q8, q16 or f32: model-formats.js) with a progress
 // bar; an .arcs file loads directly. On success onLoaded(info) switches the page to the new model; on failure the
 // message stays here and the current model stays.
 import { formatBytes } from '../../lib/shared/downloads.js';
 import { MODEL_FORMATS, DEFAULT_FORMAT } from './model-formats.js';
+import { GPT2_FAMILY, checkpointUrls, loadingLimits } from './gpt2-family.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,6 +24,34 @@ function renderFormats(fieldset) {
 }
 const pickedFormat = () => document.querySelector('input[name="src-format"]:checked')?.value ?? DEFAULT_FORMAT;
 
+// One option a model of the family, GPT-2 small picked; "other" for a URL typed in.
+function renderFamily(select) {
+  for (const m of GPT2_FAMILY) {
+    const option = Object.assign(document.createElement('option'), { value: m.id, selected: m.id === 'gpt2',
+      textContent: `${m.id} (${m.layers} layers × ${m.heads} heads): ${formatBytes(m.download)} download, ` +
+        `${formatBytes(m.arcs.q8)} in q8` });
+    select.append(option);
+  }
+  select.append(Object.assign(document.createElement('option'), { value: '', textContent: 'another checkpoint (its URLs below)' }));
+}
+
+// What the model and format picked cost, and what may stand in the way here, before anything is downloaded.
+async function describeNeeds() {
+  const model = GPT2_FAMILY.find((m) => m.id === $('src-family').value), dtype = pickedFormat(), out = $('src-needs');
+  if (!model) { out.textContent = ''; $('load-url').disabled = false; return null; }
+  const estimate = await navigator.storage?.estimate?.().catch(() => null);
+  const device = { memoryGB: navigator.deviceMemory,
+    freeBytes: estimate?.quota !== undefined ? estimate.quota - (estimate.usage ?? 0) : undefined };
+  const { blocking, notes } = loadingLimits(model, dtype, device, formatBytes);
+  const size = model.arcs[dtype];
+  out.textContent = blocking ? `Not possible here: ${blocking}.`
+    : [`${model.id}: ${formatBytes(model.download)} to download, ${formatBytes(size)} once converted to ${dtype}.`,
+      ...notes.map((n) => `Note: ${n}.`)].join(' ');
+  out.classList.toggle('error', !!blocking);
+  $('load-url').disabled = !!blocking;
+  return blocking;
+}
+
 // The checkpoint a model key names: a .safetensors URL means "convert this checkpoint (config.json beside it)".
 export function checkpointSource(url) {
   if (!/\.safetensors([?#]|$)/.test(url)) return null;
@@ -31,8 +61,9 @@ export function checkpointSource(url) {
 export function setupLoader(engine, onLoaded) {
   const dialog = $('loader');
   const busy = (on) => {
-    for (const id of ['load-url', 'files', 'src-formats']) $(id).disabled = on;
+    for (const id of ['load-url', 'files', 'src-formats', 'src-family']) $(id).disabled = on;
     $('progress').hidden = !on && $('progress-bar').value === 0;
+    if (!on) describeNeeds(); // a format the engine cannot hold keeps the button off
   };
   const progress = ({ stage, loaded, total }) => {
     $('progress').hidden = false;
@@ -58,10 +89,26 @@ export function setupLoader(engine, onLoaded) {
   };
 
   renderFormats($('src-formats'));
+  renderFamily($('src-family'));
+  $('src-family').addEventListener('change', () => {
+    const model = GPT2_FAMILY.find((m) => m.id === $('src-family').value);
+    if (model) {
+      const { safetensorsUrl, configUrl } = checkpointUrls(model);
+      $('src-weights').value = safetensorsUrl;
+      $('src-config').value = configUrl;
+      delete $('src-config').dataset.edited;
+    }
+    describeNeeds();
+  });
+  $('src-formats').addEventListener('change', () => describeNeeds());
+  describeNeeds();
   $('open-loader').addEventListener('click', () => dialog.showModal());
   // A new checkpoint URL brings its own config.json (the file beside it) unless the user typed another.
   $('src-weights').addEventListener('input', () => {
-    const source = checkpointSource($('src-weights').value.trim());
+    const typed = $('src-weights').value.trim();
+    $('src-family').value = GPT2_FAMILY.find((m) => checkpointUrls(m).safetensorsUrl === typed)?.id ?? '';
+    describeNeeds();
+    const source = checkpointSource(typed);
     if (source && !$('src-config').dataset.edited) $('src-config').value = source.configUrl;
   });
   $('src-config').addEventListener('input', () => { $('src-config').dataset.edited = '1'; });

@@ -1,0 +1,46 @@
+// gpt2-family.js: the GPT-2 checkpoints the loader offers, from Hugging Face, with what each costs. download: the bytes
+// of its model.safetensors (float32 weights and the causal-mask buffers those files carry, without the header);
+// arcs: the .arcs file it converts to in each format, as the engine's converter sizes it from the header (f32 is
+// absent where that file would be more than the engine can address). tests/js/gpt2-family.test.mjs checks every
+// figure against the converter.
+export const GPT2_FAMILY = [
+  { id: 'distilgpt2', repo: 'distilbert/distilgpt2', layers: 6, heads: 12, width: 768, download: 352_816_128,
+    arcs: { q8: 92_341_760, q16: 174_198_272, f32: 327_657_728 } },
+  { id: 'gpt2', repo: 'openai-community/gpt2', layers: 12, heads: 12, width: 768, download: 548_090_880,
+    arcs: { q8: 140_364_032, q16: 264_687_872, f32: 497_773_568 } },
+  { id: 'gpt2-medium', repo: 'openai-community/gpt2-medium', layers: 24, heads: 16, width: 1024, download: 1_519_955_968,
+    arcs: { q8: 400_136_704, q16: 754_645_504, f32: 1_419_320_832 } },
+  { id: 'gpt2-large', repo: 'openai-community/gpt2-large', layers: 36, heads: 20, width: 1280, download: 3_247_115_264,
+    arcs: { q8: 872_565_504, q16: 1_646_002_944, f32: 3_096_162_304 } },
+  { id: 'gpt2-xl', repo: 'openai-community/gpt2-xl', layers: 48, heads: 25, width: 1600, download: 6_431_771_392,
+    arcs: { q8: 1_755_260_608, q16: 3_311_881_408 } },
+];
+
+// A checkpoint's two files on Hugging Face.
+export const checkpointUrls = ({ repo }) => ({
+  safetensorsUrl: `https://huggingface.co/${repo}/resolve/main/model.safetensors`,
+  configUrl: `https://huggingface.co/${repo}/resolve/main/config.json`,
+});
+
+// What stands in the way of loading `model` in `dtype` here, said before anything is downloaded, or null. device:
+// {memoryGB (navigator.deviceMemory: a rough figure, at most 8), freeBytes (storage quota less usage)}, each
+// undefined where the browser does not say. While it loads, the page holds the converted file twice (the engine's
+// copy and the one being cached).
+export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}, formatBytes = String) {
+  const size = model.arcs[dtype];
+  if (!size) {
+    return { blocking: `${model.id} in ${dtype} would be a file of more than the 4.3 GB the browser engine can ` +
+      `address: pick q8 (${formatBytes(model.arcs.q8)}) or q16 (${formatBytes(model.arcs.q16)})` };
+  }
+  const notes = [];
+  if (memoryGB !== undefined && 2 * size > memoryGB * 1e9) {
+    const fits = GPT2_FAMILY.filter((m) => 2 * m.arcs.q8 <= memoryGB * 1e9).map((m) => m.id);
+    notes.push(`this device reports about ${memoryGB} GB of memory, and loading ${model.id} in ${dtype} holds about ` +
+      `${formatBytes(2 * size)}: it may fail${fits.length ? `; ${fits.at(-1)} in q8 would fit` : ''}`);
+  }
+  if (freeBytes !== undefined && size > freeBytes) {
+    notes.push(`the browser's storage has ${formatBytes(freeBytes)} free, so the ${formatBytes(size)} file will not ` +
+      'be kept: the next visit converts it again');
+  }
+  return { blocking: null, notes };
+}
