@@ -169,17 +169,14 @@ std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& v
     return out;
 }
 
-// The metric with each head of layer l changed alone at hook_z (kind and values as an Intervention's, every position),
-// each variant running positions [first, T) from resid (the stream entering l there), as one batch.
-std::vector<float> each_head(GPT2& model, int l, Intervention::Kind kind, const std::vector<float>& values, int T,
-                             int first, const float* resid, int answer, int wrong) {
-    const GPT2Config& c = model.config();
-    std::vector<InterventionHooks> hooks;
-    for (int h = 0; h < c.n_head; ++h)
-        hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind, {h}, {}, values}}, T);
-    std::vector<Variant> variants;
-    for (InterventionHooks& head : hooks) variants.push_back({first, T - first, resid, &head});
-    return metrics(model, l, variants, answer, wrong);
+// Where the batch that starts at variant `begin` of a layer's `count` ends: as many variants as fit in
+// GPT2::kVariantRows rows (rows_of(i) each), at least one. A sweep's step is one such batch, so a caller can stop it
+// between two.
+template <class Rows>
+int batch_end(int begin, int count, Rows rows_of) {
+    int end = begin, rows = 0;
+    while (end < count && (end == begin || rows + rows_of(end) <= GPT2::kVariantRows)) rows += rows_of(end++);
+    return end;
 }
 
 std::vector<HookName> names_of(std::initializer_list<HookPoint> points, int n_layer) {
@@ -228,10 +225,11 @@ bool PatchingSweep::done() const {
     return layer_ == model_.config().n_layer;
 }
 
-// Layer l's variants resume at their position over the corrupted run's KV cache before it: positions before the
-// first difference are the same in both runs (the model is causal), so nothing there needs running again.
-//   heads: each head's z from the clean run, positions [d, T) from the corrupted run's stream;
-//   resid: for each position p >= d, positions [p, T) of the corrupted run's stream with row p the clean run's.
+// Layer l's variants, one batch of them a step, resume at their position over the corrupted run's KV cache before it:
+// positions before the first difference are the same in both runs (the model is causal), so nothing there needs
+// running again. Variant i of the layer:
+//   i < H, head i: its z from the clean run, positions [d, T) from the corrupted run's stream;
+//   i >= H, position p = d + i - H: positions [p, T) of the corrupted run's stream with row p the clean run's.
 // Before the first difference the two runs agree, so those residual effects stay 0.
 void PatchingSweep::next() {
     require(!done(), "the patching sweep has run every layer");
@@ -239,29 +237,40 @@ void PatchingSweep::next() {
     const int T = int(corrupted_.size()), H = c.n_head, C = c.n_embd, d = out_.first_difference, l = layer_;
     // Anything run on the model since leaves a KV cache the variants cannot read: run the corrupted prompt again.
     if (model_.cached_prefix(corrupted_.data(), T) < d) model_.forward(corrupted_.data(), T);
-    auto cached_in = [l](const ActivationCache& cache, HookPoint p) -> const std::vector<float>& {
-        return cached(cache, {p, l});
-    };
-    const std::vector<float>& mine = cached_in(*corrupted_cache_, HookPoint::ResidPre);
-    const std::vector<float>& theirs = cached_in(*clean_cache_, HookPoint::ResidPre);
-    const auto effect = [this](float metric) { return (metric - out_.corrupted) / span_; };
-
-    const std::vector<float> heads =
-        each_head(model_, l, Intervention::Kind::Replace, cached_in(*clean_cache_, HookPoint::Z), T, d,
-                  mine.data() + size_t(d) * C, answer_, wrong_);
-    for (int h = 0; h < H; ++h) out_.heads[size_t(l) * H + h] = effect(heads[size_t(h)]);
-
-    std::vector<std::vector<float>> rows;
-    for (int p = d; p < T; ++p) {
-        std::vector<float> r(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
-        std::copy_n(theirs.begin() + ptrdiff_t(size_t(p) * C), C, r.begin());
-        rows.push_back(std::move(r));
-    }
+    const std::vector<float>& mine = cached(*corrupted_cache_, {HookPoint::ResidPre, l});
+    const std::vector<float>& theirs = cached(*clean_cache_, {HookPoint::ResidPre, l});
+    const int count = H + (T - d), begin = next_variant_;
+    const int end = batch_end(begin, count, [&](int i) { return i < H ? T - d : T - (d + i - H); });
+    std::vector<InterventionHooks> hooks;
+    std::vector<std::vector<float>> streams;
+    hooks.reserve(size_t(end - begin));  // the variants point into both
+    streams.reserve(size_t(end - begin));
     std::vector<Variant> variants;
-    for (int p = d; p < T; ++p) variants.push_back({p, T - p, rows[size_t(p - d)].data(), nullptr});
-    const std::vector<float> resid = metrics(model_, l, variants, answer_, wrong_);
-    for (int p = d; p < T; ++p) out_.resid[size_t(l) * T + p] = effect(resid[size_t(p - d)]);
-    ++layer_;
+    for (int i = begin; i < end; ++i) {
+        if (i < H) {
+            hooks.emplace_back(c,
+                               std::vector<Intervention>{{{HookPoint::Z, l},
+                                                          Intervention::Kind::Replace,
+                                                          {i},
+                                                          {},
+                                                          cached(*clean_cache_, {HookPoint::Z, l})}},
+                               T);
+            variants.push_back({d, T - d, mine.data() + size_t(d) * C, &hooks.back()});
+        } else {
+            const int p = d + i - H;
+            streams.emplace_back(mine.begin() + ptrdiff_t(size_t(p) * C), mine.end());
+            std::copy_n(theirs.begin() + ptrdiff_t(size_t(p) * C), C, streams.back().begin());
+            variants.push_back({p, T - p, streams.back().data(), nullptr});
+        }
+    }
+    const std::vector<float> m = metrics(model_, l, variants, answer_, wrong_);
+    for (int i = begin; i < end; ++i) {
+        const float effect = (m[size_t(i - begin)] - out_.corrupted) / span_;
+        if (i < H) out_.heads[size_t(l) * H + i] = effect;
+        else out_.resid[size_t(l) * T + d + i - H] = effect;
+    }
+    next_variant_ = end == count ? 0 : end;
+    if (end == count) ++layer_;
 }
 
 Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
@@ -290,19 +299,27 @@ bool AblationSweep::done() const {
     return layer_ == model_.config().n_layer;
 }
 
-// Layer l's heads, each ablated at every position, as one batch from that layer (no KV cache before position 0 to
-// read, so anything run on the model meanwhile changes nothing here).
+// Layer l's heads, each ablated at every position, one batch of them a step (no KV cache before position 0 to read, so
+// anything run on the model meanwhile changes nothing here).
 void AblationSweep::next() {
     require(!done(), "the ablation sweep has run every layer");
     const GPT2Config& c = model_.config();
-    const int H = c.n_head, l = layer_;
+    const int H = c.n_head, l = layer_, begin = next_head_;
+    const int end = batch_end(begin, H, [&](int) { return T_; });
     const std::vector<float> means = kind_ == Intervention::Kind::Mean
                                          ? column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.n_embd)
                                          : std::vector<float>();
-    const std::vector<float> m =
-        each_head(model_, l, kind_, means, T_, 0, cached(*cache_, {HookPoint::ResidPre, l}).data(), answer_, wrong_);
-    std::copy(m.begin(), m.end(), out_.heads.begin() + ptrdiff_t(size_t(l) * H));
-    ++layer_;
+    std::vector<InterventionHooks> hooks;
+    hooks.reserve(size_t(end - begin));  // the variants point into it
+    std::vector<Variant> variants;
+    for (int h = begin; h < end; ++h) {
+        hooks.emplace_back(c, std::vector<Intervention>{{{HookPoint::Z, l}, kind_, {h}, {}, means}}, T_);
+        variants.push_back({0, T_, cached(*cache_, {HookPoint::ResidPre, l}).data(), &hooks.back()});
+    }
+    const std::vector<float> m = metrics(model_, l, variants, answer_, wrong_);
+    std::copy(m.begin(), m.end(), out_.heads.begin() + ptrdiff_t(size_t(l) * H + begin));
+    next_head_ = end == H ? 0 : end;
+    if (end == H) ++layer_;
 }
 
 Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind) {

@@ -94,22 +94,30 @@ TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
     }
 }
 
-TEST_P(Interventions, SweepsALayerAtATimeGiveTheSameCellsWhateverRunsBetweenLayers) {
-    // A worker runs a sweep a layer at a time so that a cancel gets in; other passes may touch the model meanwhile.
+TEST_P(Interventions, SweepsAStepAtATimeGiveTheSameCellsWhateverRunsBetweenSteps) {
+    // A worker runs a sweep a step (a batch of variants) at a time so that a cancel gets in; other passes may touch the
+    // model meanwhile. 48 tokens differing from position 1: a layer's residual positions take several batches.
     Loaded m = load_tiny(GetParam(), 3);
     GPT2& g = *m.model;
-    const Patching whole = patching_sweep(g, kClean, kCorrupted, kAnswer, kWrong);
-    const Ablation ablation = ablation_sweep(g, kClean, kAnswer, kWrong, Intervention::Kind::Mean);
-    PatchingSweep patching(g, kClean, kCorrupted, kAnswer, kWrong);
-    AblationSweep ablating(g, kClean, kAnswer, kWrong, Intervention::Kind::Mean);
+    std::vector<int> clean(48), corrupted;
+    for (int t = 0; t < 48; ++t) clean[size_t(t)] = (t * 37 + 5) % 300;
+    corrupted = clean;
+    corrupted[1] = 299;
+    const Patching whole = patching_sweep(g, clean, corrupted, kAnswer, kWrong);
+    const Ablation ablation = ablation_sweep(g, clean, kAnswer, kWrong, Intervention::Kind::Mean);
+    PatchingSweep patching(g, clean, corrupted, kAnswer, kWrong);
+    AblationSweep ablating(g, clean, kAnswer, kWrong, Intervention::Kind::Mean);
     const std::vector<int> other = {9, 8, 7, 6, 5, 4, 3};
-    while (!patching.done()) {
+    int steps = 0;
+    for (; !patching.done(); ++steps) {
         g.forward(other.data(), int(other.size()));
         patching.next();
+    }
+    while (!ablating.done()) {
         g.forward(other.data(), int(other.size()));
         ablating.next();
     }
-    EXPECT_TRUE(ablating.done());
+    EXPECT_GT(steps, 2 * g.config().n_layer);  // (4 heads x 47 rows, then 47 positions: 1,316 rows a layer)
     EXPECT_EQ(patching.layers_done(), g.config().n_layer);
     EXPECT_EQ(patching.result().heads, whole.heads);
     EXPECT_EQ(patching.result().resid, whole.resid);

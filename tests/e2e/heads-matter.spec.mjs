@@ -162,8 +162,9 @@ test('the attribution bars add up to the logit shown, which is the model\'s own 
 
 test('cancel stops a running sweep between two of its layers, and the page stays responsive while it runs', async ({ page }) => {
   await openSection(page);
-  // 129 tokens that differ from the first: the patching sweep reruns every (layer, position), seconds of work.
-  const long = `A${LINE.repeat(12)} the quick brown fox jumps over the lazy`;
+  // About 240 tokens that differ from the first: the patching sweep reruns every (layer, position), about a second
+  // of work a layer.
+  const long = `A${LINE.repeat(22)} the quick brown fox jumps over the lazy`;
   await page.fill('#hm-prompt', long);
   await page.fill('#hm-corrupted', `B${long.slice(1)}`);
   await page.evaluate(() => {
@@ -179,7 +180,7 @@ test('cancel stops a running sweep between two of its layers, and the page stays
   });
   await page.click('#hm-run');
   await expect(page.locator('#hm-progress-text')).toContainText('1 of 5: patching');
-  await expect(page.locator('#hm-progress-text')).toContainText('layer 1 of 4 done'); // inside the sweep
+  await expect(page.locator('#hm-progress-text')).toContainText('1 of 4 layers done'); // inside the sweep
   await page.locator('#hm-prompt').press('End'); // the page takes input meanwhile
   await page.click('#hm-cancel');
   // The worker is free again once the sweep stops: a call that needs the engine's turn waits only for that.

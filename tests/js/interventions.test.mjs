@@ -71,21 +71,21 @@ test('the sweeps by layer give the same cells, report each layer, stop when aske
   const clean = 'The fox jumps over the lazy dog', corrupted = 'The cat jumps over the lazy dog';
   const options = { clean, corrupted, answer: ' and', wrong: '.' };
   const seen = [];
-  const byLayer = await m.patchingSweepByLayer(options, async (p) => {
+  const byLayer = await m.patchingSweepInSteps(options, async (p) => {
     seen.push(p.layersDone);
     assert.equal(p.layers, 4);
-    assert.throws(() => m.forward([1, 2, 3]), /running patchingSweepByLayer\(\)/);  // the model is the sweep's
+    assert.throws(() => m.forward([1, 2, 3]), /running patchingSweepInSteps\(\)/);  // the model is the sweep's
     await new Promise((ok) => setTimeout(ok, 0));
   });
   assert.deepEqual(seen, [1, 2, 3, 4]);
   assert.deepEqual(byLayer, m.patchingSweep(options));
   const ablation = { input: repeated, answer: ' dog', wrong: ' cat', kind: 'mean' };
-  assert.deepEqual(await m.ablationSweepByLayer(ablation), m.ablationSweep(ablation));
+  assert.deepEqual(await m.ablationSweepInSteps(ablation), m.ablationSweep(ablation));
   // false stops it; a throw stops it with that error; either way the model is free again
-  assert.equal(await m.ablationSweepByLayer(ablation, ({ layersDone }) => layersDone < 2), null);
-  await assert.rejects(m.patchingSweepByLayer(options, () => { throw new Error('cancelled'); }), /cancelled/);
+  assert.equal(await m.ablationSweepInSteps(ablation, ({ layersDone }) => layersDone < 2), null);
+  await assert.rejects(m.patchingSweepInSteps(options, () => { throw new Error('cancelled'); }), /cancelled/);
   assert.equal(m.forward([1, 2, 3], { attention: false }).logits.length, 50257);
-  await assert.rejects(m.patchingSweepByLayer({ ...options, corrupted: 'The cat' }), /same length/);
+  await assert.rejects(m.patchingSweepInSteps({ ...options, corrupted: 'The cat' }), /same length/);
 });
 
 test('the logit lens and direct logit attribution in wasm equal arcscope lens and attribute', async () => {

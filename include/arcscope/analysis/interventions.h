@@ -59,8 +59,9 @@ struct Patching {
 Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
                         int wrong);
 
-// The same sweep a layer at a time, so a caller can show progress and stop between layers: the constructor runs both
-// prompts, each next() one layer's heads and residual positions (a layer not run yet reads 0).
+// The same sweep a step at a time, so a caller can show progress and stop between steps: the constructor runs both
+// prompts, each next() one batch of a layer's variants (its heads, then its residual positions; GPT2::kVariantRows
+// rows at most, or one variant). A cell not run yet reads 0.
 class PatchingSweep {
 public:
     PatchingSweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer, int wrong);
@@ -73,10 +74,10 @@ public:
 private:
     GPT2& model_;
     std::vector<int> corrupted_;
-    int answer_, wrong_, layer_ = 0;
-    float span_ = 0;                                    // clean - corrupted: an effect is (metric - corrupted) / span
-    std::unique_ptr<ActivationCache> clean_cache_;      // hook_z and hook_resid_pre of the clean run
-    std::unique_ptr<ActivationCache> corrupted_cache_;  // hook_resid_pre of the corrupted run
+    int answer_, wrong_, layer_ = 0, next_variant_ = 0;  // of the layer: its heads, then its positions from d
+    float span_ = 0;                                     // clean - corrupted: an effect is (metric - corrupted) / span
+    std::unique_ptr<ActivationCache> clean_cache_;       // hook_z and hook_resid_pre of the clean run
+    std::unique_ptr<ActivationCache> corrupted_cache_;   // hook_resid_pre of the corrupted run
     Patching out_;
 };
 
@@ -87,7 +88,7 @@ struct Ablation {
 };
 Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
 
-// The same sweep a layer at a time, as PatchingSweep.
+// The same sweep a step at a time (a batch of a layer's heads), as PatchingSweep.
 class AblationSweep {
 public:
     AblationSweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
@@ -99,7 +100,7 @@ public:
 
 private:
     GPT2& model_;
-    int T_, answer_, wrong_, layer_ = 0;
+    int T_, answer_, wrong_, layer_ = 0, next_head_ = 0;
     Intervention::Kind kind_;
     std::unique_ptr<ActivationCache> cache_;  // hook_resid_pre and hook_z of the run
     Ablation out_;

@@ -108,6 +108,9 @@ public:
     // only. The same bits as resume() of each variant alone, read at those tokens. The KV cache is left as it was;
     // logits() holds nothing afterwards.
     void resume_variants(int layer, const std::vector<Variant>& variants, const std::vector<int>& tokens, float* out);
+    // Rows of a batch of variants: enough for the kernels' full speed, its scratch about 9 MB for GPT-2 small. A
+    // variant longer than this is a batch of its own.
+    static constexpr int kVariantRows = 256;
     // One layer's attention probabilities recomputed from its queries and keys, as the hooks record them
     // (blocks.{l}.attn.hook_q / hook_k: q, k (T, n_head, head_dim)): head's (T, T), causal, zeros above the
     // diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
@@ -175,9 +178,6 @@ private:
     };
     static constexpr int kPrefillChunk =
         64;  // positions per pass through the blocks (its scratch: 2.8 MB for GPT-2 small)
-    // Rows of a batch of variants (resume_variants): enough for the kernels' full speed, its scratch 11 MB for GPT-2
-    // small. A variant longer than this is a batch of its own.
-    static constexpr int kVariantRows = 256;
 
     void check_ids(const int* ids, int n) const;
     void check_tokens(const int* tokens, int n) const;

@@ -104,7 +104,7 @@ export class Model {
     }
     if (this.#busy) {
       throw new Error(`model.${method}: the model is running ${this.#busy}(); call it after that returns (or return ` +
-        'false from onLayer to stop the sweep)');
+        'false from onStep to stop the sweep)');
     }
   }
 
@@ -207,30 +207,31 @@ export class Model {
       this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind));
   }
 
-  // The same two sweeps a layer at a time, for a page that shows progress or lets a user cancel: after each layer,
-  // `await onLayer({layersDone, layers})`; returning false stops the sweep (-> null), and an error thrown there stops
+  // The same two sweeps a step at a time (a batch of one layer's variants), for a page that shows progress or lets a
+  // user cancel: after each step, `await onStep({layersDone, layers})`; returning false stops the sweep (-> null), and
+  // an error thrown there stops
   // it with that error. Like generate(), the model is the sweep's until it returns. -> the result as above.
-  patchingSweepByLayer({ clean, corrupted, answer, wrong } = {}, onLayer = null) {
-    this.#idle('patchingSweepByLayer');
-    return this.#byLayer('patchingSweepByLayer', 'patching activations', () => this.core.SweepSteps.patching(
+  patchingSweepInSteps({ clean, corrupted, answer, wrong } = {}, onStep = null) {
+    this.#idle('patchingSweepInSteps');
+    return this.#inSteps('patchingSweepInSteps', 'patching activations', () => this.core.SweepSteps.patching(
       this.handle, this.#ids(clean), this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')),
-    onLayer);
+    onStep);
   }
 
-  ablationSweepByLayer({ input, answer, wrong, kind = 'zero' } = {}, onLayer = null) {
-    this.#idle('ablationSweepByLayer');
-    return this.#byLayer('ablationSweepByLayer', 'ablating heads', () => this.core.SweepSteps.ablation(this.handle,
-      this.#ids(input), this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind), onLayer);
+  ablationSweepInSteps({ input, answer, wrong, kind = 'zero' } = {}, onStep = null) {
+    this.#idle('ablationSweepInSteps');
+    return this.#inSteps('ablationSweepInSteps', 'ablating heads', () => this.core.SweepSteps.ablation(this.handle,
+      this.#ids(input), this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind), onStep);
   }
 
-  async #byLayer(method, doing, start, onLayer) {
+  async #inSteps(method, doing, start, onStep) {
     const steps = engineCall(doing, start);
     this.#busy = method;
     try {
       while (!steps.done()) {
         engineCall(doing, () => steps.next());
         const progress = { layersDone: steps.layersDone(), layers: this.config.n_layer };
-        if (onLayer && (await onLayer(progress)) === false) return null;
+        if (onStep && (await onStep(progress)) === false) return null;
       }
       return engineCall(doing, () => steps.result());
     } finally {

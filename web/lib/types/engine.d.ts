@@ -514,15 +514,16 @@ export interface Model {
   ablationSweep(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
     kind?: 'zero' | 'mean' }): AblationResult;
   /**
-   * patchingSweep a layer at a time: after each layer, onLayer sees how far it got and may return false to stop (the
+   * patchingSweep a step (a batch of one layer's variants) at a time: after each step, onStep sees how far it got and
+   * may return false to stop (the
    * promise then gives null) or throw to stop with that error. The model is the sweep's until the promise settles.
    */
-  patchingSweepByLayer(options: { clean: string | TokenIds; corrupted: string | TokenIds; answer: string | number;
-    wrong: string | number }, onLayer?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
+  patchingSweepInSteps(options: { clean: string | TokenIds; corrupted: string | TokenIds; answer: string | number;
+    wrong: string | number }, onStep?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
     Promise<PatchingResult | null>;
-  /** ablationSweep a layer at a time, as patchingSweepByLayer. */
-  ablationSweepByLayer(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
-    kind?: 'zero' | 'mean' }, onLayer?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
+  /** ablationSweep a step at a time, as patchingSweepInSteps. */
+  ablationSweepInSteps(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
+    kind?: 'zero' | 'mean' }, onStep?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
     Promise<AblationResult | null>;
   /**
    * Each layer's residual stream (hook_resid_post) through ln_final and the unembedding. k: 1 to 100 (default 5);

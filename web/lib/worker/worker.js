@@ -168,13 +168,13 @@ export const ops = {
 
   // model.ablationSweep on a text (or ids): the metric logit(answer) - logit(wrong) at the last position with each
   // head ablated alone ('zero', or 'mean' over the positions); answer and wrong are one token each, as text or id.
-  // A layer at a time: progress {layersDone, layers} after each, and a 'cancel' stops it between two.
+  // A batch of variants at a time: progress {layersDone, layers} after each, and a 'cancel' stops it between two.
   // -> {ids, labels, baseline, heads: {data (L * H), shape: [L, H]}}
   async ablationSweep({ model: key, text, ids, answer, wrong, kind = 'zero' }, ctx) {
     return withModel(key, ctx, 'ablating heads', async ({ model }, e) => {
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       ids ??= model.tokenize(text).ids;
-      const { baseline, heads } = await model.ablationSweepByLayer({ input: ids, answer, wrong, kind }, betweenLayers(ctx));
+      const { baseline, heads } = await model.ablationSweepInSteps({ input: ids, answer, wrong, kind }, betweenSteps(ctx));
       return { ids, labels: labelsFor(e, ids), baseline, heads };
     });
   },
@@ -365,8 +365,8 @@ function checkChoice(name, value, n, words) {
 
 const nextTask = () => new Promise((ok) => setTimeout(ok, 0));
 
-// The onLayer of a sweep by layer (model.js) in a request: reports how far it got, then lets a 'cancel' in.
-export const betweenLayers = (ctx) => async (progress) => {
+// The onStep of a sweep in steps (model.js) in a request: reports how far it got, then lets a 'cancel' in.
+export const betweenSteps = (ctx) => async (progress) => {
   ctx.progress?.(progress);
   await nextTask();
   if (ctx.signal?.aborted) throw ctx.signal.reason;

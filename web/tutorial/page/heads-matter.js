@@ -231,7 +231,7 @@ export class HeadsMatter {
     $('hm-progress-bar').value = run.done;
     const tick = () => {
       const seconds = ((performance.now() - run.started) / 1000).toFixed(1);
-      const layers = run.sweep?.layers ? `, layer ${run.sweep.layersDone} of ${run.sweep.layers} done` : '';
+      const layers = run.sweep?.layers ? `, ${run.sweep.layersDone} of ${run.sweep.layers} layers done` : '';
       $('hm-progress-text').textContent = `${run.done + 1} of ${run.steps.length}: ${label}${layers}… ${seconds} s`;
     };
     tick();

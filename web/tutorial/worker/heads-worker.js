@@ -1,9 +1,9 @@
 // heads-worker.js: section 7's operations in the tutorial's worker, beside the library's ablationSweep and analyze
 // (lib/worker/worker.js). Each is one call into the engine's interventions (lib/engine/model.js), run in the engine's turn on the
 // page's model; the page runs them one after another, so each is a step of its progress and a cancel stops the run
-// between them, and inside a sweep between two layers. An operation cancelled while it waited for its turn does not
-// start.
-import { betweenLayers, withModel } from '../../lib/worker/worker.js';
+// between them, and inside a sweep between two of its batches. An operation cancelled while it waited for its turn
+// does not start.
+import { betweenSteps, withModel } from '../../lib/worker/worker.js';
 import { spanLabels } from '../../lib/views/token-text.js';
 
 const labelsFor = (e, ids) => spanLabels(e.tokenSpans(ids), ids.length);
@@ -17,13 +17,13 @@ function step(key, ctx, what, work) {
 }
 
 export const headsOps = {
-  // model.patchingSweep, with both prompts' ids and labels, a layer at a time (progress after each; a cancel stops it
+  // model.patchingSweep, with both prompts' ids and labels, a step at a time (progress after each; a cancel stops it
   // between two).
   // -> {ids, corruptedIds, labels, clean, corrupted, firstDifference, heads: {data, shape}, resid: {data, shape}}
   patchingSweep: ({ model: key, clean, corrupted, answer, wrong }, ctx) =>
     step(key, ctx, 'patching activations', async (model, e) => {
       const ids = model.tokenize(clean).ids, corruptedIds = model.tokenize(corrupted).ids;
-      const r = await model.patchingSweepByLayer({ clean: ids, corrupted: corruptedIds, answer, wrong }, betweenLayers(ctx));
+      const r = await model.patchingSweepInSteps({ clean: ids, corrupted: corruptedIds, answer, wrong }, betweenSteps(ctx));
       return { ids, corruptedIds, labels: labelsFor(e, ids), ...r };
     }),
 
