@@ -169,16 +169,6 @@ std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& v
     return out;
 }
 
-// Where the batch that starts at variant `begin` of a layer's `count` ends: as many variants as fit in
-// GPT2::kVariantRows rows (rows_of(i) each), at least one. A sweep's step is one such batch, so a caller can stop it
-// between two.
-template <class Rows>
-int batch_end(int begin, int count, Rows rows_of) {
-    int end = begin, rows = 0;
-    while (end < count && (end == begin || rows + rows_of(end) <= GPT2::kVariantRows)) rows += rows_of(end++);
-    return end;
-}
-
 std::vector<HookName> names_of(std::initializer_list<HookPoint> points, int n_layer) {
     std::vector<HookName> names;
     for (HookPoint p : points)
@@ -240,7 +230,7 @@ void PatchingSweep::next() {
     const std::vector<float>& mine = cached(*corrupted_cache_, {HookPoint::ResidPre, l});
     const std::vector<float>& theirs = cached(*clean_cache_, {HookPoint::ResidPre, l});
     const int count = H + (T - d), begin = next_variant_;
-    const int end = batch_end(begin, count, [&](int i) { return i < H ? T - d : T - (d + i - H); });
+    const int end = GPT2::variant_batch_end(begin, count, [&](int i) { return i < H ? T - d : T - (d + i - H); });
     std::vector<InterventionHooks> hooks;
     std::vector<std::vector<float>> streams;
     hooks.reserve(size_t(end - begin));  // the variants point into both
@@ -291,6 +281,11 @@ AblationSweep::AblationSweep(GPT2& model, const std::vector<int>& ids, int answe
     model.forward(ids.data(), T_, ForwardOptions().with_hooks(cache_.get()));
     out_.baseline = logit_difference(model, answer, wrong);
     out_.heads.assign(size_t(c.n_layer) * c.n_head, 0.0f);
+    if (kind == Intervention::Kind::Mean)  // once a layer, however many steps the layer takes
+        for (int l = 0; l < c.n_layer; ++l) {
+            const std::vector<float> m = column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.n_embd);
+            means_.insert(means_.end(), m.begin(), m.end());
+        }
 }
 
 AblationSweep::~AblationSweep() = default;
@@ -305,9 +300,10 @@ void AblationSweep::next() {
     require(!done(), "the ablation sweep has run every layer");
     const GPT2Config& c = model_.config();
     const int H = c.n_head, l = layer_, begin = next_head_;
-    const int end = batch_end(begin, H, [&](int) { return T_; });
+    const int end = GPT2::variant_batch_end(begin, H, [&](int) { return T_; });
     const std::vector<float> means = kind_ == Intervention::Kind::Mean
-                                         ? column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.n_embd)
+                                         ? std::vector<float>(means_.begin() + ptrdiff_t(size_t(l) * c.n_embd),
+                                                              means_.begin() + ptrdiff_t(size_t(l + 1) * c.n_embd))
                                          : std::vector<float>();
     std::vector<InterventionHooks> hooks;
     hooks.reserve(size_t(end - begin));  // the variants point into it

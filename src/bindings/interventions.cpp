@@ -86,8 +86,8 @@ Intervention::Kind ablation_kind(const val& kind_name) {
     return kind == "zero" ? Intervention::Kind::Zero : Intervention::Kind::Mean;
 }
 
-// A sweep a layer at a time (interventions.h), for model.js to give the page its progress and a cancel its chance
-// between layers. It reads the model it was made on: model.js frees it before the model.
+// A sweep a step at a time (interventions.h), for model.js to give the page its progress and a cancel its chance
+// between steps. It reads the model it was made on: model.js frees it before the model.
 class SweepSteps {
 public:
     static SweepSteps* patching(Model& m, val clean, val corrupted, double answer, double wrong) {
@@ -114,7 +114,7 @@ public:
     bool done() const { return patching_ ? patching_->done() : ablation_->done(); }
     int layers_done() const { return patching_ ? patching_->layers_done() : ablation_->layers_done(); }
     void next() {
-        guarded("running a layer of the sweep", [&] { patching_ ? patching_->next() : ablation_->next(); });
+        guarded("running a step of the sweep", [&] { patching_ ? patching_->next() : ablation_->next(); });
     }
     val result() const {
         return patching_ ? patching_result(patching_->result(), config_)
@@ -127,23 +127,19 @@ private:
     std::unique_ptr<AblationSweep> ablation_;
 };
 
+// A whole sweep in one call: its steps, run to the end.
+val to_the_end(SweepSteps* started) {
+    const std::unique_ptr<SweepSteps> steps(started);
+    while (!steps->done()) steps->next();
+    return steps->result();
+}
+
 val patching(Model& m, val clean, val corrupted, double answer, double wrong) {
-    return guarded("patching activations", [&] {
-        const GPT2Config& c = m.gpt2().config();
-        return patching_result(
-            patching_sweep(m.gpt2(), m.prompt(clean), m.prompt(corrupted), int_arg(answer, "answer", 0, c.n_vocab - 1),
-                           int_arg(wrong, "wrong", 0, c.n_vocab - 1)),
-            c);
-    });
+    return to_the_end(SweepSteps::patching(m, clean, corrupted, answer, wrong));
 }
 
 val ablation(Model& m, val ids, double answer, double wrong, val kind_name) {
-    return guarded("ablating heads", [&] {
-        const GPT2Config& c = m.gpt2().config();
-        return ablation_result(ablation_sweep(m.gpt2(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
-                                              int_arg(wrong, "wrong", 0, c.n_vocab - 1), ablation_kind(kind_name)),
-                               c);
-    });
+    return to_the_end(SweepSteps::ablation(m, ids, answer, wrong, kind_name));
 }
 
 val lens(Model& m, val ids, double k, double target) {

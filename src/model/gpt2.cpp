@@ -212,15 +212,12 @@ void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, cons
     has_attention_ = false;
     const Capture none{nullptr, 0, 0, 0};
     for (size_t v0 = 0; v0 < variants.size();) {
-        // A batch: the next variants that fit in kVariantRows rows, or one longer variant alone.
-        size_t v1 = v0;
-        int rows = 0;
-        while (v1 < variants.size() && (v1 == v0 || rows + variants[v1].rows <= kVariantRows))
-            rows += variants[v1++].rows;
+        const size_t v1 =
+            size_t(variant_batch_end(int(v0), int(variants.size()), [&](int i) { return variants[size_t(i)].rows; }));
         segments_.assign(variants.begin() + ptrdiff_t(v0), variants.begin() + ptrdiff_t(v1));
-        bool final_hook = false;
-        for (const Variant& v : segments_)
-            final_hook = final_hook || (v.hooks && v.hooks->wants({HookPoint::LnFinalNormalized, -1}));
+        int rows = 0;
+        for (const Variant& v : segments_) rows += v.rows;
+        const bool final_hook = any_hooked({HookPoint::LnFinalNormalized}, -1);
         run_chunk(nullptr, rows, none, nullptr, final_hook, layer);
         size_t last = 0;
         for (size_t v = v0; v < v1; ++v) {
@@ -238,14 +235,13 @@ void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, cons
     }
 }
 
-// A head's keys transposed, (hd, ld), as the KV cache holds them (rounded if f16), so the score loop runs on them as
-// in the pass: from k (T, n_embd), a layer's hook_k.
-std::vector<float> GPT2::keys_transposed(const float* k, int T, int head, int ld) const {
-    const int C = config_.n_embd, hd = config_.head_dim();
-    std::vector<float> kt(size_t(hd) * ld, 0.0f);
+// A head's keys transposed into kt (hd, ld), zeros past T, as the KV cache holds them (rounded if f16), so the score
+// loop runs on them as in the pass: from k (T rows, `stride` floats apart), a layer's hook_k or the k part of qkv.
+void GPT2::keys_transposed(const float* k, int stride, int T, int head, int ld, float* kt) const {
+    const int hd = config_.head_dim();
+    std::fill(kt, kt + size_t(hd) * ld, 0.0f);
     for (int t = 0; t < T; ++t)
-        for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = kv_.stored(k[size_t(t) * C + head * hd + d]);
-    return kt;
+        for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = kv_.stored(k[size_t(t) * stride + head * hd + d]);
 }
 
 void GPT2::check_pattern(const char* what, int T, int head) const {
@@ -258,7 +254,8 @@ void GPT2::check_pattern(const char* what, int T, int head) const {
 void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
     check_pattern("attention_pattern", T, head);
     const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
-    const std::vector<float> kt = keys_transposed(k, T, head, ld);
+    std::vector<float> kt(size_t(hd) * ld);
+    keys_transposed(k, C, T, head, ld, kt.data());
     const float scale = 1.0f / std::sqrt(float(hd));
     // Rows apart on the threads, each part taking rows from both ends (a later row sees more keys).
     parallel_for(T, double(T) * T * hd / 2, [&](int begin, int end) {
@@ -276,7 +273,8 @@ void GPT2::attention_thumbnail(const float* q, const float* k, int T, int head, 
     require(size >= 1 && size <= T,
             "attention_thumbnail: size " + std::to_string(size) + " is not in [1, " + std::to_string(T) + "]");
     const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
-    const std::vector<float> kt = keys_transposed(k, T, head, ld);
+    std::vector<float> kt(size_t(hd) * ld);
+    keys_transposed(k, C, T, head, ld, kt.data());
     const float scale = 1.0f / std::sqrt(float(hd));
     std::fill(out, out + size_t(size) * size, 0.0f);
     // Pooled rows apart on the threads, each part taking them from both ends (a later row sees more keys): cell
@@ -438,8 +436,7 @@ void GPT2::embed(const int* ids, int T) {
     }
 }
 
-// Causal self-attention of layer l for each sequence of the chunk: a pass stores its keys and values in the KV cache
-// first; a variant keeps its own apart and reads the cache's positions before its first.
+// Whether any sequence's hooks want one of these points of a layer.
 bool GPT2::any_hooked(std::initializer_list<HookPoint> points, int layer) const {
     for (const Variant& s : segments_)
         for (HookPoint p : points)
@@ -463,6 +460,8 @@ int GPT2::keep_last_rows() {
     return int(segments_.size());
 }
 
+// Causal self-attention of layer l for each sequence of the chunk: a pass stores its keys and values in the KV cache
+// first; a variant keeps its own apart and reads the cache's positions before its first.
 void GPT2::attention_layer(int l, const Capture& cap, bool last_rows_only) {
     const int C = config_.n_embd;
     size_t row0 = 0;
@@ -492,9 +491,9 @@ void GPT2::attend(int l, const Variant& s, size_t row0, const Capture& cap, bool
     if (variants_) {  // this variant's keys (transposed) and values, rounded as the cache would store them
         grow(own_kt_, size_t(C) * own_ld);
         grow(own_v_, size_t(T) * C);
-        for (int c = 0; c < C; ++c)
-            for (int t = 0; t < own_ld; ++t)
-                own_kt_[size_t(c) * own_ld + t] = t < T ? kv_.stored(qkv_[(row0 + t) * 3 * C + C + c]) : 0.0f;
+        for (int h = 0; h < H; ++h)
+            keys_transposed(qkv_.data() + row0 * 3 * C + C, 3 * C, T, h, own_ld,
+                            own_kt_.data() + size_t(h) * hd * own_ld);
         for (int t = 0; t < T; ++t)
             for (int c = 0; c < C; ++c) own_v_[size_t(t) * C + c] = kv_.stored(qkv_[(row0 + t) * 3 * C + 2 * C + c]);
     }

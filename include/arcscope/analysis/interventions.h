@@ -103,6 +103,7 @@ private:
     int T_, answer_, wrong_, layer_ = 0, next_head_ = 0;
     Intervention::Kind kind_;
     std::unique_ptr<ActivationCache> cache_;  // hook_resid_pre and hook_z of the run
+    std::vector<float> means_;                // mean ablation: each layer's hook_z column means (n_layer x n_embd)
     Ablation out_;
 };
 

@@ -112,6 +112,14 @@ public:
     // longer, its 168 rows a layer then two batches), its scratch about 20 MB for GPT-2 small at 1,024 positions. A
     // variant longer than this is a batch of its own.
     static constexpr int kVariantRows = 256;
+    // Where the batch that starts at variant `begin` of `count` ends: as many variants as fit in kVariantRows rows
+    // (rows_of(i) each), at least one. resume_variants runs its variants in such batches; a sweep steps by them.
+    template <class Rows>
+    static int variant_batch_end(int begin, int count, Rows rows_of) {
+        int end = begin, rows = 0;
+        while (end < count && (end == begin || rows + rows_of(end) <= kVariantRows)) rows += rows_of(end++);
+        return end;
+    }
     // One layer's attention probabilities recomputed from its queries and keys, as the hooks record them
     // (blocks.{l}.attn.hook_q / hook_k: q, k (T, n_head, head_dim)): head's (T, T), causal, zeros above the
     // diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
@@ -183,7 +191,7 @@ private:
     void check_ids(const int* ids, int n) const;
     void check_tokens(const int* tokens, int n) const;
     void check_pattern(const char* what, int T, int head) const;
-    std::vector<float> keys_transposed(const float* k, int T, int head, int ld) const;
+    void keys_transposed(const float* k, int stride, int T, int head, int ld, float* kt) const;
     void check_finite(const float* logits, int rows, int V, int first_position) const;
     // The sequences of the chunk being run, their rows one after another: one for a pass (its hooks, its residual
     // stream or null for token ids), one per variant for resume_variants. Variants keep their keys and values to
