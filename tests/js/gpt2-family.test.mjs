@@ -36,13 +36,13 @@ test('each model\'s download and .arcs sizes are the converter\'s, from a header
 
 test('the loader says what stands in the way before anything is downloaded', () => {
   const [, small, , , xl] = GPT2_FAMILY;
-  assert.equal(loadingLimits(small, 'q8', { memoryGB: 8, freeBytes: 1e10 }, formatBytes).notes.length, 0);
-  assert.match(loadingLimits(xl, 'f32', {}, formatBytes).blocking,
+  assert.equal(loadingLimits(small, 'q8', { memoryGB: 8, freeBytes: 1e10 }).notes.length, 0);
+  assert.match(loadingLimits(xl, 'f32', {}).blocking,
     /^gpt2-xl in f32 would be a file of more than the 4\.3 GB .*: pick q8 \(1\.76 GB\) or q16 \(3\.31 GB\)$/);
-  const [memory, storage] = loadingLimits(xl, 'q8', { memoryGB: 2, freeBytes: 1e9 }, formatBytes).notes;
+  const [memory, storage] = loadingLimits(xl, 'q8', { memoryGB: 2, freeBytes: 1e9 }).notes;
   assert.equal(memory, 'this device reports about 2 GB of memory, and loading gpt2-xl in q8 holds about 3.51 GB: it ' +
     'may fail; gpt2-large in q8 would fit');
   assert.equal(storage, 'the browser\'s storage has 1.00 GB free, so the 1.76 GB file will not be kept: the next visit ' +
     'converts it again');
-  assert.deepEqual(loadingLimits(xl, 'q8', {}, formatBytes), { blocking: null, notes: [] }); // a browser that says nothing
+  assert.deepEqual(loadingLimits(xl, 'q8', {}), { blocking: null, notes: [] }); // a browser that says nothing
 });

@@ -88,7 +88,7 @@ export class Model {
     registry?.register(this, handle, this);
   }
 
-  // The method under way that awaits between its steps (generate, a sweep by layer), or null: the model's KV cache
+  // The method under way that awaits between its steps (generate, a sweep in steps), or null: the model's KV cache
   // and sampler are its own until it returns.
   #busy = null;
 
@@ -209,8 +209,8 @@ export class Model {
 
   // The same two sweeps a step at a time (a batch of one layer's variants), for a page that shows progress or lets a
   // user cancel: after each step, `await onStep({layersDone, layers})`; returning false stops the sweep (-> null), and
-  // an error thrown there stops
-  // it with that error. Like generate(), the model is the sweep's until it returns. -> the result as above.
+  // an error thrown there stops it with that error. Like generate(), the model is the sweep's until it returns.
+  // -> the result as above.
   patchingSweepInSteps({ clean, corrupted, answer, wrong } = {}, onStep = null) {
     this.#idle('patchingSweepInSteps');
     return this.#inSteps('patchingSweepInSteps', 'patching activations', () => this.core.SweepSteps.patching(

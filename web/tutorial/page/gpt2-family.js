@@ -3,6 +3,8 @@
 // arcs: the .arcs file it converts to in each format, as the engine's converter sizes it from the header (f32 is
 // absent where that file would be more than the engine can address). tests/js/gpt2-family.test.mjs checks every
 // figure against the converter.
+import { formatBytes } from '../../lib/shared/downloads.js';
+
 export const GPT2_FAMILY = [
   { id: 'distilgpt2', repo: 'distilbert/distilgpt2', layers: 6, heads: 12, width: 768, download: 352_816_128,
     arcs: { q8: 92_341_760, q16: 174_198_272, f32: 327_657_728 } },
@@ -26,7 +28,7 @@ export const checkpointUrls = ({ repo }) => ({
 // {memoryGB (navigator.deviceMemory: a rough figure, at most 8), freeBytes (storage quota less usage)}, each
 // undefined where the browser does not say. While it loads, the page holds the converted file twice (the engine's
 // copy and the one being cached).
-export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}, formatBytes = String) {
+export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}) {
   const size = model.arcs[dtype];
   if (!size) {
     return { blocking: `${model.id} in ${dtype} would be a file of more than the 4.3 GB the browser engine can ` +

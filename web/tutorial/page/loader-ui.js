@@ -42,7 +42,7 @@ async function describeNeeds() {
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
   const device = { memoryGB: navigator.deviceMemory,
     freeBytes: estimate?.quota !== undefined ? estimate.quota - (estimate.usage ?? 0) : undefined };
-  const { blocking, notes } = loadingLimits(model, dtype, device, formatBytes);
+  const { blocking, notes } = loadingLimits(model, dtype, device);
   const size = model.arcs[dtype];
   out.textContent = blocking ? `Not possible here: ${blocking}.`
     : [`${model.id}: ${formatBytes(model.download)} to download, ${formatBytes(size)} once converted to ${dtype}.`,
