@@ -76,7 +76,7 @@ def main():
 
     state = make_state(a.n_layer, a.n_head, a.n_embd, a.n_ctx, a.vocab, a.seed, a.qk_scale)
     np_dtype = np.float16 if a.dtype == "f16" else np.float32
-    tensors = {("transformer." if a.prefix else "") + k: v.numpy().astype(np_dtype) for k, v in state.items()}
+    tensors = {("transformer." if a.prefix else "") + k: v.numpy().astype(np_dtype, copy=False) for k, v in state.items()}
     os.makedirs(a.out, exist_ok=True)
     config = {
         "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "activation_function": "gelu_new",
