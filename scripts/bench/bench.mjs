@@ -4,6 +4,11 @@
 // First the accuracy of each system's logits (accuracy.mjs), then one table per environment with best and median
 // and the ratios arcscope q8 / ORT of the best figures. scripts/bench.sh prepares the files and calls this.
 //   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only] [--no-accuracy] [--systems q8,ort-int8]
+// With --sizes small,medium,large,xl it is the benchmark per model size instead: arcscope q8 on each size's weights
+// (build/bench/gpt2-<size>.q8.arcs), ONNX Runtime Web int8 beside it for the sizes --ort-sizes lists, lean runs
+// (measure.mjs: load, prefill at T = 256, decode, memory), every size and system once a round, each round starting
+// elsewhere; one table per size, then one of all sizes. No accuracy check (that is the small model's, above).
+//   node scripts/bench/bench.mjs --sizes small,medium,large,xl [--ort-sizes medium] [--rounds 3] [--node-only]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +21,9 @@ const argv = process.argv.slice(2);
 const rounds = Number(argv[argv.indexOf('--rounds') + 1]) || 3;
 const envs = argv.includes('--node-only') ? ['node'] : argv.includes('--browser-only') ? ['chromium'] : ['node', 'chromium'];
 const dir = 'build/bench';
+const listArg = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1].split(',') : null);
+const sizes = listArg('--sizes');
+const ortSizes = listArg('--ort-sizes') ?? [];
 
 // The systems, one column each, in this order. kind 'arcscope': model (.arcs), engine = options for createEngine
 // (e.g. {threads: 2}); kind 'ort': model (last-position graph), kvModel (decoder graph), threads. envs limits a
@@ -37,6 +45,12 @@ const systems = [
   { key: 'ort-int8-2t', label: 'ORT int8, 2 threads', kind: 'ort', model: `${dir}/gpt2-small.int8.onnx`,
     kvModel: `${dir}/gpt2-small.kv.int8.onnx`, threads: 2, envs: ['chromium'], accuracy: false },
 ];
+// The benchmark per size: its systems on one size's files (scripts/bench.sh --sizes writes them).
+const sizeSystems = (size) => [
+  { key: 'q8', label: 'arcscope q8', kind: 'arcscope', model: `${dir}/gpt2-${size}.q8.arcs` },
+  ...(ortSizes.includes(size) ? [{ key: 'ort-int8', label: 'ORT-Web int8', kind: 'ort',
+    model: `${dir}/gpt2-${size}.int8.onnx`, kvModel: `${dir}/gpt2-${size}.kv.int8.onnx` }] : []),
+];
 // Ratio columns: best of num / best of den, figure by figure.
 const ratios = [
   { label: 'q8 ÷ ORT int8', num: 'q8', den: 'ort-int8' },
@@ -51,6 +65,7 @@ function runNode(system) {
   if (system.kvModel) args.push('--kv-model', system.kvModel);
   if (system.threads) args.push('--threads', String(system.threads));
   if (system.engine) args.push('--engine', JSON.stringify(system.engine));
+  if (system.lean) args.push('--lean');
   const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`${system.label} (node) failed:\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -93,6 +108,7 @@ async function runChromium(system, port) {
     if (system.kvModel) params.set('kvModel', `/${system.kvModel}`);
     if (system.threads) params.set('threads', String(system.threads));
     if (system.engine) params.set('engine', JSON.stringify(system.engine));
+    if (system.lean) params.set('lean', '1');
     await page.goto(`http://127.0.0.1:${port}/scripts/bench/page.html?${params}`);
     await page.waitForFunction(() => window.benchResult, null, { timeout: 15 * 60 * 1000, polling: 500 });
     const result = await page.evaluate(() => window.benchResult);
@@ -131,24 +147,29 @@ const best = (v) => Math.min(...v);
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const fmt = (x) => (x === undefined ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
-function table(env, active, runs) {
-  const stat = (key, name) => {
-    const figure = rows.find(([n]) => n === name)[1];
-    const v = (runs[key] ?? []).map(figure).filter((x) => x !== undefined);
-    return v.length ? { best: best(v), median: median(v) } : undefined;
-  };
+const statOf = (list, name) => {
+  const figure = rows.find(([n]) => n === name)[1];
+  const v = (list ?? []).map(figure).filter((x) => x !== undefined);
+  return v.length ? { best: best(v), median: median(v) } : undefined;
+};
+const roundsSaid = `${rounds} round${rounds === 1 ? '' : 's'}`;
+const cell = (s) => (s ? `${fmt(s.best)} / ${fmt(s.median)}` : '—');
+
+// title: the environment (and the size); runs: system key -> its runs.
+function table(title, active, runs) {
+  const stat = (key, name) => statOf(runs[key], name);
   const names = rows.map(([n]) => n).filter((n) => active.some((s) => stat(s.key, n)));
   const cols = ratios.filter((q) => runs[q.num] && runs[q.den]);
   const threads = active.some((s) => s.threads > 1) ? 'one thread unless a column says otherwise' : 'one thread';
   const lines = [
-    `${env}, ${threads}, ${rounds} rounds (best / median)`, '',
-    `| figure | ${active.map((s) => s.label).join(' | ')} | ${cols.map((q) => q.label).join(' | ')} |`,
+    `${title}, ${threads}, ${roundsSaid} (best / median)`, '',
+    `| figure | ${[...active.map((s) => s.label), ...cols.map((q) => q.label)].join(' | ')} |`,
     `|---|${active.map(() => '---|').join('')}${cols.map(() => '---|').join('')}`];
   for (const name of names) {
-    const cell = (s) => (s ? `${fmt(s.best)} / ${fmt(s.median)}` : '—');
     const ratio = (a, b) => (a && b ? (a.best / b.best).toFixed(2) : '—');
-    lines.push(`| ${name} | ${active.map((s) => cell(stat(s.key, name))).join(' | ')} | ` +
-      `${cols.map((q) => ratio(stat(q.num, name), stat(q.den, name))).join(' | ')} |`);
+    const cells = [...active.map((s) => cell(stat(s.key, name))),
+      ...cols.map((q) => ratio(stat(q.num, name), stat(q.den, name)))];
+    lines.push(`| ${name} | ${cells.join(' | ')} |`);
   }
   if (active.some((s) => s.kind === 'ort')) {
     lines.push('', 'ORT-Web: prefill runs the last-position graph, decode the decoder graph with past key/values ' +
@@ -170,36 +191,70 @@ function table(env, active, runs) {
   return lines.join('\n');
 }
 
+// The sizes side by side: one row per size and system, the figures that scale with the model.
+const sizeFigures = ['prefill T=256 (ms)', 'decode (ms/token)', 'decode bandwidth floor (ms/token)', 'load (ms)',
+  'load, decoder graph (ms)', 'wasm memory (MB)', 'process peak RSS (MB)', 'page memory (MB)'];
+function sizesTable(title, columns, runs) {
+  const figures = sizeFigures.filter((name) => columns.some((c) => statOf(runs[c.id], name)));
+  const shape = (size) => columns.filter((c) => c.size === size).flatMap((c) => runs[c.id])
+    .find((r) => r.shape)?.shape ?? '—';
+  const lines = [`${title}, one thread, ${roundsSaid} (best / median)`, '',
+    `| size | shape (layers × heads × width) | system | model file (MB) | ${figures.join(' | ')} |`,
+    `|---|---|---|---|${figures.map(() => '---|').join('')}`];
+  for (const c of columns) {
+    const fileMB = fs.statSync(path.join(root, c.model)).size / 2 ** 20;
+    lines.push(`| ${c.size} | ${shape(c.size)} | ${c.label} | ${fmt(fileMB)} | ` +
+      `${figures.map((name) => cell(statOf(runs[c.id], name))).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
 const started = Date.now();
-if (!argv.includes('--no-accuracy')) {
+if (!sizes && !argv.includes('--no-accuracy')) {
   const checked = systems.filter((s) => s.accuracy !== false);
   const r = spawnSync(process.execPath, ['scripts/bench/accuracy.mjs', '--systems', JSON.stringify(checked)],
     { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error('accuracy check failed');
   console.log('');
 }
+// The columns of one run: a system on one size's files (id: the key, and the size where there are several).
+const columns = sizes
+  ? sizes.flatMap((size) => sizeSystems(size).map((s) => ({ ...s, size, id: `${size}:${s.key}`, lean: true })))
+  : systems.map((s) => ({ ...s, size: 'small', id: s.key }));
 // --systems KEY,KEY: only those columns (a quicker run while working on one of them)
-const only = argv.includes('--systems') ? argv[argv.indexOf('--systems') + 1].split(',') : null;
-const unknown = only?.filter((k) => !systems.some((s) => s.key === k)) ?? [];
-if (unknown.length) throw new Error(`--systems: no system ${unknown.join(', ')}; the keys are ${systems.map((s) => s.key).join(', ')}`);
+const only = listArg('--systems');
+const keys = [...new Set(columns.map((c) => c.key))];
+const unknown = only?.filter((k) => !keys.includes(k)) ?? [];
+if (unknown.length) throw new Error(`--systems: no system ${unknown.join(', ')}; the keys are ${keys.join(', ')}`);
+const missing = columns.filter((c) => !only || only.includes(c.key)).flatMap((c) => [c.model, c.kvModel])
+  .filter((f) => f && !fs.existsSync(path.join(root, f)));
+if (missing.length) {
+  throw new Error(`missing ${missing.join(', ')}: scripts/bench.sh${sizes ? ` --sizes ${sizes}` : ''} makes them`);
+}
 const results = {};
 const server = envs.includes('chromium') ? await serve() : null;
 for (const env of envs) {
-  const active = systems.filter((s) => (!s.envs || s.envs.includes(env)) && (!only || only.includes(s.key)));
-  const runs = Object.fromEntries(active.map((s) => [s.key, []]));
+  const active = columns.filter((s) => (!s.envs || s.envs.includes(env)) && (!only || only.includes(s.key)));
+  const runs = Object.fromEntries(active.map((s) => [s.id, []]));
   for (let round = 0; round < rounds; round++) {
     // Alternate: each round starts with a different system.
     const order = active.map((_, i) => active[(i + round) % active.length]);
     for (const s of order) {
       const r = env === 'node' ? runNode(s) : await runChromium(s, server.address().port);
-      runs[s.key].push(r);
-      console.error(`[${env}] round ${round + 1}/${rounds} ${s.label}: prefill T=64 ${fmt(r.prefillMs[64])} ms, ` +
-        `decode ${fmt(r.decodeMs)} ms/token, load ${fmt(r.loadMs)} ms`);
+      runs[s.id].push(r);
+      console.error(`[${env}] round ${round + 1}/${rounds} ${sizes ? `${s.size} ` : ''}${s.label}: prefill T=256 ` +
+        `${fmt(r.prefillMs[256])} ms, decode ${fmt(r.decodeMs)} ms/token, load ${fmt(r.loadMs)} ms`);
     }
   }
   results[env] = runs;
-  console.log(`\n${table(env === 'node' ? `Node ${process.versions.node}` : 'headless Chromium', active, runs)}\n`);
+  const envName = env === 'node' ? `Node ${process.versions.node}` : 'headless Chromium';
+  for (const size of sizes ?? ['small']) {
+    const here = active.filter((c) => c.size === size);
+    const title = sizes ? `${envName}, GPT-2 ${size}` : envName;
+    console.log(`\n${table(title, here, Object.fromEntries(here.map((c) => [c.key, runs[c.id]])))}\n`);
+  }
+  if (sizes) console.log(`${sizesTable(`${envName}, the sizes`, active, runs)}\n`);
 }
 server?.close();
-fs.writeFileSync(path.join(root, dir, 'results.json'), JSON.stringify(results, null, 1));
+fs.writeFileSync(path.join(root, dir, sizes ? 'results-sizes.json' : 'results.json'), JSON.stringify(results, null, 1));
 console.error(`bench: ${((Date.now() - started) / 60000).toFixed(1)} minutes`);

@@ -1,6 +1,7 @@
 // measure.mjs: one system's run of the benchmark (bench.mjs), the same code in Node 20 and in the browser page, and the
 // ways to run each system that accuracy.mjs shares. Each run: load (bytes in memory -> ready), a warm-up, prefill
-// over T = 8, 64, 256, 1024, decode, memory.
+// over T = 8, 64, 256, 1024, decode, memory. A lean run (the benchmark per model size) keeps load, prefill at T = 256,
+// decode and memory only.
 //   arcscope: forward(ids) without attention (last position's logits), once more at T = 64 with every head's
 //             attention captured; decode = 64 append()s through the KV cache after a 64-token prompt.
 //   ONNX Runtime Web: session.run over ids (1, T) -> last position's logits (the last-position graph); decode = the
@@ -8,11 +9,13 @@
 //             each feeding the presents back, as a generation loop (transformers.js) does.
 
 export const prefillLengths = [8, 64, 256, 1024];
+export const leanPrefillLengths = [256];
 export const liveLengths = [256, 512, 1024];
 export const decodePrompt = 64;
 export const decodeTokens = 64;
 
 const now = () => performance.now();
+const streamReadCap = 256 * 2 ** 20;
 
 // n deterministic token ids spread over the vocabulary (the content does not change the work done).
 export function benchIds(n, offset = 0) {
@@ -31,29 +34,36 @@ export function q8BytesPerToken({ n_layer, n_embd, n_vocab }) {
 // createEngine: the library's; engineOptions go to it as they are (a system's `engine` entry in bench.mjs, e.g.
 // {threads: 2}, on top of what the caller needs to find the wasm), except kvCache, which goes to loadModel. diagnostics: the kernel diagnostics module
 // (arcscope_diagnostics.js), for the streaming-read bandwidth. memory: optional async () => bytes, called while the
-// model is still loaded (the browser page's measurement).
-export async function measureArcscope({ createEngine, engineOptions = {}, diagnostics, modelBytes, memory = null }) {
+// model is still loaded (the browser page's measurement). peakRss: optional () => bytes, the process's high-water
+// mark (Node), taken before the bandwidth measurement adds a buffer of its own. lean: load, prefill at T = 256,
+// decode and memory only (the benchmark per size: on XL the live edits and sweeps alone would take minutes).
+export async function measureArcscope({ createEngine, engineOptions = {}, diagnostics, modelBytes, memory = null,
+  peakRss = null, lean = false }) {
   const { kvCache = 'f32', ...createOptions } = engineOptions;
   const engine = await createEngine(createOptions);
   const r = { prefillMs: {}, threads: engine.threads, kvCache };
   let t0 = now();
   const model = engine.loadModel(modelBytes, { kvCache });
   r.loadMs = now() - t0;
-  r.dtype = model.config.dtype;
+  const { dtype, n_layer, n_head, n_embd } = model.config;
+  r.dtype = dtype;
+  r.shape = `${n_layer} × ${n_head} × ${n_embd}`;
   model.forward(benchIds(8), { attention: false });  // warm-up: scratch and cache grow once
-  for (const T of prefillLengths) {
+  for (const T of lean ? leanPrefillLengths : prefillLengths) {
     const ids = benchIds(T);
     t0 = now();
     model.forward(ids, { attention: false });
     r.prefillMs[T] = now() - t0;
   }
-  // Attention capture: the same T = 64 forward without and with every head's probabilities, back to back.
-  t0 = now();
-  model.forward(benchIds(64), { attention: false });
-  r.prefillPlain64Ms = now() - t0;
-  t0 = now();
-  model.forward(benchIds(64), { attention: true });
-  r.prefillAttention64Ms = now() - t0;
+  if (!lean) {
+    // Attention capture: the same T = 64 forward without and with every head's probabilities, back to back.
+    t0 = now();
+    model.forward(benchIds(64), { attention: false });
+    r.prefillPlain64Ms = now() - t0;
+    t0 = now();
+    model.forward(benchIds(64), { attention: true });
+    r.prefillAttention64Ms = now() - t0;
+  }
 
   model.forward(benchIds(decodePrompt), { attention: false });
   const next = benchIds(decodeTokens, decodePrompt);
@@ -61,12 +71,16 @@ export async function measureArcscope({ createEngine, engineOptions = {}, diagno
   for (const id of next) model.append(id, { attention: false });
   r.decodeMs = (now() - t0) / decodeTokens;
 
-  r.live = measureLive(model);
-  r.sweeps = measureSweeps(model);
-  r.wasmMemoryBytes = engine.core.HEAPU8.length;  // after a 1024-token KV cache and every scratch buffer
+  if (!lean) {
+    r.live = measureLive(model);
+    r.sweeps = measureSweeps(model);
+  }
+  r.wasmMemoryBytes = engine.core.HEAPU8.length;  // it only grows: after the longest pass and every scratch buffer
+  if (peakRss) r.peakRssBytes = peakRss();
   if (r.dtype === 'q8') {
     r.q8BytesPerToken = q8BytesPerToken(model.config);
-    r.streamGBs = diagnostics.benchStreamRead(r.q8BytesPerToken, 3);
+    // Past a few hundred MB the rate no longer depends on the size; a bigger buffer would only add to the memory.
+    r.streamGBs = diagnostics.benchStreamRead(Math.min(r.q8BytesPerToken, streamReadCap), 3);
     r.decodeFloorMs = r.q8BytesPerToken / (r.streamGBs * 1e6);
   }
   if (memory) r.pageMemoryBytes = await memory();
@@ -145,8 +159,8 @@ export function ortDecoder(ort, session) {
 
 // threads: ort.env.wasm.numThreads (2 needs a cross-origin-isolated page). Both graphs' bytes are in memory before
 // the clock starts; load = creating the last-position session, kvLoadMs = creating the decoder's (after the first
-// is released: a page runs one model at a time).
-export async function measureOrt({ ort, modelBytes, kvModelBytes, threads = 1, memory = null }) {
+// is released: a page runs one model at a time). lean: as measureArcscope's.
+export async function measureOrt({ ort, modelBytes, kvModelBytes, threads = 1, memory = null, lean = false }) {
   const r = { prefillMs: {} };
   ort.env.wasm.numThreads = threads;
   let t0 = now();
@@ -154,7 +168,7 @@ export async function measureOrt({ ort, modelBytes, kvModelBytes, threads = 1, m
   r.loadMs = now() - t0;
   r.threads = ort.env.wasm.numThreads;  // ONNX Runtime drops to 1 where threads are unavailable
   await ortLogits(ort, session, benchIds(8));  // warm-up
-  for (const T of prefillLengths) {
+  for (const T of lean ? leanPrefillLengths : prefillLengths) {
     const ids = benchIds(T);
     t0 = now();
     await ortLogits(ort, session, ids);

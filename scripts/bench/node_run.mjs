@@ -2,12 +2,15 @@
 //   node scripts/bench/node_run.mjs --system arcscope --model build/bench/gpt2-small.q8.arcs [--engine '{"threads":2}']
 //   node scripts/bench/node_run.mjs --system ort --model build/bench/gpt2-small.int8.onnx \
 //     --kv-model build/bench/gpt2-small.kv.int8.onnx [--threads 1]
+// --lean: measure.mjs's lean run (load, prefill at T = 256, decode, memory).
 import fs from 'node:fs';
 import { measureArcscope, measureOrt } from './measure.mjs';
 
 const arg = (name, fallback) => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : fallback);
 const system = arg('system');
 const read = (file) => new Uint8Array(fs.readFileSync(file));
+const lean = process.argv.includes('--lean');
+const peakRss = () => process.resourceUsage().maxRSS * 1024;
 let result;
 if (system === 'arcscope') {
   const { createEngine } = await import('../../build/lib/arcscope.js');
@@ -16,13 +19,13 @@ if (system === 'arcscope') {
     wasmBinary: fs.readFileSync(new URL('../../build/wasm/arcscope_diagnostics.wasm', import.meta.url)),
   });
   result = await measureArcscope({ createEngine, engineOptions: JSON.parse(arg('engine', '{}')), diagnostics,
-    modelBytes: read(arg('model')) });
+    modelBytes: read(arg('model')), peakRss, lean });
 } else if (system === 'ort') {
   const ort = await import('onnxruntime-web');
-  result = await measureOrt({ ort: ort.default ?? ort, modelBytes: read(arg('model')), kvModelBytes: read(arg('kv-model')),
-    threads: Number(arg('threads', 1)) });
+  result = await measureOrt({ ort: ort.default ?? ort, modelBytes: read(arg('model')),
+    kvModelBytes: read(arg('kv-model')), threads: Number(arg('threads', 1)), lean });
+  result.peakRssBytes = peakRss();
 } else {
   throw new Error(`--system must be arcscope or ort, got ${system}`);
 }
-result.peakRssBytes = process.resourceUsage().maxRSS * 1024;
 console.log(JSON.stringify(result));

@@ -1,6 +1,6 @@
 // page.mjs: one system's benchmark run in the browser (scripts/bench/bench.mjs opens
-// page.html?system=...&model=...[&kvModel=...][&threads=N][&engine={json}]). The models' bytes are fetched before
-// the clock starts; the result lands in window.benchResult.
+// page.html?system=...&model=...[&kvModel=...][&threads=N][&engine={json}][&lean=1]; lean: measure.mjs's lean run).
+// The models' bytes are fetched before the clock starts; the result lands in window.benchResult.
 import { measureArcscope, measureOrt } from './measure.mjs';
 
 async function bytesOf(url) {
@@ -19,6 +19,7 @@ async function pageMemory() {
 async function run() {
   const params = new URLSearchParams(location.search);
   const system = params.get('system');
+  const lean = params.has('lean');
   const modelBytes = await bytesOf(params.get('model'));
   let result;
   if (system === 'arcscope') {
@@ -35,12 +36,12 @@ async function run() {
     };
     // Another wasm, or more than one thread (the library then picks its threaded module): not the plain bytes.
     if (engineOptions.wasmUrl || engineOptions.threads > 1) delete engineOptions.wasmBinary;
-    result = await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory });
+    result = await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory, lean });
   } else if (system === 'ort') {
     const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
     ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
     result = await measureOrt({ ort, modelBytes, kvModelBytes: await bytesOf(params.get('kvModel')),
-      threads: Number(params.get('threads') ?? 1), memory: pageMemory });
+      threads: Number(params.get('threads') ?? 1), memory: pageMemory, lean });
   } else {
     throw new Error(`unknown system ${system}`);
   }
