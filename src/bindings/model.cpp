@@ -32,7 +32,8 @@ val top_k(val logits, double k) {
     });
 }
 
-// The streaming converter: feed() safetensors chunks, then finish() -> Uint8Array of the .arcs file.
+// The streaming converter: feed() safetensors chunks, then finish() -> Uint8Array of the .arcs file, or
+// finishModel() -> the Model, run on the converted pages in place.
 class ModelConverter {
 public:
     // total_bytes: the length of model.safetensors, checked against its header before the output is allocated.
@@ -63,12 +64,23 @@ public:
             PagedBytes& out = conv_.finish();
             handed_over_ = true;
             val file = val::global("Uint8Array").new_(double(out.size()));
+            double at = 0;
             for (size_t i = 0; i < out.page_count(); ++i) {
-                file.call<void>("set", val(emscripten::typed_memory_view(out.page_size(i), out.page(i))),
-                                double(i) * PagedBytes::kPageBytes);
+                file.call<void>("set", val(emscripten::typed_memory_view(out.page_size(i), out.page(i))), at);
+                at += double(out.page_size(i));
                 out.release(i);
             }
             return file;
+        });
+    }
+    // The converted file as a model, run on the converter's pages where they are: no copy, so converting a model
+    // holds its size in wasm memory and not twice that. The checksum was summed over these pages by finish().
+    Model* finish_model() {
+        return guarded("finishing the conversion", [&] {
+            require(!handed_over_, "finish() was already called: the converted file was handed over");
+            auto pages = std::make_shared<PagedBytes>(std::move(conv_.finish()));
+            handed_over_ = true;
+            return Model::over(ModelFile::parse_pages(pages->spans(), /*verify_checksum=*/false), pages);
         });
     }
     val stage() const { return text_val(conv_.stage()); }
@@ -84,12 +96,54 @@ private:
     bool handed_over_ = false;
 };
 
+// An .arcs file written into one wasm buffer as its bytes arrive (a download, a cached copy, a picked file), then
+// loaded where it is: the page never holds the whole file as well.
+class ModelLoader {
+public:
+    static ModelLoader* create(double total_bytes) {
+        return guarded("loading the model", [&] {
+            require(total_bytes > 0 && total_bytes < 9e15 && total_bytes == std::floor(total_bytes),
+                    "the model file's length must be a positive byte count, got " + number_text(total_bytes));
+            return new ModelLoader(buffer_bytes("the model file", uint64_t(total_bytes)));
+        });
+    }
+    // chunk: Uint8Array, the next bytes of the file.
+    void write(val chunk) {
+        guarded("loading the model", [&] {
+            require(chunk.instanceof (val::global("Uint8Array")),
+                                     "a model file chunk must be a Uint8Array, got " + js_description(chunk));
+            const size_t n = buffer_bytes("a model file chunk", uint64_t(chunk["length"].as<double>()));
+            require(buffer_ && n <= buffer_->size - written_, "the model file is longer than its announced " +
+                                                                  std::to_string(buffer_ ? buffer_->size : 0) +
+                                                                  " bytes");
+            val(emscripten::typed_memory_view(n, buffer_->data + written_)).call<void>("set", chunk);
+            written_ += n;
+        });
+    }
+    Model* finish() {
+        return guarded("loading the model", [&] {
+            require(buffer_ != nullptr, "finish() was already called: the model was handed over");
+            require(written_ == buffer_->size, "truncated: the model file ended after " + std::to_string(written_) +
+                                                   " of its " + std::to_string(buffer_->size) + " bytes");
+            std::shared_ptr<AlignedBytes> buffer = std::move(buffer_);
+            return Model::over(ModelFile::parse(buffer->data, buffer->size), buffer);
+        });
+    }
+    double bytes_written() const { return double(written_); }
+
+private:
+    explicit ModelLoader(size_t n) : buffer_(std::make_shared<AlignedBytes>(n)) {}
+    std::shared_ptr<AlignedBytes> buffer_;
+    size_t written_ = 0;
+};
+
 }  // namespace model_bindings
 
 EMSCRIPTEN_BINDINGS(model) {
     using namespace emscripten;
     using model_bindings::Model;
     using model_bindings::ModelConverter;
+    using model_bindings::ModelLoader;
     class_<Model>("Model")
         .class_function("fromBytes", &Model::from_bytes, allow_raw_pointers())
         .function("config", &Model::config)
@@ -101,6 +155,8 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("append", &Model::append)
         .function("reset", &Model::reset)
         .function("setKVCache", &Model::set_kv_cache)
+        .function("filePageCount", &Model::file_page_count)
+        .function("filePage", &Model::file_page)
         .function("length", &Model::length)
         .function("startGeneration", &Model::start_generation)
         .function("generationStep", &Model::generation_step);
@@ -112,11 +168,17 @@ EMSCRIPTEN_BINDINGS(model) {
         .class_function("create", &ModelConverter::create, allow_raw_pointers())
         .function("feed", &ModelConverter::feed)
         .function("finish", &ModelConverter::finish)
+        .function("finishModel", &ModelConverter::finish_model, allow_raw_pointers())
         .function("stage", &ModelConverter::stage)
         .function("bytesDone", &ModelConverter::bytes_done)
         .function("bytesTotal", &ModelConverter::bytes_total)
         .function("outputBytes", &ModelConverter::output_bytes)
         .function("allocatedBytes", &ModelConverter::allocated_bytes);
+    class_<ModelLoader>("ModelLoader")
+        .class_function("create", &ModelLoader::create, allow_raw_pointers())
+        .function("write", &ModelLoader::write)
+        .function("finish", &ModelLoader::finish, allow_raw_pointers())
+        .function("bytesWritten", &ModelLoader::bytes_written);
 }
 
 namespace head_bindings {

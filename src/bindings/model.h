@@ -83,6 +83,20 @@ public:
             return new Model(std::make_unique<GPT2>(file, buffer));
         });
     }
+    // A validated file that `owner` keeps alive (the loader's buffer, the converter's pages).
+    static Model* over(const ModelFile& file, std::shared_ptr<const void> owner) {
+        return new Model(std::make_unique<GPT2>(file, std::move(owner)));
+    }
+
+    // The file the model runs on, in the pages it is held in (one, or the converter's header page and one a
+    // tensor): views into wasm memory, to be copied out before anything else runs (a grown memory detaches them).
+    double file_page_count() const { return double(gpt2_->file().pages().size()); }
+    val file_page(double i) const {
+        const std::vector<ByteSpan>& pages = gpt2_->file().pages();
+        require(i >= 0 && i < double(pages.size()) && i == std::floor(i), "no such page of the model file");
+        const ByteSpan& p = pages[size_t(i)];
+        return val(emscripten::typed_memory_view(p.size, p.data));
+    }
 
     val config() const {
         const GPT2Config& c = gpt2_->config();

@@ -29,23 +29,26 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 }  // namespace
 
-void PagedBytes::reset(uint64_t size) {
-    const size_t n = buffer_bytes("the converted model file", size);
-    pages_.clear();
-    pages_.resize((n + kPageBytes - 1) / kPageBytes);
-    size_ = n, allocated_ = 0;
-}
-
-size_t PagedBytes::page_size(size_t i) const {
-    return size_t(std::min<uint64_t>(kPageBytes, size_ - uint64_t(i) * kPageBytes));
+void PagedBytes::reset(const std::vector<uint64_t>& page_sizes) {
+    starts_.clear(), sizes_.clear(), pages_.clear();
+    uint64_t total = 0;
+    for (uint64_t n : page_sizes) {
+        require(n % 8 == 0, "internal: a page of the converted file is not a whole number of 8-byte words");
+        starts_.push_back(total);
+        sizes_.push_back(buffer_bytes("a tensor of the converted model file", n));
+        total += n;
+    }
+    size_ = buffer_bytes("the converted model file", total), allocated_ = 0;
+    pages_.resize(sizes_.size());
 }
 
 uint8_t* PagedBytes::touch(size_t i) {
     if (!pages_[i]) {
-        pages_[i].reset(new uint8_t[page_size(i)]());
-        allocated_ += page_size(i);
+        pages_[i] = std::make_unique<AlignedBytes>(sizes_[i]);
+        std::memset(pages_[i]->data, 0, sizes_[i]);
+        allocated_ += sizes_[i];
     }
-    return pages_[i].get();
+    return pages_[i]->data;
 }
 
 const uint8_t* PagedBytes::page(size_t i) {
@@ -53,23 +56,29 @@ const uint8_t* PagedBytes::page(size_t i) {
 }
 
 void PagedBytes::release(size_t i) {
-    if (pages_[i]) allocated_ -= page_size(i);
+    if (pages_[i]) allocated_ -= sizes_[i];
     pages_[i].reset();
 }
 
 void PagedBytes::write(uint64_t offset, const uint8_t* data, size_t n) {
     require(offset <= size_ && n <= size_ - offset, "internal: a write past the converted file's end");
+    size_t i = size_t(std::upper_bound(starts_.begin(), starts_.end(), offset) - starts_.begin()) - 1;
     while (n > 0) {
-        const size_t i = size_t(offset / kPageBytes), at = size_t(offset % kPageBytes);
-        const size_t take = std::min(n, page_size(i) - at);
+        const size_t at = size_t(offset - starts_[i]), take = std::min(n, sizes_[i] - at);
         std::memcpy(touch(i) + at, data, take);
-        offset += take, data += take, n -= take;
+        offset += take, data += take, n -= take, ++i;
     }
+}
+
+std::vector<ByteSpan> PagedBytes::spans() {
+    std::vector<ByteSpan> out;
+    for (size_t i = 0; i < pages_.size(); ++i) out.push_back({page(i), sizes_[i]});
+    return out;
 }
 
 std::vector<uint8_t> PagedBytes::to_vector() {
     std::vector<uint8_t> out(buffer_bytes("the converted model file", size_));
-    for (size_t i = 0; i < pages_.size(); ++i) std::memcpy(out.data() + i * kPageBytes, page(i), page_size(i));
+    for (size_t i = 0; i < pages_.size(); ++i) std::memcpy(out.data() + starts_[i], page(i), sizes_[i]);
     return out;
 }
 
@@ -176,8 +185,12 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
                       " (" + std::to_string(claimed) + " bytes)"
                 : "the checkpoint is longer than its safetensors header describes (" + std::to_string(claimed) +
                       " bytes; model.safetensors is " + std::to_string(source_bytes_) + ")");
+    // A page for the header and table, then one per tensor, so each tensor is contiguous where a model reads it.
     FileLayout layout = plan_layout(specs_);
-    out_.reset(layout.file_size());
+    std::vector<uint64_t> page_sizes{layout.data_offset};
+    for (size_t i = 0; i < specs_.size(); ++i)
+        page_sizes.push_back((i + 1 < specs_.size() ? layout.offsets[i + 1] : layout.data_size) - layout.offsets[i]);
+    out_.reset(page_sizes);
     std::vector<uint8_t> header(layout.data_offset);
     write_header(header.data(), config_, dtype_, specs_, layout);
     out_.write(0, header.data(), header.size());
@@ -192,13 +205,12 @@ void Converter::begin_job() {
     const Job& j = jobs_[job_];
     const TensorSpec& spec = specs_[j.spec];
     uint64_t bytes = j.src.end - j.src.begin;
-    // Embedding matrices arrive row-major in our orientation: convert them 64 rows at a time.
-    group_bytes_ = (spec.cols != 0 && !j.transpose)
-                       ? std::min(bytes, kRowsPerGroup * spec.cols * safe_dtype_bytes(j.src.dtype))
-                       : bytes;
+    // Embedding matrices arrive row-major in our orientation: convert them 64 rows at a time. A Conv1D weight
+    // arrives as (in, out) rows: kQBlock of them make one block column of every (out, in) row, so it is converted a
+    // block column at a time (XL's c_fc: 800 KB staged, where the whole matrix would be 41 MB).
+    const uint64_t row_bytes = uint64_t(j.transpose ? spec.rows : spec.cols) * safe_dtype_bytes(j.src.dtype);
+    group_bytes_ = spec.cols == 0 ? bytes : std::min(bytes, (j.transpose ? kQBlock : kRowsPerGroup) * row_bytes);
     group_first_row_ = 0;
-    // Reserved up front only as far as a real GPT-2 needs (XL's largest Conv1D is 41 MB of f32): beyond that the
-    // buffer grows with the bytes that arrive.
     staged_.reserve(size_t(std::min<uint64_t>(group_bytes_, uint64_t(64) << 20)));
 }
 
@@ -208,38 +220,55 @@ void Converter::flush_group() {
     const size_t es = safe_dtype_bytes(j.src.dtype);
     const size_t n = staged_.size() / es;
     const uint64_t dst = offsets_[j.spec];
+    // Transposed: the staged source rows are columns [first, first + cols) of every (out, in) row.
+    const int rows = spec.cols == 0 ? 1 : j.transpose ? spec.rows : int(n / spec.cols);
+    const int cols = spec.cols == 0 ? int(n) : j.transpose ? int(n / spec.rows) : spec.cols;
     f32_.resize(n);
     if (j.transpose) {
-        // (in = spec.cols, out = spec.rows) -> (out, in), one source row at a time
         std::vector<float> row(spec.rows);
-        for (int i = 0; i < spec.cols; ++i) {
+        for (int i = 0; i < cols; ++i) {
             safe_to_f32(j.src.dtype, staged_.data() + size_t(i) * spec.rows * es, spec.rows, row.data());
-            for (int o = 0; o < spec.rows; ++o) f32_[size_t(o) * spec.cols + i] = row[o];
+            for (int o = 0; o < spec.rows; ++o) f32_[size_t(o) * cols + i] = row[o];
         }
     } else {
         safe_to_f32(j.src.dtype, staged_.data(), n, f32_.data());
     }
     for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(f32_[i]))
+        if (!std::isfinite(f32_[i])) {
+            const uint64_t r = i / cols, c = i % cols;
+            const uint64_t at =
+                j.transpose ? r * spec.cols + group_first_row_ + c : group_first_row_ * (spec.cols ? spec.cols : 1) + i;
             throw Error("tensor " + spec.name + " holds a non-finite value (" + (std::isnan(f32_[i]) ? "NaN" : "Inf") +
-                        ") at index " + std::to_string(group_first_row_ * (spec.cols ? spec.cols : 1) + i) +
+                        ") at index " + std::to_string(at) +
                         (j.transpose ? " (in arcscope's (out, in) orientation)" : ""));
+        }
 
-    if (spec.cols == 0 || dtype_ == DType::F32) {
+    if (spec.cols == 0 || (dtype_ == DType::F32 && !j.transpose)) {
         uint64_t at = group_first_row_ * (spec.cols ? spec.cols : 1) * 4;
         out_.write(dst + at, reinterpret_cast<const uint8_t*>(f32_.data()), n * 4);
+    } else if (dtype_ == DType::F32) {  // a block of columns of every row
+        for (int r = 0; r < rows; ++r)
+            out_.write(dst + (uint64_t(r) * spec.cols + group_first_row_) * 4,
+                       reinterpret_cast<const uint8_t*>(f32_.data() + size_t(r) * cols), size_t(cols) * 4);
     } else {
-        int rows = int(n / spec.cols);
-        uint64_t record_bytes = uint64_t((spec.cols + kQBlock - 1) / kQBlock) * q_format(dtype_).record_bytes;
-        uint64_t at = group_first_row_ / kQRowGroup * record_bytes;
-        const size_t packed = q_packed_bytes(dtype_, rows, spec.cols);
-        require(at + packed <= spec.bytes,
-                std::string("internal: ") + dtype_name(dtype_) + " group overruns " + spec.name);
+        // Packed records are (8 rows, kQBlock columns) each, row group after row group, blocks within a group.
+        const uint64_t record = q_format(dtype_).record_bytes;
+        const uint64_t blocks = uint64_t((spec.cols + kQBlock - 1) / kQBlock);
+        const size_t packed = q_packed_bytes(dtype_, rows, cols);
         packed_.resize(packed);
-        q_pack(dtype_, f32_.data(), rows, spec.cols, packed_.data());
-        out_.write(dst + at, packed_.data(), packed);
+        q_pack(dtype_, f32_.data(), rows, cols, packed_.data());
+        if (!j.transpose) {
+            const uint64_t at = group_first_row_ / kQRowGroup * blocks * record;
+            require(at + packed <= spec.bytes,
+                    std::string("internal: ") + dtype_name(dtype_) + " group overruns " + spec.name);
+            out_.write(dst + at, packed_.data(), packed);
+        } else {  // one block column: its record in each row group
+            const uint64_t block = group_first_row_ / kQBlock;
+            for (uint64_t g = 0; g < uint64_t((rows + kQRowGroup - 1) / kQRowGroup); ++g)
+                out_.write(dst + (g * blocks + block) * record, packed_.data() + g * record, size_t(record));
+        }
     }
-    if (spec.cols != 0) group_first_row_ += n / spec.cols;
+    group_first_row_ += spec.cols == 0 ? 0 : j.transpose ? uint64_t(cols) : uint64_t(rows);
     staged_.clear();
 }
 
@@ -292,8 +321,8 @@ PagedBytes& Converter::finish() {
             "truncated checkpoint: got " + std::to_string(fed_) + " of " + std::to_string(total_) + " bytes");
     if (!finished_) {
         std::vector<uint8_t>().swap(staged_), std::vector<float>().swap(f32_), std::vector<uint8_t>().swap(packed_);
-        // The checksum runs over the pages in order: each page but the last is a whole number of 8-byte words.
-        static_assert(PagedBytes::kPageBytes % 8 == 0 && kModelHeaderBytes % 8 == 0, "checksum words span pages");
+        // The checksum runs over the pages in order: each is a whole number of 8-byte words (64-byte layout).
+        static_assert(kDataAlign % 8 == 0 && kModelHeaderBytes % 8 == 0, "checksum words span pages");
         uint64_t h = kFnvOffsetBasis;
         for (size_t i = 0; i < out_.page_count(); ++i) {
             const size_t skip = i == 0 ? kModelHeaderBytes : 0;
@@ -335,7 +364,7 @@ uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_p
     }
     PagedBytes& out = conv->finish();
     std::vector<std::pair<const uint8_t*, size_t>> parts;
-    for (size_t i = 0; i < out.page_count(); ++i) parts.emplace_back(out.page(i), out.page_size(i));
+    for (const ByteSpan& page : out.spans()) parts.emplace_back(page.data, page.size);
     write_file(out_path, parts);
     return out.size();
 }

@@ -242,8 +242,22 @@ void check_sizes(const Header& h, const std::vector<TensorSpec>& specs, size_t s
 }
 
 // Phase 3: the tensor table, each entry against the config's spec and the data section -> entries in spec order.
-std::vector<TensorEntry> read_tensor_table(const uint8_t* bytes, const Header& h,
+// The address of file bytes [offset, offset + size), which must lie within one page.
+const uint8_t* locate(const std::vector<ByteSpan>& pages, uint64_t offset, uint64_t size, const std::string& name) {
+    uint64_t start = 0;
+    for (const ByteSpan& p : pages) {
+        if (offset < start + p.size) {
+            require(size <= start + p.size - offset, "tensor " + name + " spans two pages of the file");
+            return p.data + (offset - start);
+        }
+        start += p.size;
+    }
+    throw Error("tensor " + name + " lies beyond the file");
+}
+
+std::vector<TensorEntry> read_tensor_table(const std::vector<ByteSpan>& pages, const Header& h,
                                            const std::vector<TensorSpec>& specs) {
+    const uint8_t* bytes = pages.front().data;
     std::map<std::string, size_t> index;
     for (size_t i = 0; i < specs.size(); ++i) index[specs[i].name] = i;
     std::vector<bool> seen(specs.size(), false);
@@ -277,16 +291,21 @@ std::vector<TensorEntry> read_tensor_table(const uint8_t* bytes, const Header& h
         require(offset <= h.data_size && tsize <= h.data_size - offset,
                 "tensor " + name + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + tsize) +
                     ") lie beyond the data section (" + std::to_string(h.data_size) + " bytes)");
-        tensors[it->second] = {name, spec.type, spec.rows, spec.cols, offset, tsize, bytes + h.data_offset + offset};
+        tensors[it->second] = {
+            name, spec.type, spec.rows, spec.cols, offset, tsize, locate(pages, h.data_offset + offset, tsize, name)};
     }
     for (size_t i = 0; i < specs.size(); ++i) require(seen[i], "missing tensor " + specs[i].name);
     require_disjoint(tensors);
     return tensors;
 }
 
-// Phase 4: the checksum (it reads every byte).
-void check_checksum(const uint8_t* bytes, size_t size, uint64_t expected) {
-    const uint64_t actual = fnv1a64_words(bytes + kModelHeaderBytes, size - kModelHeaderBytes);
+// Phase 4: the checksum (it reads every byte), page after page.
+void check_checksum(const std::vector<ByteSpan>& pages, uint64_t expected) {
+    uint64_t actual = kFnvOffsetBasis;
+    for (size_t i = 0; i < pages.size(); ++i) {
+        const size_t skip = i == 0 ? kModelHeaderBytes : 0;
+        actual = fnv1a64_words(pages[i].data + skip, pages[i].size - skip, actual);
+    }
     char buf[96];
     std::snprintf(buf, sizeof buf, "checksum mismatch: header says %016llx, data gives %016llx",
                   (unsigned long long)expected, (unsigned long long)actual);
@@ -296,17 +315,30 @@ void check_checksum(const uint8_t* bytes, size_t size, uint64_t expected) {
 }  // namespace
 
 ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
-    const Header h = read_header(bytes, size);
+    return parse_pages({{bytes, size}}, verify_checksum);
+}
+
+ModelFile ModelFile::parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum) {
+    require(!pages.empty(), "model file: no data");
+    size_t size = 0;
+    for (const ByteSpan& p : pages) {
+        require(p.size <= SIZE_MAX - size, "model file: its pages add up to more than memory can address");
+        size += p.size;
+    }
+    const Header h = read_header(pages[0].data, pages.size() == 1 ? size : pages[0].size);
     const std::vector<TensorSpec> specs = gpt2_tensor_specs(h.config, h.weight_type);
     check_sizes(h, specs, size);
+    require(pages[0].size >= h.data_offset, "model file: the first page ends inside the tensor table");
+    for (const ByteSpan& p : pages)
+        require(p.size % 8 == 0, "model file: a page must be a whole number of 8-byte words");
     ModelFile f;
-    f.bytes_ = bytes;
+    f.pages_ = pages;
     f.size_ = size;
     f.weight_type_ = h.weight_type;
     f.config_ = h.config;
     f.checksum_ = h.checksum;
-    f.tensors_ = read_tensor_table(bytes, h, specs);
-    if (verify_checksum) check_checksum(bytes, size, h.checksum);
+    f.tensors_ = read_tensor_table(pages, h, specs);
+    if (verify_checksum) check_checksum(pages, h.checksum);
     // Phase 5: the values a checksum cannot vouch for. A NaN or Inf weight would only show up later as NaN
     // attention or logits, so such a file is refused here.
     for (const TensorEntry& t : f.tensors_) require_finite(t);

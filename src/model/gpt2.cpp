@@ -52,7 +52,8 @@ void Linear::row(int r, float* out) const {
 
 GPT2::GPT2(const ModelFile& file, std::shared_ptr<const void> owner)
     : config_(file.config()), weight_type_(file.weight_type()), file_(file), owner_(std::move(owner)) {
-    require(reinterpret_cast<uintptr_t>(file.bytes()) % 4 == 0, "model bytes must be 4-byte aligned");
+    for (const ByteSpan& page : file.pages())
+        require(reinterpret_cast<uintptr_t>(page.data) % 4 == 0, "model bytes must be 4-byte aligned");
     wte_ = matrix(file, "wte.weight", nullptr);
     wpe_ = matrix(file, "wpe.weight", nullptr);
     for (int l = 0; l < config_.n_layer; ++l) {

@@ -107,7 +107,7 @@ TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
 }
 
 // A download that stalls after a header describing GPT-2 medium (its length announced truthfully): the converter
-// holds about what arrived, not the 400 MB file the header describes.
+// holds what arrived and the tensor it is writing (at most 59 MB here), not the 400 MB file the header describes.
 TEST(HostileInput, ConverterHoldsWhatArrivedNotWhatTheHeaderDescribes) {
     const GPT2Config c = gpt2_config(24, 16, 1024, 1024, 50257);
     const std::vector<uint8_t> st = header_only_safetensors(c);
@@ -120,7 +120,10 @@ TEST(HostileInput, ConverterHoldsWhatArrivedNotWhatTheHeaderDescribes) {
     const std::vector<uint8_t> arrived(8 << 20, 0);
     conv.feed(arrived.data(), arrived.size());
     EXPECT_GT(conv.output_bytes(), uint64_t(380) << 20);
-    EXPECT_LE(conv.allocated_bytes(), arrived.size()) << "of " << conv.output_bytes() << " bytes described";
+    // A tensor's page is allocated whole when its first bytes arrive (a model runs on each tensor where it lies).
+    uint64_t largest = 0;
+    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::Q8)) largest = std::max(largest, s.bytes);
+    EXPECT_LE(conv.allocated_bytes(), arrived.size() + largest) << "of " << conv.output_bytes() << " bytes described";
     EXPECT_GT(conv.allocated_bytes(), 0u);
 }
 

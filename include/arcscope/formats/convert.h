@@ -4,7 +4,8 @@
 // the header is known and checked against the input's real length, each tensor is written into the output as its
 // bytes arrive. The output is held in pages allocated only when data for them arrives, so memory grows with what
 // was received (a download that stalls after a header describing GPT-2 XL holds a few megabytes, not 1.8 GB) and
-// ends near the output's size plus one Conv1D matrix (those need a transpose), never the input's size. A header
+// ends near the output's size plus a few megabytes (a Conv1D weight, stored (in, out), is transposed 32 input rows at
+// a time: one block column of the packed (out, in) layout), never the input's size. A header
 // that claims more data than the input holds is refused before anything is allocated.
 #pragma once
 #include <cstddef>
@@ -14,33 +15,38 @@
 #include <string_view>
 #include <vector>
 
+#include "arcscope/core/files.h"
 #include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_file.h"
 #include "arcscope/formats/safetensors.h"
 
 namespace arcscope {
 
-// A file of a known size held in fixed-size pages, each allocated (zeroed) when first written. Pages can be handed
-// on and released one at a time, so copying the file out never needs two whole copies.
+// A file of a known size held in pages: the header and tensor table, then one page per tensor (with its padding),
+// each allocated (zeroed, 64-byte aligned) when first written. So a tensor is contiguous in one page, and a model
+// can run on the pages where they are (ModelFile::parse_pages), never copied into one buffer. Pages can also be
+// handed on and released one at a time, so copying the file out never needs two whole copies.
 class PagedBytes {
 public:
-    static constexpr size_t kPageBytes = size_t(1) << 22;  // 4 MiB, a multiple of 8 (the checksum's word)
-
-    void reset(uint64_t size);  // checks the size against the address space; allocates nothing
+    // Checks the total against the address space; allocates nothing. Each size a multiple of 8 (the checksum's word).
+    void reset(const std::vector<uint64_t>& page_sizes);
     void write(uint64_t offset, const uint8_t* data, size_t n);
     uint64_t size() const { return size_; }
     uint64_t allocated() const { return allocated_; }
     size_t page_count() const { return pages_.size(); }
-    size_t page_size(size_t i) const;
+    size_t page_size(size_t i) const { return sizes_[i]; }
     const uint8_t* page(size_t i);  // allocates an untouched page (all zeros)
     void release(size_t i);
+    std::vector<ByteSpan> spans();  // every page (allocating untouched ones), in order
     std::vector<uint8_t> to_vector();
 
 private:
     uint64_t size_ = 0, allocated_ = 0;
-    std::vector<std::unique_ptr<uint8_t[]>> pages_;
+    std::vector<uint64_t> starts_;
+    std::vector<size_t> sizes_;
+    std::vector<std::unique_ptr<AlignedBytes>> pages_;
     uint8_t* touch(size_t i);
 };
-
 // config.json text -> config. Reads n_layer, n_head, n_embd, n_positions (or n_ctx), vocab_size,
 // layer_norm_epsilon; rejects activations other than GPT-2's tanh GELU.
 GPT2Config config_from_hf_json(std::string_view json);
@@ -52,7 +58,8 @@ public:
 
     // The next bytes of model.safetensors, in order.
     void feed(const uint8_t* data, size_t n);
-    // Call after the last byte: checks that every tensor arrived, seals the file (checksum) and returns it.
+    // Call after the last byte: checks that every tensor arrived, seals the file (checksum) and returns it. The
+    // pages may be moved out (a model then runs on them in place).
     PagedBytes& finish();
 
     const char* stage() const;  // "header", "tensors", "done"
@@ -82,7 +89,7 @@ private:
     uint64_t data_pos_ = 0;         // position in the data section
     std::vector<uint8_t> staged_;   // the current group's source bytes
     uint64_t group_bytes_ = 0;      // bytes per group of the current job
-    uint64_t group_first_row_ = 0;  // first row of the staged group
+    uint64_t group_first_row_ = 0;  // first row of the staged group (of the source's rows when transposing)
     std::vector<float> f32_;        // the group converted (and transposed)
     std::vector<uint8_t> packed_;   // the group quantized
     bool finished_ = false;

@@ -67,18 +67,28 @@ uint32_t file_version(DType weight_type);
 constexpr uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ull;
 uint64_t fnv1a64_words(const uint8_t* data, size_t n, uint64_t h = kFnvOffsetBasis);
 
+// A piece of a file held in memory.
+struct ByteSpan {
+    const uint8_t* data;
+    size_t size;
+};
+
 // A validated, non-owning view of a model file's bytes (the bytes must outlive it).
 class ModelFile {
 public:
     // Checks every header field, every table entry against the config and the buffer's length, and the checksum
     // (unless verify_checksum is false), before trusting any offset. Throws Error saying what is wrong.
     static ModelFile parse(const uint8_t* bytes, size_t size, bool verify_checksum = true);
+    // The same for a file held in pages, one after another (the converter's: the header and table first, then each
+    // tensor in a page of its own). Every tensor must lie within one page.
+    static ModelFile parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum = true);
 
     const GPT2Config& config() const { return config_; }
     DType weight_type() const { return weight_type_; }
     uint64_t checksum() const { return checksum_; }
     size_t size() const { return size_; }
-    const uint8_t* bytes() const { return bytes_; }
+    const uint8_t* bytes() const { return pages_.front().data; }   // the first page: the header and tensor table
+    const std::vector<ByteSpan>& pages() const { return pages_; }  // the whole file, in order
     const std::vector<TensorEntry>& tensors() const { return tensors_; }
     const TensorEntry& tensor(std::string_view name) const;  // throws Error("missing tensor NAME")
 
@@ -86,7 +96,7 @@ private:
     GPT2Config config_;
     DType weight_type_ = DType::F32;
     uint64_t checksum_ = 0;
-    const uint8_t* bytes_ = nullptr;
+    std::vector<ByteSpan> pages_;
     size_t size_ = 0;
     std::vector<TensorEntry> tensors_;
 };
