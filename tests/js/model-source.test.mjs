@@ -12,7 +12,7 @@ import { startServer } from '../../scripts/serve.mjs';
 import { createServer } from 'node:http';
 import { fetchBytes, formatBytes, setStallTimeout, MAX_BYTES } from '../../web/lib/shared/downloads.js';
 import { nameOf, convertedKey, parseConvertedKey, DTYPES } from '../../web/lib/shared/model-cache.js';
-import { loadModelBytes, convertToModel } from '../../web/lib/worker/model-source.js';
+import { openModelFile, convertToModel } from '../../web/lib/worker/model-source.js';
 import { engine, repoRoot } from './support.mjs';
 import { checkpoint } from './crafted-files.mjs';
 import { MODEL_FORMATS } from '../../web/tutorial/page/model-formats.js';
@@ -26,6 +26,19 @@ before(async () => {
 after(() => { server.closeAllConnections(); server.close(); });
 
 const failure = (promise) => promise.then(() => assert.fail('expected a failure'), (e) => e.message);
+
+// An .arcs URL's bytes, as openModelFile streams them into the engine.
+async function fileBytes(url) {
+  const { chunks, totalBytes, name } = await openModelFile(url);
+  const bytes = new Uint8Array(totalBytes);
+  let at = 0;
+  for await (const chunk of chunks instanceof Uint8Array ? [chunks] : chunks) bytes.set(chunk, at), at += chunk.length;
+  assert.equal(at, totalBytes);
+  return { bytes, name };
+}
+// The engine's conversion as the worker hands it to convertToModel, without its turns: the model is freed (only its
+// error or its existence is looked at).
+const converting = (e) => ({ convert: (o) => e.convertToModel(o), load: () => assert.fail('nothing is cached') });
 
 test('a download that stalls mid-body or never answers gives up after the stall timeout, saying how far it got', async () => {
   const started = Date.now();
@@ -61,7 +74,7 @@ test('a connection cut short, a web page, a 404: each says what happened', async
 });
 
 test('a model whose URL holds a "%" that is not an escape downloads and keeps its name as written', async () => {
-  const { bytes, name } = await loadModelBytes(`${base}/hostile/100%ZZ.arcs`);
+  const { bytes, name } = await fileBytes(`${base}/hostile/100%ZZ.arcs`);
   assert.equal(new TextDecoder().decode(bytes.subarray(0, 8)), 'ARCSCOPE');
   assert.equal(name, '100%ZZ.arcs');
   assert.equal(nameOf('https://example.com/models/a%20b.arcs?v=1#x'), 'a b.arcs');
@@ -98,17 +111,21 @@ test('a conversion\'s key names its format (q8 keeps the bare key), and each for
     const config = new File(['{"n_layer": 1}'], 'config.json');
     const weights = new File([new Uint8Array(10)], 'model.safetensors');
     const asked = [], stages = [], madeOf = { q8: 8, q16: 16, f32: 32 };
-    const convert = async ({ dtype, onProgress }) => {  // a stand-in for the engine's convertCheckpoint
-      asked.push(dtype);
-      onProgress({ stage: 'tensors', bytesDone: 10 << 20, bytesTotal: 10 << 20 });
-      return new Uint8Array([madeOf[dtype]]);
+    const fileOf = (bytes) => ({ fileBytes: bytes.length, fileStream: () => new Response(bytes).body, bytes });
+    const standIn = {  // the engine's convertToModel and loadModelStream, as the worker hands them over
+      convert: async ({ dtype, onProgress }) => {
+        asked.push(dtype);
+        onProgress({ stage: 'tensors', bytesDone: 10 << 20, bytesTotal: 10 << 20, outputBytes: 1 });
+        return fileOf(new Uint8Array([madeOf[dtype]]));
+      },
+      load: async ({ chunks }) => fileOf(new Uint8Array(await new Response(chunks).arrayBuffer())),
     };
-    const run = (dtype) => convertToModel(convert, { files: [weights, config] }, 'local:model.safetensors:10',
-      { dtype, progress: (p) => stages.push(p.stage) });
-    assert.deepEqual([...await run('q8')], [8]);
-    assert.deepEqual([...await run('q16')], [16]);
-    assert.deepEqual([...await run('q16')], [16]);   // from the cache: not converted again
-    assert.deepEqual([...await run(undefined)], [8]); // q8 is the default
+    const run = async (dtype) => [...(await convertToModel(standIn, { files: [weights, config] },
+      'local:model.safetensors:10', { dtype, progress: (p) => stages.push(p.stage) })).bytes];
+    assert.deepEqual(await run('q8'), [8]);
+    assert.deepEqual(await run('q16'), [16]);
+    assert.deepEqual(await run('q16'), [16]);   // from the cache: not converted again
+    assert.deepEqual(await run(undefined), [8]); // q8 is the default
     assert.deepEqual(asked, ['q8', 'q16']);
     assert.ok(stages.includes('reading and converting to q16'), stages.join(' | '));
     assert.deepEqual([...stored.keys()].map((u) => decodeURIComponent(u.slice(u.lastIndexOf('/') + 1))),
@@ -156,7 +173,7 @@ test('a declared size is not allocated before its bytes arrive: a 2 GB claim tha
   clearTimeout(sample);
   assert.ok(held < 16e6, `${(held / 1e6).toFixed(1)} MB allocated for 66 kB`);
   // A whole file with its size declared comes back exact.
-  const { bytes } = await loadModelBytes(`${base}/hostile/100%ZZ.arcs`);
+  const { bytes } = await fileBytes(`${base}/hostile/100%ZZ.arcs`);
   assert.deepEqual(bytes, new Uint8Array(readFileSync(`${repoRoot}/models/shakespeare-4l.q8.arcs`)));
 });
 
@@ -199,7 +216,7 @@ test('a checkpoint is judged by the model it converts to: GPT-2 XL\'s 6.2 GB str
   const e = await engine();
   const convert = (config, dtype) => checkpointHost(config).then(async ({ host, source }) => {
       try {
-        return { error: await failure(convertToModel((o) => e.convertCheckpoint(o), source, `test:${config.n_layer}:${dtype}`,
+        return { error: await failure(convertToModel(converting(e), source, `test:${config.n_layer}:${dtype}`,
           { dtype })) };
       } finally {
         host.closeAllConnections();
@@ -226,7 +243,7 @@ test('a checkpoint download is named from its start, and a failed conversion fre
     const shown = [];
     const progress = ({ stage, loaded, total }) => shown.push(`${stage}: ${formatBytes(loaded)}` +
       `${total ? ` of ${formatBytes(total)}` : ''}`);
-    const run = () => failure(convertToModel((o) => e.convertCheckpoint(o), source, 'test:big', { progress }));
+    const run = () => failure(convertToModel(converting(e), source, 'test:big', { progress }));
     const stalled = (got) => new RegExp(`^the download of ${source.safetensorsUrl} stalled: no data for 0\\.3 s ` +
       `\\(received ${got} of 411\\.6 MB\\)$`);
     assert.match(await run(), stalled('\\d+ kB'));
@@ -242,7 +259,7 @@ test('a checkpoint download is named from its start, and a failed conversion fre
     assert.equal(heap(), peak);
 
     // A converter that refuses at once, before reading a chunk, ends the download too.
-    assert.equal(await failure(convertToModel(async () => { throw new Error('refused'); }, source, 'test:refused')),
+    assert.equal(await failure(convertToModel({ convert: async () => { throw new Error('refused'); } }, source, 'test:refused')),
       'refused');
     assert.ok(await until(() => open.size === 0), 'a download no one reads was left open');
   } finally {

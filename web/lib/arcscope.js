@@ -12,7 +12,7 @@ import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
 import { createTokenizer } from './engine/tokenizer.js';
 import { articleBlocks } from './engine/article.js';
-import { loadModel, convertCheckpoint } from './engine/model.js';
+import { loadModel, loadModelStream, convertCheckpoint, convertToModel } from './engine/model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -118,11 +118,13 @@ export async function createEngine(options = {}) {
   engine.tokenText = (id) => tokenizer.tokenText(id);
   engine.tokenSpans = (ids) => tokenizer.tokenSpans(ids); // [{first, count, text}]
 
-  // Models: engine.loadModel(bytes), engine.convertCheckpoint(...).
-  // loadModel(bytes) -> Model (see model.js); convertCheckpoint({config, chunks, dtype, totalBytes, onProgress})
-  // -> .arcs bytes
+  // Models (see model.js): loadModel(bytes) -> Model; loadModelStream({chunks, totalBytes}) -> Promise<Model>, the
+  // file written into the engine as it arrives; convertCheckpoint({config, chunks, dtype, totalBytes, onProgress})
+  // -> .arcs bytes; convertToModel(the same) -> Promise<Model>, run where the converter wrote it.
   engine.loadModel = (bytes, options) => loadModel(core, bytes, tokenizer, options);
+  engine.loadModelStream = (options) => loadModelStream(core, options, tokenizer);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);
+  engine.convertToModel = (options) => convertToModel(core, options, tokenizer);
 
   return engine;
 }

@@ -135,9 +135,11 @@ export class EngineClient {
     return this.track(modelKey, call);
   }
 
-  // An .arcs file's bytes (from a picker or a drop); the bytes are transferred to the worker.
+  // An .arcs file (from a picker or a drop): the File itself, which the worker reads as it loads, or its bytes,
+  // which are transferred to the worker.
   loadModelBytes(bytes, key, name, onProgress) {
-    return this.track(key, this.call('loadModelBytes', { bytes, key, name }, { onProgress, transfer: [bytes.buffer] }));
+    const transfer = bytes instanceof Blob ? [] : [bytes.buffer];
+    return this.track(key, this.call('loadModelBytes', { bytes, key, name }, { onProgress, transfer }));
   }
 
   track(key, promise) {

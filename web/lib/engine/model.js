@@ -7,7 +7,8 @@
 //   model.topk(r.logits, 5)                            // [{id, token, prob}]
 //   await model.generate({ids, maxTokens: 20, temperature: 0.8, topK: 40, seed: 1, onToken})
 //
-// The model's bytes are copied once into wasm memory and used there in place. Results are fresh typed arrays
+// The model's bytes are copied once into wasm memory and used there in place (or converted there, and used where
+// the converter put them: convertToModel). Results are fresh typed arrays
 // owned by JavaScript; C++ errors arrive as Errors with the same message.
 
 const registry = typeof FinalizationRegistry === 'function'
@@ -356,6 +357,34 @@ export class Model {
   }
   // -- end head analysis --
 
+  // The KV cache's format from now on: 'f32', or 'f16' (half the memory; results move about as much as q8 weights
+  // already move them). The cached positions are cleared.
+  setKVCache(format) {
+    this.#idle('setKVCache');
+    engineCall('changing the KV cache', () => this.handle.setKVCache(format));
+    this.config.kvCache = this.handle.config().kvCache;
+  }
+
+  // The model's .arcs file as a ReadableStream of copies of at most chunkBytes each, read from the engine's memory as
+  // they are pulled (for Cache Storage: new Response(model.fileStream())), so no whole copy is ever made. It errors
+  // if the model is freed before the end.
+  fileStream({ chunkBytes = 4 << 20 } = {}) {
+    this.#check();
+    const handle = this.handle, pages = handle.filePageCount();
+    let page = 0, at = 0;
+    return new ReadableStream({
+      pull(controller) {
+        if (handle.isDeleted()) throw new Error('the model was freed while its file was being read');
+        if (page >= pages) { controller.close(); return; }
+        const view = handle.filePage(page);
+        const end = Math.min(view.length, at + chunkBytes);
+        controller.enqueue(view.slice(at, end));  // a copy: the view dies when wasm memory grows
+        if (end === view.length) page++, at = 0;
+        else at = end;
+      },
+    }, { highWaterMark: 0 });
+  }
+
   free() {
     if (this.#busy) this.#idle('free');
     if (!this.handle.isDeleted()) this.handle.delete();
@@ -376,7 +405,32 @@ export function loadModel(core, bytes, tokenizer = null, { kvCache = 'f32' } = {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     else throw new TypeError('loadModel expects the model file as a Uint8Array or ArrayBuffer');
   }
-  const handle = engineCall('loading a model', () => core.Model.fromBytes(bytes));
+  return wrap(core, engineCall('loading a model', () => core.Model.fromBytes(bytes)), tokenizer, kvCache);
+}
+
+// An .arcs file as it arrives -> Model, written straight into the engine's memory: JavaScript never holds the whole
+// file (a 1.76 GB GPT-2 XL loads with one copy, not two). chunks: as convertCheckpoint's (a stream, an async
+// iterable, bytes); totalBytes: the file's length (Content-Length, File.size, a cached Response's); options:
+// {kvCache, onProgress({bytesDone, bytesTotal})}. Validated as loadModel validates.
+export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32', onProgress = null } = {},
+  tokenizer = null) {
+  if (chunks == null) throw new Error('loadModelStream needs chunks (the .arcs file\'s bytes)');
+  if (totalBytes === undefined) totalBytes = knownLength(chunks);
+  numberArg(totalBytes, 'totalBytes', 'a number (the length of the .arcs file in bytes)');
+  const loader = engineCall('loading a model', () => core.ModelLoader.create(totalBytes));
+  try {
+    for await (const chunk of asChunks(chunks, 'the .arcs file')) {
+      engineCall('loading a model', () => loader.write(chunk));
+      onProgress?.({ bytesDone: loader.bytesWritten(), bytesTotal: totalBytes });
+    }
+    return wrap(core, engineCall('loading a model', () => loader.finish()), tokenizer, kvCache);
+  } finally {
+    loader.delete();
+  }
+}
+
+// A core Model handle as a Model, with its KV cache in kvCache's format.
+function wrap(core, handle, tokenizer, kvCache) {
   try {
     if (kvCache !== 'f32') handle.setKVCache(kvCache);
   } catch (error) {
@@ -396,16 +450,16 @@ function knownLength(chunks) {
 }  // chunks go into wasm a megabyte at a time, whatever size the stream hands out
 
 // One chunk as bytes, or an Error: a number or a string would otherwise become that many zero bytes.
-function chunkBytes(chunk, i) {
+function chunkBytes(chunk, i, file) {
   if (chunk instanceof Uint8Array) return chunk;
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  throw new Error(`chunk ${i} of model.safetensors is ${described(chunk)}: chunks must be Uint8Array or ArrayBuffer`);
+  throw new Error(`chunk ${i} of ${file} is ${described(chunk)}: chunks must be Uint8Array or ArrayBuffer`);
 }
 
-async function* asChunks(source) {
+async function* asChunks(source, file = 'model.safetensors') {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
-    yield chunkBytes(source, 0);
+    yield chunkBytes(source, 0, file);
     return;
   }
   let i = 0;
@@ -414,14 +468,14 @@ async function* asChunks(source) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      yield chunkBytes(value, i++);
+      yield chunkBytes(value, i++, file);
     }
   }
   if (typeof source === 'string' || !(source?.[Symbol.asyncIterator] || source?.[Symbol.iterator])) {
-    throw new Error(`chunks is ${described(source)}: give model.safetensors as a Uint8Array, an ArrayBuffer, an array ` +
+    throw new Error(`chunks is ${described(source)}: give ${file} as a Uint8Array, an ArrayBuffer, an array ` +
       'or async iterable of them, or a ReadableStream');
   }
-  for await (const chunk of source) yield chunkBytes(chunk, i++);
+  for await (const chunk of source) yield chunkBytes(chunk, i++, file);
 }
 
 // Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
@@ -434,7 +488,20 @@ async function* asChunks(source) {
 //   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte.
 // wasm memory holds the output converted so far (in pages, allocated as data arrives) and one Conv1D matrix at a
 // time, never the whole input; the output is handed to JavaScript page by page, each freed once copied.
-export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', totalBytes, onProgress = null } = {}) {
+export async function convertCheckpoint(core, options = {}) {
+  return runConverter(core, options, (conv) => conv.finish());
+}
+
+// convertCheckpoint's conversion, kept in the engine as a Model that runs on the converted pages where they lie: the
+// file is never copied, so converting GPT-2 XL to q8 holds its 1.76 GB and a few megabytes, not twice that.
+// options as convertCheckpoint's, and kvCache; onProgress's reports also carry outputBytes, the model's size, from
+// the header on (a caller can make room for it before the tensors arrive). model.fileStream() gives the file.
+export async function convertToModel(core, options = {}, tokenizer = null) {
+  const handle = await runConverter(core, options, (conv) => conv.finishModel());
+  return wrap(core, handle, tokenizer, options.kvCache ?? 'f32');
+}
+
+async function runConverter(core, { config, chunks, dtype = 'q8', totalBytes, onProgress = null } = {}, finish) {
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
   if (totalBytes === undefined) totalBytes = knownLength(chunks);
@@ -446,7 +513,8 @@ export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', to
   const text = typeof config === 'string' ? config : JSON.stringify(config);
   const conv = core.ModelConverter.create(text, dtype, totalBytes);
   try {
-    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal() });
+    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal(),
+      outputBytes: conv.outputBytes() });
     for await (const chunk of asChunks(chunks)) {
       for (let at = 0; at < chunk.length; at += FEED_BYTES) {
         engineCall('converting the checkpoint', () => conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES))));
@@ -454,7 +522,7 @@ export async function convertCheckpoint(core, { config, chunks, dtype = 'q8', to
       }
     }
     report('checksum');
-    const out = engineCall('finishing the conversion', () => conv.finish());
+    const out = engineCall('finishing the conversion', () => finish(conv));
     report('done');
     return out;
   } finally {

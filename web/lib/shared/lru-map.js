@@ -66,6 +66,15 @@ export class LruMap {
     this.bytes = 0;
   }
 
+  // Evicts, oldest first, removable ones, until one more value holding bytes would be within both bounds.
+  makeRoom(bytes) {
+    for (const [key, entry] of this.map) {
+      if (this.map.size < this.maxEntries && this.bytes + bytes <= this.budget) break;
+      if (!this.removable(entry.value)) continue;
+      this.delete(key);
+      this.onEvict?.(entry.value, key);
+    }
+  }
   // Oldest first, removable ones other than keep, until within both bounds: past the number any of them, past the
   // budget those holding bytes.
   evict(keep) {

@@ -15,25 +15,34 @@ export async function isCached(key) {
   }
 }
 
+// A cached model as {chunks: ReadableStream of its bytes, totalBytes}, or null: read as it is loaded, never whole.
 export async function cachedModel(key) {
   try {
     const cache = await caches.open(CACHE);
     const hit = await cache.match(cacheUrl(key));
-    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+    if (!hit) return null;
+    const totalBytes = Number(hit.headers.get(SIZE_HEADER));
+    if (hit.body && totalBytes > 0) return { chunks: hit.body, totalBytes };
+    const bytes = new Uint8Array(await hit.arrayBuffer());  // kept by an earlier version, without its length
+    return { chunks: bytes, totalBytes: bytes.length };
   } catch {
     return null; // no Cache Storage (opaque origin, private mode): just convert again
   }
 }
 
-export async function storeModel(key, bytes) {
+// Keeps a model's file: body is its bytes or a ReadableStream of them (model.fileStream(): a file of gigabytes goes to
+// disk a piece at a time); totalBytes its length. -> whether it was kept.
+export async function storeModel(key, body, totalBytes = body.length) {
   try {
     const cache = await caches.open(CACHE);
-    await cache.put(cacheUrl(key), new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } }));
+    const headers = { 'Content-Type': 'application/octet-stream', [SIZE_HEADER]: String(totalBytes) };
+    await cache.put(cacheUrl(key), new Response(body, { headers }));
     return true;
   } catch {
     return false; // quota or no Cache Storage: the model still works for this visit
   }
 }
+const SIZE_HEADER = 'X-Arcscope-Bytes';
 
 // The weight formats a checkpoint converts to (convertCheckpoint's dtype, a loaded model's config.dtype); the page's
 // loader offers each (web/tutorial/page/model-formats.js).

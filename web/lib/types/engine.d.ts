@@ -537,6 +537,13 @@ export interface Model {
    */
   directLogitAttribution(input: string | TokenIds, options: { token: string | number; position?: number }):
     AttributionResult;
+  /** The KV cache's format from now on ('f16' halves its memory); the cached positions are cleared. */
+  setKVCache(format: 'f32' | 'f16'): void;
+  /**
+   * The model's .arcs file, read from wasm memory a chunk (default 4 MB) at a time as the stream is pulled: for
+   * Cache Storage, new Response(model.fileStream()). It errors if the model is freed before the end.
+   */
+  fileStream(options?: { chunkBytes?: number }): ReadableStream<Uint8Array>;
   /** Frees the model's wasm memory; idempotent. Other methods then throw "this model has been freed". */
   free(): void;
 }
@@ -547,6 +554,8 @@ export interface ConvertProgress {
   /** bytes of model.safetensors read */
   bytesDone: number;
   bytesTotal: number;
+  /** the .arcs file's size, known once the header is read (0 before) */
+  outputBytes: number;
 }
 
 /** Chunks of model.safetensors. */
@@ -560,7 +569,7 @@ export type CheckpointChunks =
 export interface ConvertCheckpointOptions {
   /** config.json, as an object or its text */
   config: object | string;
-  /** model.safetensors, streamed: wasm memory holds the output and one matrix at a time, never the whole input */
+  /** model.safetensors, streamed: wasm memory holds the output and a few megabytes, never the whole input */
   chunks: CheckpointChunks;
   /**
    * the weights' format (ModelConfig.dtype): 'q8' (default) int8, the smallest and fastest; 'q16' 14-bit, about
@@ -627,8 +636,26 @@ export interface Engine {
 
   /** An .arcs file's bytes -> Model; every field, size and the checksum are checked first. */
   loadModel(bytes: Bytes, options?: LoadModelOptions): Model;
+  /**
+   * An .arcs file as it arrives (a download's body, a File's stream, a cached Response's body) -> Model, written
+   * straight into wasm memory, so JavaScript never holds the whole file; checked as loadModel checks.
+   */
+  loadModelStream(options: LoadModelStreamOptions): Promise<Model>;
   /** A Hugging Face GPT-2 checkpoint -> the .arcs file's bytes, converted in wasm as it streams in. */
   convertCheckpoint(options: ConvertCheckpointOptions): Promise<Uint8Array>;
+  /**
+   * The same conversion -> Model, run where the converter wrote it: nothing is copied, so converting holds the
+   * model's size in wasm memory and a few megabytes, not twice that. model.fileStream() gives the file.
+   */
+  convertToModel(options: ConvertCheckpointOptions & LoadModelOptions): Promise<Model>;
+}
+
+export interface LoadModelStreamOptions extends LoadModelOptions {
+  /** the .arcs file: bytes, an array or (async) iterable of them, or a ReadableStream */
+  chunks: CheckpointChunks;
+  /** the file's length in bytes (the buffer is allocated at once); needed for a stream or an iterable */
+  totalBytes?: number;
+  onProgress?: ((progress: { bytesDone: number; bytesTotal: number }) => void) | null;
 }
 
 /** Starts an engine: compiles the wasm module while the tokenizer file downloads. */

@@ -14,6 +14,8 @@ export interface ModelInfo {
   /** the .arcs file's size in bytes */
   size: number;
   config: ModelConfig;
+  /** what the worker chose for it that a reader should know, in words (an f16 KV cache where f32 would not fit) */
+  notes: string[];
 }
 
 /** Progress of a load, a download or a conversion. */
@@ -80,7 +82,8 @@ export interface WorkerOps {
   prefetch: { args: { url: string }; result: undefined; progress: never };
   tokenize: { args: { text: string; labels?: boolean }; result: { ids: number[]; labels?: TokenLabel[] }; progress: never };
   loadModel: { args: { url: string }; result: ModelInfo; progress: LoadProgress };
-  loadModelBytes: { args: { bytes: Uint8Array; key: string; name: string }; result: ModelInfo; progress: LoadProgress };
+  loadModelBytes: { args: { bytes: Uint8Array | Blob; key: string; name: string }; result: ModelInfo;
+    progress: LoadProgress };
   /** dtype: the weights' format (default 'q8'); the result's key is key with the format before it unless q8 */
   convertModel: { args: { source: CheckpointSource; key: string; name: string; dtype?: ModelConfig['dtype'] };
     result: ModelInfo; progress: LoadProgress };
@@ -164,8 +167,11 @@ export declare class EngineClient {
   convertModel(source: CheckpointSource, key: string, name: string,
     onProgress?: ((progress: LoadProgress) => void) | null,
     options?: { dtype?: ModelConfig['dtype'] }): CallPromise<ModelInfo>;
-  /** An .arcs file's bytes (a picked or dropped file): the buffer is transferred to the worker (detached here). */
-  loadModelBytes(bytes: Uint8Array, key: string, name: string,
+  /**
+   * An .arcs file (a picked or dropped file): a File (or Blob) is read by the worker as it loads, so the page never
+   * holds it; bytes are transferred to the worker (detached here).
+   */
+  loadModelBytes(bytes: Uint8Array | Blob, key: string, name: string,
     onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
 
   /** (internal) handles one message from the worker */

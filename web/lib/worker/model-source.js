@@ -1,15 +1,44 @@
-// model-source.js: where model bytes come from, in the worker. A model URL (an .arcs file), a cached conversion,
-// or a Hugging Face checkpoint (model.safetensors + config.json, from URLs or local Files) converted in the browser.
-// Converted models are kept in Cache Storage so the next visit loads them in about a second.
+// model-source.js: where model bytes come from, in the worker, as streams that go straight into the engine: a model
+// URL (an .arcs file), a converted model kept in Cache Storage, or a Hugging Face checkpoint (model.safetensors +
+// config.json, from URLs or local Files) for the converter. Nothing here holds a whole file.
 import { CHECKPOINT_BYTES, CHECKPOINT_MOST, CONFIG_BYTES, download, fetchBytes } from '../shared/downloads.js';
 import { cachedModel, convertedKey, nameOf, storeModel } from '../shared/model-cache.js';
 
-// Bytes of an .arcs model URL, or of a model cached under that key. ctx: {progress, signal} (signal cancels).
-export async function loadModelBytes(url, ctx = {}) {
-  const cached = await cachedModel(url);
-  if (cached) return { bytes: cached, name: nameOf(url), cached: true };
-  const bytes = await fetchBytes(url, 'downloading model', ctx);
-  return { bytes, name: nameOf(url), cached: false };
+// An .arcs file to load: {chunks, totalBytes, name, cached}, from Cache Storage if kept under key `url`, else
+// downloaded. ctx: {progress, signal} (signal cancels).
+export async function openModelFile(url, { progress = () => {}, signal } = {}) {
+  const name = nameOf(url), cached = await cachedModel(url);
+  if (cached) return { ...cached, name, cached: true };
+  const stage = 'downloading model';
+  progress({ stage, loaded: 0, total: 0 });
+  const meta = {};
+  const body = download(url, { signal, meta });
+  const first = await body.next();
+  let loaded = first.done ? 0 : first.value.length;
+  async function* counted() {
+    for await (const chunk of withFirst(first, body)) {
+      loaded += chunk === first.value ? 0 : chunk.length;
+      progress({ stage, loaded, total: meta.total });
+      yield chunk;
+    }
+  }
+  if (meta.total) return { chunks: counted(), totalBytes: meta.total, name, cached: false };
+  // No length to size the engine's buffer by (a compressed body): the file is gathered first.
+  const parts = [];
+  for await (const chunk of counted()) parts.push(chunk);
+  const bytes = new Uint8Array(loaded);
+  parts.reduce((at, part) => (bytes.set(part, at), at + part.length), 0);
+  return { chunks: bytes, totalBytes: bytes.length, name, cached: false };
+}
+
+// The chunks of a download whose first chunk was already read; ending early (return) ends the download.
+function withFirst(first, rest) {
+  let pending = first.done ? null : first;
+  return {
+    [Symbol.asyncIterator]() { return this; },
+    next() { const chunk = pending; pending = null; return chunk ? Promise.resolve(chunk) : rest.next(); },
+    return(value) { pending = null; return rest.return(value); },
+  };
 }
 
 // A checkpoint as the converter reads it: {configText, size, chunks: async iterable of model.safetensors}.
@@ -39,14 +68,7 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
       'compressed body); arcscope needs the length to check the checkpoint before converting it');
   }
   progress({ stage, loaded: first.done ? 0 : first.value.length, total: meta.total });
-  // The first chunk, then the rest; ending it early (return) ends the download, whether it was read or not.
-  let pending = first.done ? null : first;
-  const chunks = {
-    [Symbol.asyncIterator]() { return this; },
-    next() { const chunk = pending; pending = null; return chunk ? Promise.resolve(chunk) : body.next(); },
-    return(value) { pending = null; return body.return(value); },
-  };
-  return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks };
+  return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks: withFirst(first, body) };
 }
 
 // Ends an async generator or a ReadableStream that may be part-read (a no-op on one already done).
@@ -55,31 +77,34 @@ function close(chunks) {
   Promise.resolve(ended).catch(() => {});
 }
 
-// Converts a checkpoint to an .arcs model in dtype's format (default q8), caches it under convertedKey(key, dtype),
-// returns its bytes. convert is the engine's convertCheckpoint (the worker runs it in the engine's turns);
-// options: {dtype, progress, signal}.
-export async function convertToModel(convert, source, key, { dtype = 'q8', progress = () => {}, signal } = {}) {
+// A checkpoint converted to a model in dtype's format (default q8) and kept in Cache Storage under
+// convertedKey(key, dtype); one kept there is loaded instead. engine: {convert(options): the engine's
+// convertToModel (the worker runs it in the engine's turns) -> a Model, load({chunks, totalBytes}): a kept file into
+// the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives}; options:
+// {dtype, progress, signal}. -> the Model
+export async function convertToModel(engine, source, key, { dtype = 'q8', progress = () => {}, signal } = {}) {
   const cacheKey = convertedKey(key, dtype);
   const cached = await cachedModel(cacheKey);
-  if (cached) return cached;
+  if (cached) return engine.load(cached);
   const checkpoint = await openCheckpoint(source, { progress, signal });
   const stages = { header: 'reading the header', tensors: `converting to ${dtype}`, checksum: 'checking', done: 'converted' };
-  let last = 0;
+  let last = 0, roomMade = false;
   // However the conversion ends, its download (or file stream) ends with it: a converter that refused the header
   // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself.)
-  const bytes = await convert({
+  const model = await engine.convert({
     config: checkpoint.configText,
     chunks: checkpoint.chunks,
     dtype,
     totalBytes: checkpoint.size,
-    onProgress: ({ stage, bytesDone, bytesTotal }) => {
+    onProgress: ({ stage, bytesDone, bytesTotal, outputBytes }) => {
+      if (!roomMade && outputBytes > 0) engine.makeRoom?.(outputBytes), roomMade = true;  // the header's size
       if (bytesDone - last < 4 << 20 && stage === 'tensors') return; // a report every 4 MB is plenty
       last = bytesDone;
       progress({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
         loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
   }).finally(() => close(checkpoint.chunks));
-  progress({ stage: 'saving to the browser cache', loaded: bytes.length, total: bytes.length });
-  await storeModel(cacheKey, bytes);
-  return bytes;
+  progress({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
+  await storeModel(cacheKey, model.fileStream(), model.fileBytes);  // read from the engine a piece at a time
+  return model;
 }

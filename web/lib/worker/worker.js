@@ -10,19 +10,24 @@
 // again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from '../arcscope.js';
 import { spanLabels } from '../views/token-text.js';
-import { loadModelBytes, convertToModel } from './model-source.js';
+import { convertToModel, openModelFile } from './model-source.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { convertedKey, cachedModel, storeModel } from '../shared/model-cache.js';
+import { kvCacheFor } from '../shared/model-memory.js';
 import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
 import { viewMatrix } from '../views/attention-math.js';
 import { LruMap } from '../shared/lru-map.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
-// Models in wasm memory at once: the one on screen and the one before it (switching back is instant). Older ones
-// are freed, so trying several GPT-2 checkpoints does not pile up hundreds of MB.
+// Models in wasm memory at once: the one on screen and the one before it (switching back is instant), while the two
+// hold at most MODELS_BYTES; a bigger model stays alone (so one of over a gigabyte is never resident beside
+// another). The older ones are freed before a new model's bytes arrive, so that it reuses their memory: wasm memory
+// never shrinks, and a 1.76 GB GPT-2 XL beside a 0.87 GB large would leave little of the 4 GB the engine can have.
 const KEEP_MODELS = 2;
-// key (model URL or cache key) -> {model, name, size}, least recently used first; one replaced or evicted is freed
-const models = new LruMap({ maxEntries: KEEP_MODELS, onEvict: ({ model }) => model.free() });
+const MODELS_BYTES = 1.25e9;
+// key (model URL or cache key) -> {model, name, size, notes}, least recently used first; one replaced or evicted is
+// freed
+const models = new LruMap({ maxEntries: KEEP_MODELS, budget: MODELS_BYTES, onEvict: ({ model }) => model.free() });
 const loading = new Map();    // key -> Promise of its load, so concurrent requests share one download
 const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
@@ -57,21 +62,20 @@ export const ops = {
     return withModel(url, ctx, 'loading a model', () => describe(url));
   },
 
-  // An .arcs file the user picked: loaded directly and cached under key, so a shared link (or the engine after a
-  // crash) can find it again.
+  // An .arcs file the user picked (its bytes, or the File itself, read as it loads): loaded and cached under key, so
+  // a shared link (or the engine after a crash) can find it again.
   async loadModelBytes({ bytes, key, name }, ctx) {
-    ctx.progress({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
-    const info = await withEngine(`loading ${name} into memory`, (e) => {
-      keep(key, { model: e.loadModel(bytes), name, size: bytes.length });
-      return describe(key);
-    });
-    sources.set(key, async () => {
+    const file = bytes instanceof Blob ? { chunks: bytes.stream(), totalBytes: bytes.size, name }
+      : { chunks: bytes, totalBytes: bytes?.length, name };
+    const entry = await loadStream(file, ctx, 'loading into the engine');
+    await withEngine(`keeping ${name}`, () => keep(key, entry));
+    sources.set(key, async (_, c) => {
       const cached = await cachedModel(key);
       if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
-      return { bytes: cached, name };
+      return loadStream({ ...cached, name }, c, 'loading from the browser cache');
     });
-    await storeModel(key, bytes);
-    return info;
+    await store(key, entry.model, ctx);
+    return describe(key);
   },
 
   // Converts a Hugging Face checkpoint (URLs or Files) in the browser to dtype ('q8' by default, 'q16' or 'f32'),
@@ -246,15 +250,14 @@ export async function withModel(key, ctx, what, work) {
   }
 }
 
-// Puts the model behind key in memory: its bytes arrive outside the turns (one download per key however many
-// ask), then one short turn loads them.
+// Puts the model behind key in memory (one load per key however many ask): its source (an .arcs URL's unless the
+// key has its own) brings it into the engine, room made for it first, its bytes written in as they arrive.
 function load(key, ctx) {
   if (models.has(key)) return Promise.resolve();
   if (!loading.has(key)) {
     const job = (async () => {
-      const { bytes, name } = await (sources.get(key) ?? loadModelBytes)(key, ctx);
-      ctx.progress?.({ stage: 'loading into the engine', loaded: bytes.length, total: bytes.length });
-      await withEngine(`loading ${name} into memory`, (e) => keep(key, { model: e.loadModel(bytes), name, size: bytes.length }));
+      const entry = await (sources.get(key) ?? loadUrl)(key, ctx);
+      await withEngine(`keeping ${entry.name}`, () => keep(key, entry));
     })();
     loading.set(key, job);
     job.finally(() => loading.delete(key)).catch(() => {});
@@ -262,15 +265,57 @@ function load(key, ctx) {
   return loading.get(key);
 }
 
-// A checkpoint converted to .arcs bytes in dtype's format in the engine's turns; the download streams in between them.
-async function convert(source, key, name, dtype, { progress, signal }) {
-  const bytes = await convertToModel((options) => withEngine(`converting ${name}`, (e, pause) =>
-    e.convertCheckpoint({ ...options, chunks: inTurns(options.chunks, pause) })), source, key, { dtype, progress, signal });
-  return { bytes, name };
+async function loadUrl(url, ctx) {
+  const file = await openModelFile(url, ctx);
+  return loadStream(file, ctx, file.cached ? 'loading from the browser cache' : null);
 }
 
-// The chunks of a stream (a download or a File's), each awaited with the engine's turn given away.
+// An .arcs file ({chunks, totalBytes, name}) written into the engine as it arrives, in the engine's turns, after
+// room is made for it. stage: what the progress calls it (null when its download reports its own). -> an entry
+async function loadStream({ chunks, totalBytes, name }, ctx, stage) {
+  return withEngine(`loading ${name} into memory`, async (e, pause) => {
+    makeRoom(totalBytes);
+    const model = await e.loadModelStream({ chunks: inTurns(chunks, pause), totalBytes,
+      onProgress: stage && (({ bytesDone }) => ctx.progress?.({ stage, loaded: bytesDone, total: totalBytes })) });
+    return entryFor(model, name);
+  });
+}
+
+// A checkpoint converted in dtype's format in the engine's turns (the download streams in between them) into a model
+// that runs where the converter wrote it, and kept in Cache Storage; a conversion kept there is loaded instead.
+async function convert(source, key, name, dtype, ctx) {
+  let entry;
+  await convertToModel({
+    convert: (options) => withEngine(`converting ${name}`, async (e, pause) => {
+      entry = entryFor(await e.convertToModel({ ...options, chunks: inTurns(options.chunks, pause) }), name);
+      return entry.model;
+    }),
+    load: async (file) => (entry = await loadStream({ ...file, name }, ctx, 'loading from the browser cache')).model,
+    makeRoom,
+  }, source, key, { dtype, progress: ctx.progress, signal: ctx.signal });
+  return entry;
+}
+
+// Keeps a model's file in Cache Storage, read from the engine's memory a piece at a time.
+async function store(key, model, { progress }) {
+  progress?.({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
+  await storeModel(key, model.fileStream(), model.fileBytes);
+}
+
+// Frees the least recently used models until one of `bytes` fits beside the rest (KEEP_MODELS, MODELS_BYTES). Runs in
+// a turn, before the new model's memory is taken.
+const makeRoom = (bytes) => models.makeRoom(bytes);
+
+// A loaded model as the worker keeps it, its KV cache in f16 where f32 would not fit (model-memory.js).
+function entryFor(model, name) {
+  const kv = kvCacheFor(model.config, model.fileBytes, self.navigator?.deviceMemory);
+  if (kv.format !== model.config.kvCache) model.setKVCache(kv.format);
+  return { model, name, size: model.fileBytes, notes: kv.why ? [kv.why] : [] };
+}
+
+// The chunks of a stream (a download or a File's), each awaited with the engine's turn given away; bytes as they are.
 async function* inTurns(chunks, pause) {
+  if (chunks instanceof Uint8Array) { yield chunks; return; }
   const reader = chunks.getReader?.();
   const it = reader ? { next: () => reader.read() } : chunks[Symbol.asyncIterator]();
   try {
@@ -326,14 +371,14 @@ function unlessCancelled(promise, signal) {
 
 // Makes entry the model for key and frees the one it replaces and the least recently used others beyond
 // KEEP_MODELS. Runs in a turn, so nothing is using the ones it frees.
-const keep = (key, entry) => models.set(key, entry);
+const keep = (key, entry) => models.set(key, entry, entry.size);
 
 // The entry for key, marked most recently used.
 const touch = (key) => models.get(key);
 
 function describe(key) {
-  const { model, name, size } = models.peek(key);
-  return { key, name, size, config: model.config };
+  const { model, name, size, notes } = models.peek(key);
+  return { key, name, size, config: model.config, notes };
 }
 
 // Display labels; tokenSpans groups tokens that only make whole characters together (e.g. an emoji's bytes).

@@ -126,7 +126,7 @@ export function setupLoader(engine, onLoaded) {
     const arcs = files.find((f) => f.name.endsWith('.arcs'));
     const key = (f) => `local:${f.name}:${f.size}`;
     if (arcs) {
-      run(async () => engine.loadModelBytes(new Uint8Array(await arcs.arrayBuffer()), key(arcs), arcs.name, progress));
+      run(() => engine.loadModelBytes(arcs, key(arcs), arcs.name, progress));
       return;
     }
     const weights = files.find((f) => f.name.endsWith('.safetensors'));

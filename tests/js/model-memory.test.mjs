@@ -1,0 +1,115 @@
+// What a model costs the engine's memory as it arrives: a conversion that runs where the converter wrote it
+// (convertToModel) and a file written in as it streams (loadModelStream) each hold the model once, where converting
+// to bytes and loading those held it twice; the file read back out (fileStream) is the converter's file, bit for bit;
+// the KV cache goes to f16 only where f32 would not fit; the worker's models make room before a new one arrives.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createEngine } from '../../build/lib/arcscope.js';
+import { checkpoint } from './crafted-files.mjs';
+import { engine, maxAbsDiff } from './support.mjs';
+import { kvCacheFor, kvBytes } from '../../web/lib/shared/model-memory.js';
+import { GPT2_FAMILY } from '../../web/tutorial/page/gpt2-family.js';
+import { LruMap } from '../../web/lib/shared/lru-map.js';
+
+// A model whose q8 file is some 80 MB (GPT-2's vocabulary at width 1024), well past the engine's first 32 MB, so the
+// two paths' memory tells apart.
+const config = { n_layer: 2, n_head: 16, n_embd: 1024, n_positions: 256, vocab_size: 50257 };
+const st = checkpoint(config, { seed: 3 });
+const mb = (n) => `${(n / 2 ** 20).toFixed(1)} MB`;
+const streamBytes = async (stream) => new Uint8Array(await new Response(stream).arrayBuffer());
+
+// What a path holds at its peak: the engine's memory (which grows and never shrinks: each path gets an engine of its
+// own) and JavaScript's ArrayBuffers beside it, sampled at each progress report and at the end, collected first.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+async function peak(run) {
+  const e = await createEngine();
+  gc();
+  const wasm0 = e.core.HEAP8.buffer.byteLength, js0 = process.memoryUsage().arrayBuffers;
+  let js = 0;
+  const sample = () => { gc(); js = Math.max(js, process.memoryUsage().arrayBuffers - js0); };
+  const model = await run(e, sample);
+  sample();
+  return { model, wasm: e.core.HEAP8.buffer.byteLength - wasm0, js };
+}
+
+test('a conversion run in place and a streamed load hold the model once; bytes then loadModel held it twice', async () => {
+  const inPlace = await peak((e, onProgress) => e.convertToModel({ config, chunks: st, dtype: 'q8', onProgress }));
+  const file = inPlace.model.fileBytes;
+  const viaBytes = await peak(async (e, sample) => {
+    const bytes = await e.convertCheckpoint({ config, chunks: st, dtype: 'q8', onProgress: sample });
+    sample();
+    return e.loadModel(bytes);
+  });
+  const streamed = await peak((e, onProgress) => e.loadModelStream({ totalBytes: file, onProgress,
+    chunks: inPlace.model.fileStream({ chunkBytes: 1 << 20 }) }));
+  for (const [what, p] of [['converting in place', inPlace], ['loading it as a stream', streamed],
+    ['converting to bytes and loading those', viaBytes]]) {
+    console.log(`a ${mb(file)} q8 file, ${what}: wasm memory grew ${mb(p.wasm)}, JavaScript held ${mb(p.js)}`);
+  }
+  const slack = 8 << 20;  // the converter's 1 MB staging, a block column of a Conv1D, a stream's chunk
+  assert.ok(inPlace.wasm + inPlace.js <= file + slack, mb(inPlace.wasm + inPlace.js));
+  assert.ok(streamed.wasm + streamed.js <= file + slack, mb(streamed.wasm + streamed.js));
+  assert.ok(viaBytes.wasm + viaBytes.js > 1.5 * file, `the path this replaces: ${mb(viaBytes.wasm + viaBytes.js)}`);
+  for (const { model } of [inPlace, viaBytes, streamed]) model.free();
+});
+
+test('fileStream gives the converter\'s file bit for bit, and a model loaded from it runs the same', async () => {
+  const e = await engine();
+  const bytes = await e.convertCheckpoint({ config, chunks: st, dtype: 'q16' });
+  const converted = await e.convertToModel({ config, chunks: st, dtype: 'q16' });
+  assert.deepEqual(await streamBytes(converted.fileStream({ chunkBytes: 3 << 19 })), bytes);
+  const streamed = await e.loadModelStream({ chunks: new Response(bytes).body, totalBytes: bytes.length });
+  const whole = e.loadModel(bytes);
+  const ids = [464, 16383, 1422, 470, 4197, 287, 262];
+  const [a, b, c] = [converted, streamed, whole].map((m) => m.forward(ids, { attention: true }));
+  assert.equal(maxAbsDiff(a.logits, c.logits), 0);
+  assert.equal(maxAbsDiff(b.logits, c.logits), 0);
+  assert.equal(maxAbsDiff(a.attention, c.attention), 0);
+  assert.equal(converted.config.checksum, whole.config.checksum);
+  // A stream that ends early, or runs past its length, is refused in words; a freed model's stream errors.
+  await assert.rejects(e.loadModelStream({ chunks: [bytes.subarray(0, 1000)], totalBytes: bytes.length }),
+    /truncated: the model file ended after 1000 of its \d+ bytes/);
+  await assert.rejects(e.loadModelStream({ chunks: [bytes, new Uint8Array(8)], totalBytes: bytes.length }),
+    /the model file is longer than its announced \d+ bytes/);
+  const stream = converted.fileStream();
+  converted.free();
+  await assert.rejects(streamBytes(stream), /this model has been freed|freed while its file was being read/);
+  for (const m of [streamed, whole]) m.free();
+});
+
+test('the KV cache is f16 only where model, f32 cache and working memory would not fit', () => {
+  const family = Object.fromEntries(GPT2_FAMILY.map((m) => [m.id, m]));
+  const shape = (m) => ({ n_layer: m.layers, n_ctx: 1024, n_embd: m.width });
+  const kv = (id, dtype, memoryGB) => kvCacheFor(shape(family[id]), family[id].arcs[dtype], memoryGB);
+  assert.equal(kvBytes(shape(family['gpt2-xl'])), 629_145_600);
+  assert.equal(kv('gpt2', 'q8').format, 'f32');
+  assert.equal(kv('gpt2-xl', 'q8').format, 'f32');      // 1.76 GB + 0.63 GB fits the engine's 4 GB
+  assert.equal(kv('gpt2-xl', 'q8', 8).format, 'f32');
+  assert.equal(kv('gpt2-xl', 'q16').format, 'f16');     // 3.31 GB + 0.63 GB does not
+  assert.equal(kv('gpt2-large', 'f32').format, 'f16');
+  assert.equal(kv('gpt2-xl', 'q8', 4).format, 'f16');   // half of a 4 GB device
+  assert.equal(kv('gpt2-medium', 'q8', 4).format, 'f32');
+  assert.equal(kv('gpt2-xl', 'q16').why, 'its KV cache is kept in f16 (0.31 GB): in f32 (0.63 GB) it would not fit ' +
+    'beside the 3.31 GB model in the engine\'s 4 GB');
+  assert.match(kv('gpt2-xl', 'q8', 4).why, /in half of the 4 GB this device reports$/);
+  assert.equal(kv('gpt2-medium', 'q8').why, null);
+});
+
+test('the worker\'s models make room before a model arrives: two at most, and one of over a gigabyte alone', () => {
+  const freed = [];
+  const models = new LruMap({ maxEntries: 2, budget: 1.25e9, onEvict: (v, key) => freed.push(key) });
+  const bring = (key, bytes) => { models.makeRoom(bytes); models.set(key, key, bytes); };
+  bring('small', 140e6);
+  bring('medium', 400e6);
+  assert.deepEqual(freed, []);                 // both fit: switching back is instant
+  bring('large', 873e6);
+  assert.deepEqual(freed, ['small', 'medium']);  // two at most, and 400 MB + 873 MB is over the budget
+  bring('small', 140e6);
+  assert.deepEqual(freed, ['small', 'medium']);
+  bring('xl', 1.76e9);
+  assert.deepEqual(freed, ['small', 'medium', 'large', 'small']);  // freed before XL arrives, not after
+  assert.deepEqual([...models.keys()], ['xl']);
+});
