@@ -39,9 +39,13 @@ test('the loader says what stands in the way before anything is downloaded', () 
   assert.equal(loadingLimits(small, 'q8', { memoryGB: 8, freeBytes: 1e10 }).notes.length, 0);
   assert.match(loadingLimits(xl, 'f32', {}).blocking,
     /^gpt2-xl in f32 would be a file of more than the 4\.3 GB .*: pick q8 \(1\.76 GB\) or q16 \(3\.31 GB\)$/);
-  const [memory, storage] = loadingLimits(xl, 'q8', { memoryGB: 2, freeBytes: 1e9 }).notes;
-  assert.equal(memory, 'this device reports about 2 GB of memory, and loading gpt2-xl in q8 holds about 3.51 GB: it ' +
-    'may fail; gpt2-large in q8 would fit');
+  const [memory, kv, storage] = loadingLimits(xl, 'q8', { memoryGB: 2, freeBytes: 1e9 }).notes;
+  assert.equal(memory, 'this device reports about 2 GB of memory, and gpt2-xl in q8 holds about 2.07 GB with its KV ' +
+    'cache: it may fail; gpt2-medium in q8 would fit');
+  assert.equal(kv, 'its KV cache is kept in f16 (0.31 GB): in f32 (0.63 GB) it would not fit beside the 1.76 GB ' +
+    'model in half of the 2 GB this device reports');
+  assert.deepEqual(loadingLimits(xl, 'q16', {}).notes, ['its KV cache is kept in f16 (0.31 GB): in f32 (0.63 GB) it ' +
+    'would not fit beside the 3.31 GB model in the engine\'s 4 GB']);
   assert.equal(storage, 'the browser\'s storage has 1.00 GB free, so the 1.76 GB file will not be kept: the next visit ' +
     'converts it again');
   assert.deepEqual(loadingLimits(xl, 'q8', {}), { blocking: null, notes: [] }); // a browser that says nothing

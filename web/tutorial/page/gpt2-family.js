@@ -4,6 +4,7 @@
 // absent where that file would be more than the engine can address). tests/js/gpt2-family.test.mjs checks every
 // figure against the converter.
 import { formatBytes } from '../../lib/shared/downloads.js';
+import { kvBytes, kvCacheFor } from '../../lib/shared/model-memory.js';
 
 export const GPT2_FAMILY = [
   { id: 'distilgpt2', repo: 'distilbert/distilgpt2', layers: 6, heads: 12, width: 768, download: 352_816_128,
@@ -26,8 +27,8 @@ export const checkpointUrls = ({ repo }) => ({
 
 // What stands in the way of loading `model` in `dtype` here, said before anything is downloaded, or null. device:
 // {memoryGB (navigator.deviceMemory: a rough figure, at most 8), freeBytes (storage quota less usage)}, each
-// undefined where the browser does not say. While it loads, the page holds the converted file twice (the engine's
-// copy and the one being cached).
+// undefined where the browser does not say. The engine holds the converted file once (it runs where the converter
+// wrote it, and is cached from there) and its KV cache beside it, in f16 where f32 would not fit (model-memory.js).
 export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}) {
   const size = model.arcs[dtype];
   if (!size) {
@@ -35,14 +36,21 @@ export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}) {
       `address: pick q8 (${formatBytes(model.arcs.q8)}) or q16 (${formatBytes(model.arcs.q16)})` };
   }
   const notes = [];
-  if (memoryGB !== undefined && 2 * size > memoryGB * 1e9) {
-    const fits = GPT2_FAMILY.filter((m) => 2 * m.arcs.q8 <= memoryGB * 1e9).map((m) => m.id);
-    notes.push(`this device reports about ${memoryGB} GB of memory, and loading ${model.id} in ${dtype} holds about ` +
-      `${formatBytes(2 * size)}: it may fail${fits.length ? `; ${fits.at(-1)} in q8 would fit` : ''}`);
+  const holds = (m, d) => m.arcs[d] + kvBytes(shapeOf(m), kvCacheFor(shapeOf(m), m.arcs[d], memoryGB).format);
+  if (memoryGB !== undefined && holds(model, dtype) > memoryGB * 1e9 / 2) {
+    const fits = GPT2_FAMILY.filter((m) => holds(m, 'q8') <= memoryGB * 1e9 / 2).map((m) => m.id);
+    notes.push(`this device reports about ${memoryGB} GB of memory, and ${model.id} in ${dtype} holds about ` +
+      `${formatBytes(holds(model, dtype))} with its KV cache: it may fail${fits.length ? `; ${fits.at(-1)} in q8 ` +
+      'would fit' : ''}`);
   }
+  const kv = kvCacheFor(shapeOf(model), size, memoryGB);
+  if (kv.why) notes.push(kv.why);
   if (freeBytes !== undefined && size > freeBytes) {
     notes.push(`the browser's storage has ${formatBytes(freeBytes)} free, so the ${formatBytes(size)} file will not ` +
       'be kept: the next visit converts it again');
   }
   return { blocking: null, notes };
 }
+
+// The shape model-memory.js sizes a KV cache by: every GPT-2 reads 1,024 positions.
+const shapeOf = (m) => ({ n_layer: m.layers, n_ctx: 1024, n_embd: m.width });

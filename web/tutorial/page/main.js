@@ -45,7 +45,9 @@ function status(text, kind) {
 
 function showModel(info) {
   const c = info.config;
-  status(`${info.name}: ${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, ${c.dtype}, ${formatBytes(info.size)}`, 'ok');
+  const notes = (info.notes ?? []).map((n) => ` (${n})`).join('');  // what the worker chose for it, e.g. an f16 KV cache
+  status(`${info.name}: ${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, ${c.dtype}, ${formatBytes(info.size)}` +
+    notes, 'ok');
 }
 
 // Loads the model a key names (an .arcs URL, a checkpoint URL to convert, or a cached local file); a conversion's
