@@ -3,7 +3,7 @@ n_ctx 64 keeps it at 470 MB), made once under build/ and converted again wheneve
 than the files (f32, q8 and q16): test_hooks.py and the two test_interventions_*.py share it."""
 import os
 
-from support import CLI, ROOT, make_checkpoint, sh
+from support import CLI, ROOT, convert, make_checkpoint
 from arcscope_reference import gpt2_reference as ref
 
 WORK = os.path.join(ROOT, "build", "test-models", "hooks-gpt2-small-shape")
@@ -19,10 +19,7 @@ def small_shape_files():
     paths = {}
     if os.path.exists(CLI):
         for dtype in ("f32", "q8", "q16"):
-            paths[dtype] = os.path.join(WORK, f"model.{dtype}.arcs")
-            made = os.path.getmtime(paths[dtype]) if os.path.exists(paths[dtype]) else 0
-            if made < max(os.path.getmtime(CLI), os.path.getmtime(os.path.join(ckpt, "model.safetensors"))):
-                sh(CLI, "convert", "--in", ckpt, "--out", paths[dtype], "--dtype", dtype)
+            paths[dtype] = convert(ckpt, os.path.join(WORK, f"model.{dtype}.arcs"), dtype)
     return ckpt, paths
 
 

@@ -8,7 +8,6 @@ q16: 14-bit weights and activations).
 Prints the largest difference for each kind of name.
 Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_hooks.py
 """
-import json
 import os
 import unittest
 
@@ -16,7 +15,7 @@ import numpy as np
 import torch
 
 # support first: it puts python/, which holds the package arcscope_reference, on the path
-from support import CLI, sh
+from support import CLI, hook_kind as kind, read_cache, sh
 from arcscope_reference import gpt2_reference as ref
 from arcscope_reference import hooked_reference
 from small_shape import SHAPE, small_shape_files
@@ -29,15 +28,7 @@ def engine_cache(model_path, ids, names="all"):
     out = model_path + ".cache"
     sh(CLI, "run", "--model", model_path, "--ids", ",".join(map(str, ids)), "--hooks", names, "--cache-out", out,
        "--out", os.devnull)
-    with open(os.path.join(out, "cache.json")) as f:
-        index = json.load(f)
-    return {name: np.fromfile(os.path.join(out, name + ".f32"), dtype="<f4").reshape(shape)
-            for name, shape in index["hooks"].items()}
-
-
-def kind(name):
-    """blocks.3.attn.hook_z -> attn.hook_z: the per-kind summary."""
-    return name.split(".", 2)[2] if name.startswith("blocks.") else name
+    return read_cache(out)
 
 
 @unittest.skipUnless(os.path.exists(CLI), "build/native/arcscope not built")
