@@ -12,6 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { liveLengths, prefillLengths } from './measure.mjs';
@@ -236,10 +237,12 @@ const server = envs.includes('chromium') ? await serve() : null;
 for (const env of envs) {
   const active = columns.filter((s) => (!s.envs || s.envs.includes(env)) && (!only || only.includes(s.key)));
   const runs = Object.fromEntries(active.map((s) => [s.id, []]));
+  const loads = [];  // the machine's 1-minute load average as each run starts: what else was running
   for (let round = 0; round < rounds; round++) {
     // Alternate: each round starts with a different system.
     const order = active.map((_, i) => active[(i + round) % active.length]);
     for (const s of order) {
+      loads.push(os.loadavg()[0]);
       const r = env === 'node' ? runNode(s) : await runChromium(s, server.address().port);
       runs[s.id].push(r);
       console.error(`[${env}] round ${round + 1}/${rounds} ${sizes ? `${s.size} ` : ''}${s.label}: prefill T=256 ` +
@@ -254,6 +257,8 @@ for (const env of envs) {
     console.log(`\n${table(title, here, Object.fromEntries(here.map((c) => [c.key, runs[c.id]])))}\n`);
   }
   if (sizes) console.log(`${sizesTable(`${envName}, the sizes`, active, runs)}\n`);
+  console.log(`${os.cpus().length} cores; load average (1 min) as the runs started: ${fmt(best(loads))} to ` +
+    `${fmt(Math.max(...loads))}, median ${fmt(median(loads))}\n`);
 }
 server?.close();
 fs.writeFileSync(path.join(root, dir, sizes ? 'results-sizes.json' : 'results.json'), JSON.stringify(results, null, 1));
