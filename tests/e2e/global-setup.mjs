@@ -1,7 +1,8 @@
 // Makes the browser tests' model fixtures once (kept under build/, never committed): a tiny random GPT-2 in the
 // Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion, a
 // GPT-2-small-shaped one (12 layers, 12 heads), the same with GPT-2's 1,024-token context for the long-text tests
-// (and a link to the real GPT-2 small of the benchmarks when build/bench has it), and the
+// (and a link to the real GPT-2 small of the benchmarks when build/bench has it), GPT-2 medium's full shape (and XL's,
+// when ARCSCOPE_FULL_XL=1) for the family spec, and the
 // crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
 // weight, a model with a 32769-token context (its attention capture would need 4.3 GB) and one with a NaN scale.
 import { execFileSync } from 'node:child_process';
@@ -25,6 +26,24 @@ export default function globalSetup() {
   makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12-1024`, 1024);
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
+  makeFamilyFixture('gpt2-medium', { layers: 24, heads: 16, width: 1024 });
+  if (process.env.ARCSCOPE_FULL_XL === '1') makeFamilyFixture('gpt2-xl', { layers: 48, heads: 25, width: 1600 });
+}
+
+// A GPT-2 of the family at its full shape (GPT-2's vocabulary and context), in the Hugging Face layout (NAME-hf/) for
+// the page to convert, and its q8 file converted natively (NAME.q8.arcs) to check the page's drawing against. A whole
+// checkpoint the benchmark already made (build/family/NAME, seed 0) is linked rather than made again.
+function makeFamilyFixture(name, { layers, heads, width }) {
+  const hf = `${FIXTURES}/${name}-hf`, arcs = `${FIXTURES}/${name}.q8.arcs`, made = `build/family/${name}`;
+  if (!existsSync(`${hf}/model.safetensors`)) {
+    if (existsSync(`${made}/model.safetensors`)) symlinkSync(resolve(made), hf);
+    else {
+      execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', hf, '--n-layer', String(layers),
+        '--n-head', String(heads), '--n-embd', String(width), '--n-ctx', '1024', '--vocab', '50257', '--seed', '0'],
+      { stdio: 'ignore' });
+    }
+  }
+  if (!existsSync(arcs)) execFileSync('build/native/arcscope', ['convert', '--in', hf, '--out', arcs, '--dtype', 'q8'], { stdio: 'ignore' });
 }
 
 // GPT-2 small's 12 layers and 12 heads and its vocabulary, narrow (n_embd 96) so it is small: what the article's

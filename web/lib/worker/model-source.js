@@ -80,7 +80,8 @@ function close(chunks) {
 // A checkpoint converted to a model in dtype's format (default q8) and kept in Cache Storage under
 // convertedKey(key, dtype); one kept there is loaded instead. engine: {convert(options): the engine's
 // convertToModel (the worker runs it in the engine's turns) -> a Model, load({chunks, totalBytes}): a kept file into
-// the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives}; options:
+// the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives, stored(kept): told
+// whether Cache Storage took it}; options:
 // {dtype, progress, signal}. -> the Model
 export async function convertToModel(engine, source, key, { dtype = 'q8', progress = () => {}, signal } = {}) {
   const cacheKey = convertedKey(key, dtype);
@@ -105,6 +106,7 @@ export async function convertToModel(engine, source, key, { dtype = 'q8', progre
     },
   }).finally(() => close(checkpoint.chunks));
   progress({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
-  await storeModel(cacheKey, model.fileStream(), model.fileBytes);  // read from the engine a piece at a time
+  const kept = await storeModel(cacheKey, model.fileStream(), model.fileBytes);  // read from the engine a piece at a time
+  engine.stored?.(kept);
   return model;
 }

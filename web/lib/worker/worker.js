@@ -74,7 +74,7 @@ export const ops = {
       if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
       return loadStream({ ...cached, name }, c, 'loading from the browser cache');
     });
-    await store(key, entry.model, ctx);
+    await store(key, entry, ctx);
     return describe(key);
   },
 
@@ -275,8 +275,13 @@ async function loadUrl(url, ctx) {
 async function loadStream({ chunks, totalBytes, name }, ctx, stage) {
   return withEngine(`loading ${name} into memory`, async (e, pause) => {
     makeRoom(totalBytes);
-    const model = await e.loadModelStream({ chunks: inTurns(chunks, pause), totalBytes,
-      onProgress: stage && (({ bytesDone }) => ctx.progress?.({ stage, loaded: bytesDone, total: totalBytes })) });
+    let last = 0;
+    const onProgress = stage && (({ bytesDone }) => {
+      if (bytesDone - last < 4 << 20 && bytesDone < totalBytes) return;  // a report every 4 MB is plenty
+      last = bytesDone;
+      ctx.progress?.({ stage, loaded: bytesDone, total: totalBytes });
+    });
+    const model = await e.loadModelStream({ chunks: inTurns(chunks, pause), totalBytes, onProgress });
     return entryFor(model, name);
   });
 }
@@ -292,15 +297,20 @@ async function convert(source, key, name, dtype, ctx) {
     }),
     load: async (file) => (entry = await loadStream({ ...file, name }, ctx, 'loading from the browser cache')).model,
     makeRoom,
+    stored: (kept) => { if (!kept) entry.notes.push(NOT_KEPT); },
   }, source, key, { dtype, progress: ctx.progress, signal: ctx.signal });
   return entry;
 }
 
-// Keeps a model's file in Cache Storage, read from the engine's memory a piece at a time.
-async function store(key, model, { progress }) {
+// Keeps a model's file in Cache Storage, read from the engine's memory a piece at a time; where the browser refuses
+// (its storage is full, or kept in memory as in a private window), the model's notes say so.
+async function store(key, entry, { progress }) {
+  const { model } = entry;
   progress?.({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
-  await storeModel(key, model.fileStream(), model.fileBytes);
+  if (!await storeModel(key, model.fileStream(), model.fileBytes)) entry.notes.push(NOT_KEPT);
 }
+const NOT_KEPT = 'the browser would not keep it in its storage (full, or a private window\'s): the next visit ' +
+  'loads it again';
 
 // Frees the least recently used models until one of `bytes` fits beside the rest (KEEP_MODELS, MODELS_BYTES). Runs in
 // a turn, before the new model's memory is taken.
