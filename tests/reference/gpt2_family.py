@@ -125,7 +125,7 @@ def one_minus_cosine(a, b):
 
 def differences(mine, theirs):
     """The largest differences between two passes, by quantity:
-      logits: largest |difference|, and the worst position's 1 - cosine;
+      logits: largest |difference|, that relative to the largest logit, and the worst position's 1 - cosine;
       attention: largest |difference| of forward's attention;
       hooks: per kind of hook (attn.hook_z, ...), the largest |difference| relative to the name's largest value (at
       least 1), and the largest 1 - cosine of a name; with the names themselves, which must be the reference's."""
@@ -139,7 +139,8 @@ def differences(mine, theirs):
         rel = float(np.abs(got - want).max()) / max(1.0, float(np.abs(want).max()))
         rel0, off0 = hooks.get(hook_kind(name), (0.0, 0.0))
         hooks[hook_kind(name)] = (max(rel0, rel), max(off0, one_minus_cosine(got, want)))
-    return dict(logits=float(np.abs(a - b).max()), logits_cos=float(1 - cosines.min()),
+    return dict(logits=float(np.abs(a - b).max()), logits_rel=float(np.abs(a - b).max() / np.abs(b).max()),
+                logits_cos=float(1 - cosines.min()),
                 attention=float(np.abs(mine.attention - theirs.attention).max()),
                 hooks_rel=max(v[0] for v in hooks.values()) if hooks else 0.0,
                 hooks_cos=max(v[1] for v in hooks.values()) if hooks else 0.0,
@@ -156,5 +157,6 @@ def sharpness(attention):
 def summary(label, d):
     hooks = (f"; hooks: largest relative difference {d['hooks_rel']:.2e}, largest 1 - cosine {d['hooks_cos']:.2e} "
              f"({d['worst_hook']})") if d["worst_hook"] else ""
-    return (f"  {label:34s} logits: largest difference {d['logits']:.3g}, worst position's 1 - cosine "
+    return (f"  {label:28s} logits: largest difference {d['logits']:.3g} ({d['logits_rel']:.1e} of the largest), worst "
+            f"position's 1 - cosine "
             f"{d['logits_cos']:.2e}; attention: largest difference {d['attention']:.3g}{hooks}")

@@ -32,17 +32,18 @@ QK_SCALE = 4
 SHARP = 0.5  # the least mean largest attention weight that counts as sharp heads
 
 # Bounds per dtype, for every shape (the deepest, medium, sets them). f32 is float32 against float32 summed in another
-# order: test_engine.py's and test_hooks.py's bounds (attention 1e-4, logits 1e-3, each hook within 1e-4 of its largest
-# value), which hold at 24 blocks of sharp heads too. q8 and q16 are their weights' rounding carried through the
-# network, what medium measured with about 1.5 times room. q16's step is 64 times finer (max|w| / 8191 against / 127),
-# and its figures follow: differences about 55 times smaller than q8's, 1 - cosines about 2,200 times (64^2 at
-# first order; q8's sharpest heads are past first order). q8's attention is loose because at 24 blocks of sharp heads
-# its rounding moves some heads' weight between keys; its logits and hooks bound it where that matters.
+# order: test_hooks.py's rule, every quantity within 1e-4 of its largest value (attention's is at most 1, so this is
+# test_engine.py's 1e-4); medium measured at most 4e-5. The logits' bound is relative here because they grow with the
+# width; test_engine.py's absolute 1e-3 is at 128 wide. q8 and q16 are their weights' rounding carried through the
+# network: what medium measured, with about 1.5 times room. q16's step is 64 times finer (max|w| / 8191 against / 127)
+# and its figures follow: differences about 55 times smaller than q8's, 1 - cosines about 2,200 times (64^2 at first
+# order; q8's sharpest heads are past first order). q8's attention bound is loose because at 24 blocks of sharp heads
+# its rounding moves some heads' weight from one key to another; its logits and hooks bound it where that matters.
 BOUNDS = {  # attention: largest difference; logits_cos: worst position's 1 - cosine; hooks_cos: worst hook's
     "q8": dict(attention=0.5, logits_cos=6e-3, hooks_cos=0.015),
     "q16": dict(attention=0.01, logits_cos=4e-6, hooks_cos=8e-6),
 }
-F32 = dict(attention=1e-4, logits=1e-3, hooks_rel=1e-4)
+F32 = dict(attention=1e-4, logits_rel=1e-4, hooks_rel=1e-4)
 DTYPES = ("q8", "q16", "f32")
 
 WASM_BUILT = os.path.exists(family.STAGED) and family.NODE is not None
@@ -143,9 +144,12 @@ class Gpt2XL(FamilyCheck, unittest.TestCase):
 
 
 FULL_XL = os.path.join(ROOT, "build", "family", "gpt2-xl")  # seed 0, scores of std 1, as the loader's tests make it
+# Scores of std 1 here, so q8 comes much nearer than with the sharp heads above: README's exactness table has 0.011 and
+# 0.014 for the small and medium shapes' attention; 48 blocks measured 0.016 and 1 - cosine 1.8e-4. About twice that:
+FULL_XL_BOUNDS = dict(attention=0.03, logits_cos=4e-4)
 
 
-@unittest.skipUnless(os.environ.get("ARCSCOPE_FULL_XL") == "1", "opt-in: ARCSCOPE_FULL_XL=1 (about 3 minutes, 5 GB)")
+@unittest.skipUnless(os.environ.get("ARCSCOPE_FULL_XL") == "1", "opt-in: ARCSCOPE_FULL_XL=1 (4 minutes, 3.5 GB in Node)")
 @_needs
 class FullDepthXL(unittest.TestCase):
     """The whole gpt2-xl (48 x 25 x 1600, 6.4 GB of float32) converted to q8 in wasm as the page does, loaded and run
@@ -173,8 +177,8 @@ class FullDepthXL(unittest.TestCase):
               f"(reference {ref_seconds:.0f} s, peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} KB); "
               f"{log.strip()}; mean largest attention weight {family.sharpness(reference.attention):.2f}")
         print(family.summary("gpt2-xl q8 (wasm, 48 blocks):", d))
-        for quantity in ("attention", "logits_cos"):
-            self.assertLessEqual(d[quantity], BOUNDS["q8"][quantity], quantity)
+        for quantity, bound in FULL_XL_BOUNDS.items():
+            self.assertLessEqual(d[quantity], bound, quantity)
 
 
 if __name__ == "__main__":
