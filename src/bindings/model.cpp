@@ -97,7 +97,8 @@ private:
 };
 
 // An .arcs file written into one wasm buffer as its bytes arrive (a download, a cached copy, a picked file), then
-// loaded where it is: the page never holds the whole file as well.
+// loaded where it is: the page never holds the whole file as well. JavaScript writes each chunk straight into the
+// buffer at address() (HEAPU8.set: one copy, no call into wasm a chunk), which stays put until finish().
 class ModelLoader {
 public:
     static ModelLoader* create(double total_bytes) {
@@ -107,34 +108,21 @@ public:
             return new ModelLoader(buffer_bytes("the model file", uint64_t(total_bytes)));
         });
     }
-    // chunk: Uint8Array, the next bytes of the file.
-    void write(val chunk) {
-        guarded("loading the model", [&] {
-            require(chunk.instanceof (val::global("Uint8Array")),
-                                     "a model file chunk must be a Uint8Array, got " + js_description(chunk));
-            const size_t n = buffer_bytes("a model file chunk", uint64_t(chunk["length"].as<double>()));
-            require(buffer_ && n <= buffer_->size - written_, "the model file is longer than its announced " +
-                                                                  std::to_string(buffer_ ? buffer_->size : 0) +
-                                                                  " bytes");
-            val(emscripten::typed_memory_view(n, buffer_->data + written_)).call<void>("set", chunk);
-            written_ += n;
-        });
-    }
-    Model* finish() {
+    double address() const { return buffer_ ? double(reinterpret_cast<uintptr_t>(buffer_->data)) : 0; }
+    // written: how many bytes JavaScript wrote, which must be the whole file.
+    Model* finish(double written) {
         return guarded("loading the model", [&] {
             require(buffer_ != nullptr, "finish() was already called: the model was handed over");
-            require(written_ == buffer_->size, "truncated: the model file ended after " + std::to_string(written_) +
-                                                   " of its " + std::to_string(buffer_->size) + " bytes");
+            require(written == double(buffer_->size), "truncated: the model file ended after " + number_text(written) +
+                                                          " of its " + std::to_string(buffer_->size) + " bytes");
             std::shared_ptr<AlignedBytes> buffer = std::move(buffer_);
             return Model::over(ModelFile::parse(buffer->data, buffer->size), buffer);
         });
     }
-    double bytes_written() const { return double(written_); }
 
 private:
     explicit ModelLoader(size_t n) : buffer_(std::make_shared<AlignedBytes>(n)) {}
     std::shared_ptr<AlignedBytes> buffer_;
-    size_t written_ = 0;
 };
 
 }  // namespace model_bindings
@@ -176,9 +164,8 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("allocatedBytes", &ModelConverter::allocated_bytes);
     class_<ModelLoader>("ModelLoader")
         .class_function("create", &ModelLoader::create, allow_raw_pointers())
-        .function("write", &ModelLoader::write)
-        .function("finish", &ModelLoader::finish, allow_raw_pointers())
-        .function("bytesWritten", &ModelLoader::bytes_written);
+        .function("address", &ModelLoader::address)
+        .function("finish", &ModelLoader::finish, allow_raw_pointers());
 }
 
 namespace head_bindings {

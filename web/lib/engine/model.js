@@ -419,11 +419,17 @@ export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32
   numberArg(totalBytes, 'totalBytes', 'a number (the length of the .arcs file in bytes)');
   const loader = engineCall('loading a model', () => core.ModelLoader.create(totalBytes));
   try {
+    const at = loader.address();
+    let written = 0;
     for await (const chunk of asChunks(chunks, 'the .arcs file')) {
-      engineCall('loading a model', () => loader.write(chunk));
-      onProgress?.({ bytesDone: loader.bytesWritten(), bytesTotal: totalBytes });
+      if (chunk.length > totalBytes - written) {
+        throw new Error(`the model file is longer than its announced ${totalBytes} bytes`);
+      }
+      core.HEAPU8.set(chunk, at + written);  // HEAPU8 is the memory's view now, after any growth
+      written += chunk.length;
+      onProgress?.({ bytesDone: written, bytesTotal: totalBytes });
     }
-    return wrap(core, engineCall('loading a model', () => loader.finish()), tokenizer, kvCache);
+    return wrap(core, engineCall('loading a model', () => loader.finish(written)), tokenizer, kvCache);
   } finally {
     loader.delete();
   }
