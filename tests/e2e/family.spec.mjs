@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../../build/lib/arcscope.js';
-import { openPage, waitForRender, renders, drawnArcs } from './helpers.mjs';
+import { openPage, waitForRender, renders, drawnArcs, engineCall } from './helpers.mjs';
 
 const FIXTURES = 'build/test-fixtures';
 
@@ -51,11 +51,16 @@ function chromiumBytes() {
   return total;
 }
 
-// Samples chromiumBytes() every 250 ms until stopped: -> stop() gives the peak.
+// Samples chromiumBytes() every 250 ms until stopped: -> stop(until) gives the peak of the samples before `until`
+// (a Date.now(); all of them by default).
 function sampleMemory() {
-  let peak = chromiumBytes();
-  const timer = setInterval(() => { peak = Math.max(peak, chromiumBytes()); }, 250);
-  return () => { clearInterval(timer); return Math.max(peak, chromiumBytes()); };
+  const samples = [[Date.now(), chromiumBytes()]];
+  const timer = setInterval(() => samples.push([Date.now(), chromiumBytes()]), 250);
+  return (until = Infinity) => {
+    clearInterval(timer);
+    samples.push([Date.now(), chromiumBytes()]);
+    return Math.max(...samples.filter(([t]) => t < until).map(([, bytes]) => bytes));
+  };
 }
 
 const gb = (n) => `${(n / 1e9).toFixed(2)} GB`;
@@ -99,15 +104,26 @@ for (const m of family) {
     const weights = new URL(`/fixtures/${m.name}-hf/model.safetensors`, baseURL).href;
     await page.fill('#src-weights', weights);
     await page.fill('#src-config', new URL(`/fixtures/${m.name}-hf/config.json`, baseURL).href);
+    // When the conversion is done and its saving to Cache Storage starts.
+    let saving = Infinity;
+    await page.exposeFunction('noteSaving', () => { saving = Math.min(saving, Date.now()); });
+    await page.evaluate(() => new MutationObserver(() => {
+      if (/^saving/.test(document.getElementById('progress-text').textContent)) window.noteSaving();
+    }).observe(document.getElementById('progress-text'), { childList: true, characterData: true, subtree: true }));
+    const engineBefore = await engineCall(page, 'memory');
     const before = chromiumBytes(), stop = sampleMemory(), t0 = Date.now();
     await page.click('#load-url');
     await expect(page.locator('#loader')).not.toBeVisible({ timeout: test.info().timeout - 60_000 });
-    const converted = Date.now() - t0, peak = stop();
+    const loaded = Date.now();
+    const peakConverting = stop(saving), peak = stop();
     await expect(page.locator('#model-status')).toContainText(`${m.layers} layers × ${m.heads} heads`);
     await expect(page.locator('#model-status')).toHaveClass(/ok/);
-    const after = chromiumBytes();
-    console.log(`${m.name}: converted in the page in ${(converted / 1000).toFixed(1)} s; Chromium's processes held ` +
-      `${gb(before)} before, ${gb(peak)} at the peak (+${gb(peak - before)}), ${gb(after)} after`);
+    const after = chromiumBytes(), engine = await engineCall(page, 'memory');
+    console.log(`${m.name}: converted in ${((saving - t0) / 1000).toFixed(1)} s, saved to Cache Storage in ` +
+      `${((loaded - saving) / 1000).toFixed(1)} s; the engine's memory grew ${gb(engine.wasmBytes - engineBefore.wasmBytes)} ` +
+      `to ${gb(engine.wasmBytes)} for a ${gb(engine.modelBytes)} model; Chromium's processes held ${gb(before)} before, ` +
+      `${gb(peakConverting)} at the peak while converting (+${gb(peakConverting - before)}), ${gb(peak)} while ` +
+      `saving (+${gb(peak - before)}), ${gb(after)} after`);
 
     // The explorer's menus reach the last layer and head; the head drawn is the engine's, from the native file.
     await expect(page.locator(`#layer option[value="${m.layers - 1}"]`)).toHaveCount(1);

@@ -111,6 +111,8 @@ export interface WorkerOps {
   };
   /** the models in wasm memory, least recently used first */
   models: { args: Record<string, never>; result: ModelInfo[]; progress: never };
+  /** wasmBytes: the engine's memory (it never shrinks: the peak so far); modelBytes: the models kept in it */
+  memory: { args: Record<string, never>; result: { wasmBytes: number; modelBytes: number }; progress: never };
 }
 
 /** call()'s arguments after op: args (optional when the op needs none) and options. */

@@ -161,9 +161,15 @@ export const ops = {
     });
   },
 
-  // The models in wasm memory, least recently used first: [{key, name, size, config}].
+  // The models in wasm memory, least recently used first: [{key, name, size, config, notes}].
   async models() {
     return [...models.keys()].map(describe);
+  },
+
+  // The engine's memory: {wasmBytes (it grows and never shrinks: the peak so far), modelBytes (the models in it)}.
+  async memory() {
+    const e = await engine;
+    return { wasmBytes: e.core.HEAP8.buffer.byteLength, modelBytes: models.bytes };
   },
 
   async headScores({ model: key }, ctx) {
