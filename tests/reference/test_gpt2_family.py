@@ -87,6 +87,7 @@ class FamilyCheck:
         self.assertGreaterEqual(self.sharpness, SHARP)
 
     def check(self, dtype):
+        print()
         for engine, result in self.passes(dtype):
             with self.subTest(engine=engine):
                 d = family.differences(result, self.reference)
