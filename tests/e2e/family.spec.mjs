@@ -146,8 +146,8 @@ for (const m of family) {
 
     // The shared link opens it again from Cache Storage, with no download and no conversion.
     expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`model=${weights}`);
-    const stages = [];
-    await page.exposeFunction('noteStage', (t) => stages.push(t));
+    const stages = [], at = new Map();  // each status text, and when it was first seen
+    await page.exposeFunction('noteStage', (t) => { stages.push(t); if (!at.has(t)) at.set(t, Date.now()); });
     await page.addInitScript(() => {
       new MutationObserver(() => window.noteStage?.(document.getElementById('model-status')?.textContent))
         .observe(document, { childList: true, characterData: true, subtree: true });
@@ -156,7 +156,11 @@ for (const m of family) {
     await page.reload();
     await waitForRender(page);
     await expect(page.locator('#model-status')).toContainText(`${m.layers} layers × ${m.heads} heads`);
-    console.log(`${m.name}: reopened from the browser's cache and drawn in ${((Date.now() - t2) / 1000).toFixed(1)} s`);
+    const ready = [...at].find(([t]) => /layers × /.test(t ?? ''))?.[1];
+    const started = [...at].find(([t]) => /^loading from the browser cache/.test(t ?? ''))?.[1];
+    console.log(`${m.name}: reopened from the browser's cache and drawn in ${((Date.now() - t2) / 1000).toFixed(1)} s: ` +
+      `the model read from the cache into the engine in ${((ready - started) / 1000).toFixed(1)} s, ` +
+      `${((started - t2) / 1000).toFixed(1)} s after the reload`);
     console.log(`${m.name}: what the status said: ${[...new Set(stages.map((t) => t?.replace(/[\d.]+ [kMG]?B/g, 'N')))].join(' | ')}`);
     expect(stages.some((t) => /convert|downloading/.test(t ?? ''))).toBe(false);
   });
