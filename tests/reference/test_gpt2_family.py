@@ -153,7 +153,7 @@ FULL_XL = os.path.join(ROOT, "build", "family", "gpt2-xl")  # seed 0, scores of 
 FULL_XL_BOUNDS = dict(attention=0.03, logits_cos=4e-4)
 
 
-@unittest.skipUnless(os.environ.get("ARCSCOPE_FULL_XL") == "1", "opt-in: ARCSCOPE_FULL_XL=1 (4 minutes, 3.5 GB in Node)")
+@unittest.skipUnless(os.environ.get("ARCSCOPE_FULL_XL") == "1", "opt-in: ARCSCOPE_FULL_XL=1 (2 to 4 minutes, 3.5 GB in Node)")
 @_needs
 class FullDepthXL(unittest.TestCase):
     """The whole gpt2-xl (48 x 25 x 1600, 6.4 GB of float32) converted to q8 in wasm as the page does, loaded and run
