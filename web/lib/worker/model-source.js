@@ -12,7 +12,7 @@ export async function openModelFile(url, { progress = () => {}, signal } = {}) {
   const stage = 'downloading model';
   progress({ stage, loaded: 0, total: 0 });
   const meta = {};
-  const body = download(url, { signal, meta });
+  const body = download(url, { signal, meta, reuse: true });  // each chunk goes into the engine before the next
   const first = await body.next();
   let loaded = first.done ? 0 : first.value.length;
   async function* counted() {
@@ -25,7 +25,7 @@ export async function openModelFile(url, { progress = () => {}, signal } = {}) {
   if (meta.total) return { chunks: counted(), totalBytes: meta.total, name, cached: false };
   // No length to size the engine's buffer by (a compressed body): the file is gathered first.
   const parts = [];
-  for await (const chunk of counted()) parts.push(chunk);
+  for await (const chunk of counted()) parts.push(chunk.slice());  // (a reused buffer's chunk: copied)
   const bytes = new Uint8Array(loaded);
   parts.reduce((at, part) => (bytes.set(part, at), at + part.length), 0);
   return { chunks: bytes, totalBytes: bytes.length, name, cached: false };
@@ -60,7 +60,8 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
   const stage = `downloading ${nameOf(source.safetensorsUrl)}`;
   progress({ stage, loaded: 0, total: 0 });
   const meta = {};
-  const body = download(source.safetensorsUrl, { signal, meta, limit: CHECKPOINT_BYTES, most: CHECKPOINT_MOST });
+  const body = download(source.safetensorsUrl, { signal, meta, limit: CHECKPOINT_BYTES, most: CHECKPOINT_MOST,
+    reuse: true });  // each chunk goes into the converter before the next is read
   const first = await body.next();
   if (!meta.total) {
     await body.return();
