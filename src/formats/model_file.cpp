@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 
 #include "arcscope/core/error.h"
@@ -300,16 +301,20 @@ std::vector<TensorEntry> read_tensor_table(const std::vector<ByteSpan>& pages, c
 }
 
 // Phase 4: the checksum (it reads every byte), page after page.
-void check_checksum(const std::vector<ByteSpan>& pages, uint64_t expected) {
-    uint64_t actual = kFnvOffsetBasis;
-    for (size_t i = 0; i < pages.size(); ++i) {
-        const size_t skip = i == 0 ? kModelHeaderBytes : 0;
-        actual = fnv1a64_words(pages[i].data + skip, pages[i].size - skip, actual);
-    }
+void require_checksum(uint64_t expected, uint64_t actual) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "checksum mismatch: header says %016llx, data gives %016llx",
                   (unsigned long long)expected, (unsigned long long)actual);
     require(actual == expected, std::string(buf) + " (the file is corrupt)");
+}
+
+uint64_t checksum_of(const std::vector<ByteSpan>& pages) {
+    uint64_t h = kFnvOffsetBasis;
+    for (size_t i = 0; i < pages.size(); ++i) {
+        const size_t skip = i == 0 ? kModelHeaderBytes : 0;
+        h = fnv1a64_words(pages[i].data + skip, pages[i].size - skip, h);
+    }
+    return h;
 }
 
 }  // namespace
@@ -318,7 +323,16 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     return parse_pages({{bytes, size}}, verify_checksum);
 }
 
+ModelFile ModelFile::parse_summed(const uint8_t* bytes, size_t size, uint64_t summed) {
+    return read({{bytes, size}}, [&] { return summed; });
+}
+
 ModelFile ModelFile::parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum) {
+    if (!verify_checksum) return read(pages, nullptr);
+    return read(pages, [&] { return checksum_of(pages); });
+}
+
+ModelFile ModelFile::read(const std::vector<ByteSpan>& pages, const std::function<uint64_t()>& checksum) {
     require(!pages.empty(), "model file: no data");
     size_t size = 0;
     for (const ByteSpan& p : pages) {
@@ -338,7 +352,7 @@ ModelFile ModelFile::parse_pages(const std::vector<ByteSpan>& pages, bool verify
     f.config_ = h.config;
     f.checksum_ = h.checksum;
     f.tensors_ = read_tensor_table(pages, h, specs);
-    if (verify_checksum) check_checksum(pages, h.checksum);
+    if (checksum) require_checksum(h.checksum, checksum());
     // Phase 5: the values a checksum cannot vouch for. A NaN or Inf weight would only show up later as NaN
     // attention or logits, so such a file is refused here.
     for (const TensorEntry& t : f.tensors_) require_finite(t);

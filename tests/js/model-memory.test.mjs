@@ -74,6 +74,13 @@ test('fileStream gives the converter\'s file bit for bit, and a model loaded fro
     /truncated: the model file ended after 1000 of its \d+ bytes/);
   await assert.rejects(e.loadModelStream({ chunks: [bytes, new Uint8Array(8)], totalBytes: bytes.length }),
     /the model file is longer than its announced \d+ bytes/);
+  // The checksum is summed as the chunks arrive: a byte changed in any of them is caught, the first or the last.
+  for (const at of [100, bytes.length >> 1, bytes.length - 1]) {
+    const bad = bytes.slice();
+    bad[at] ^= 1;
+    await assert.rejects(e.loadModelStream({ chunks: new Response(bad).body, totalBytes: bad.length }),
+      /checksum mismatch: header says [0-9a-f]{16}, data gives [0-9a-f]{16} \(the file is corrupt\)/, `byte ${at}`);
+  }
   const stream = converted.fileStream();
   converted.free();
   await assert.rejects(streamBytes(stream), /this model has been freed|freed while its file was being read/);

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -82,6 +83,9 @@ public:
     // The same for a file held in pages, one after another (the converter's: the header and table first, then each
     // tensor in a page of its own). Every tensor must lie within one page.
     static ModelFile parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum = true);
+    // As parse, with the checksum summed elsewhere as the bytes arrived (fnv1a64_words over every byte after the
+    // header), so that the file is not read again.
+    static ModelFile parse_summed(const uint8_t* bytes, size_t size, uint64_t summed);
 
     const GPT2Config& config() const { return config_; }
     DType weight_type() const { return weight_type_; }
@@ -93,6 +97,9 @@ public:
     const TensorEntry& tensor(std::string_view name) const;  // throws Error("missing tensor NAME")
 
 private:
+    // Checks as parse says; checksum gives the sum of the data to compare with the header's (null: not compared).
+    static ModelFile read(const std::vector<ByteSpan>& pages, const std::function<uint64_t()>& checksum);
+
     GPT2Config config_;
     DType weight_type_ = DType::F32;
     uint64_t checksum_ = 0;

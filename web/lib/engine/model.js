@@ -420,13 +420,15 @@ export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32
   const loader = engineCall('loading a model', () => core.ModelLoader.create(totalBytes));
   try {
     const at = loader.address();
-    let written = 0;
+    let written = 0, summed = 0;
     for await (const chunk of asChunks(chunks, 'the .arcs file')) {
       if (chunk.length > totalBytes - written) {
         throw new Error(`the model file is longer than its announced ${totalBytes} bytes`);
       }
       core.HEAPU8.set(chunk, at + written);  // HEAPU8 is the memory's view now, after any growth
       written += chunk.length;
+      // The checksum as the file arrives: while the next chunk is read, not in one pass at the end.
+      if (written - summed >= SUM_BYTES) engineCall('loading a model', () => loader.sum(written)), summed = written;
       onProgress?.({ bytesDone: written, bytesTotal: totalBytes });
     }
     return wrap(core, engineCall('loading a model', () => loader.finish(written)), tokenizer, kvCache);
@@ -434,6 +436,8 @@ export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32
     loader.delete();
   }
 }
+
+const SUM_BYTES = 4 << 20;
 
 // A core Model handle as a Model, with its KV cache in kvCache's format.
 function wrap(core, handle, tokenizer, kvCache) {
