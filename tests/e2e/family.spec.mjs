@@ -35,33 +35,42 @@ const test = base.extend({
 const TEXT = 'When Mary and John went to the store, John gave a drink to';
 
 // The resident memory of this test's browser now, in bytes: every process descended from this one (Playwright's
-// worker launched the browser), whatever other browsers run on the machine.
-function chromiumBytes() {
-  const parent = new Map(), rss = new Map();
+// worker launched the browser), whatever other browsers run on the machine. byKind: the same by Chromium's process
+// type (browser, renderer, gpu-process, utility: the network and storage services).
+function chromiumBytes(byKind = null) {
+  const parent = new Map(), rss = new Map(), kind = new Map();
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'latin1');
       parent.set(pid, /PPid:\s+(\d+)/.exec(status)[1]);
       rss.set(pid, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024);
+      kind.set(pid, /--type=([\w-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'latin1'))?.[1] ?? 'browser');
     } catch { /* the process ended */ }
   }
   const mine = (pid) => { for (let p = pid; p && p !== '1'; p = parent.get(p)) if (p === String(process.pid)) return true; return false; };
   let total = 0;
-  for (const [pid, bytes] of rss) if (pid !== String(process.pid) && mine(pid)) total += bytes;
+  for (const [pid, bytes] of rss) {
+    if (pid === String(process.pid) || !mine(pid)) continue;
+    total += bytes;
+    if (byKind) byKind[kind.get(pid)] = (byKind[kind.get(pid)] ?? 0) + bytes;
+  }
   return total;
 }
 
 // Samples chromiumBytes() every 250 ms until stopped: -> stop(until) gives the peak of the samples before `until`
 // (a Date.now(); all of them by default).
 function sampleMemory() {
-  const samples = [[Date.now(), chromiumBytes()]];
-  const timer = setInterval(() => samples.push([Date.now(), chromiumBytes()]), 250);
+  const sample = () => { const kinds = {}; return [Date.now(), chromiumBytes(kinds), kinds]; };
+  const samples = [sample()];
+  const timer = setInterval(() => samples.push(sample()), 250);
   return (until = Infinity) => {
     clearInterval(timer);
-    samples.push([Date.now(), chromiumBytes()]);
-    return Math.max(...samples.filter(([t]) => t < until).map(([, bytes]) => bytes));
+    samples.push(sample());
+    const peak = samples.filter(([t]) => t < until).reduce((a, b) => (b[1] > a[1] ? b : a));
+    return Object.assign(new Number(peak[1]), { kinds: peak[2] });
   };
 }
+const kindsText = (kinds) => Object.entries(kinds).map(([k, v]) => `${k} ${gb(v)}`).join(', ');
 
 const gb = (n) => `${(n / 1e9).toFixed(2)} GB`;
 
@@ -83,8 +92,9 @@ async function referencePattern(name, text, layer, head) {
 }
 
 const family = [
-  { name: 'gpt2-medium', layers: 24, heads: 16, layer: 20, head: 5, download: '1.52 GB', q8: '400.1 MB' },
-  { name: 'gpt2-xl', layers: 48, heads: 25, layer: 47, head: 24, download: '6.43 GB', q8: '1.76 GB',
+  // kept: the models in the worker once it is loaded (the default model stays beside medium; XL is alone)
+  { name: 'gpt2-medium', layers: 24, heads: 16, layer: 20, head: 5, download: '1.52 GB', q8: '400.1 MB', kept: 2 },
+  { name: 'gpt2-xl', layers: 48, heads: 25, layer: 47, head: 24, download: '6.43 GB', q8: '1.76 GB', kept: 1,
     optIn: 'ARCSCOPE_FULL_XL' },
 ];
 
@@ -111,7 +121,7 @@ for (const m of family) {
       if (/^saving/.test(document.getElementById('progress-text').textContent)) window.noteSaving();
     }).observe(document.getElementById('progress-text'), { childList: true, characterData: true, subtree: true }));
     const engineBefore = await engineCall(page, 'memory');
-    const before = chromiumBytes(), stop = sampleMemory(), t0 = Date.now();
+    const kindsBefore = {}, before = chromiumBytes(kindsBefore), stop = sampleMemory(), t0 = Date.now();
     await page.click('#load-url');
     await expect(page.locator('#loader')).not.toBeVisible({ timeout: test.info().timeout - 60_000 });
     const loaded = Date.now();
@@ -119,11 +129,15 @@ for (const m of family) {
     await expect(page.locator('#model-status')).toContainText(`${m.layers} layers × ${m.heads} heads`);
     await expect(page.locator('#model-status')).toHaveClass(/ok/);
     const after = chromiumBytes(), engine = await engineCall(page, 'memory');
+    const kept = await engineCall(page, 'models');
+    expect(kept.map((k) => k.config.n_layer)).toContain(m.layers);
+    expect(kept).toHaveLength(m.kept);
     console.log(`${m.name}: converted in ${((saving - t0) / 1000).toFixed(1)} s, saved to Cache Storage in ` +
       `${((loaded - saving) / 1000).toFixed(1)} s; the engine's memory grew ${gb(engine.wasmBytes - engineBefore.wasmBytes)} ` +
       `to ${gb(engine.wasmBytes)} for a ${gb(engine.modelBytes)} model; Chromium's processes held ${gb(before)} before, ` +
       `${gb(peakConverting)} at the peak while converting (+${gb(peakConverting - before)}), ${gb(peak)} while ` +
-      `saving (+${gb(peak - before)}), ${gb(after)} after`);
+      `saving (+${gb(peak - before)}), ${gb(after)} after; by process, before: ${kindsText(kindsBefore)}; at the peak ` +
+      `while converting: ${kindsText(peakConverting.kinds)}`);
 
     // The explorer's menus reach the last layer and head; the head drawn is the engine's, from the native file.
     await expect(page.locator(`#layer option[value="${m.layers - 1}"]`)).toHaveCount(1);
