@@ -373,8 +373,12 @@ export class ArcScopeElement extends ElementBase {
     holder.className = 'effects';
     this.#view.replaceChildren(holder);
     const metricName = `logit(${displayName(answer)}) - logit(${displayName(wrong)})`;
-    this.#effects = new Heatmap(holder, { rows: L, cols: H, cell: H > 6 ? 28 : 40, signed: true,
-      rowLabels: range(L).map((l) => `layer ${l}`), colLabels: range(H).map((h) => `head ${h}`),
+    // A model larger than GPT-2 small (12 x 12) gets small cells and short labels: GPT-2 XL's 48 x 25 grid is
+    // 400 px wide, not 800; each cell's name still says its layer and head.
+    const large = L * H > 144;
+    this.#effects = new Heatmap(holder, { rows: L, cols: H, cell: large ? 16 : H > 6 ? 28 : 40, signed: true,
+      rowLabels: range(L).map((l) => (large ? `L${l}` : `layer ${l}`)),
+      colLabels: range(H).map((h) => (large ? `h${h}` : `head ${h}`)),
       label: `change in ${metricName} with each head ablated (${kind}): rows are layers, columns heads` });
     this.#effects.update(effect);
     this.#effects.cells.forEach((cell, i) => {

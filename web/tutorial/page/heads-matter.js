@@ -304,8 +304,12 @@ export class HeadsMatter {
     const { n_layer: L, n_head: H } = this.results.model.config;
     const holder = document.createElement('div');
     root.replaceChildren(holder);
-    const map = new Heatmap(holder, { rows: L, cols: H, cell: H > 6 ? 26 : 40, signed: true, label,
-      rowLabels: range(L).map((l) => `layer ${l}`), colLabels: range(H).map((h) => `head ${h}`) });
+    // Larger models than GPT-2 small get small cells and short labels, so the two grids still sit side by side
+    // (GPT-2 XL's 48 x 25: 400 x 768 px of cells each); each cell's name still says its layer and head.
+    const large = L * H > 144;
+    const map = new Heatmap(holder, { rows: L, cols: H, cell: large ? 16 : H > 6 ? 26 : 40, signed: true, label,
+      rowLabels: range(L).map((l) => (large ? `L${l}` : `layer ${l}`)),
+      colLabels: range(H).map((h) => (large ? `h${h}` : `head ${h}`)) });
     map.update(values, scale);
     map.cells.forEach((cell, i) => Object.assign(cell.dataset, { layer: Math.floor(i / H), head: i % H, value: values[i] }));
     map.grid({ name: title, onPick: (l, h) => this.pick(l, h, { user: true }) });

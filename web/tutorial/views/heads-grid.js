@@ -1,18 +1,28 @@
 // heads-grid.js: the cells of a layer x head grid laid out by the page's CSS grid (--heads columns after the row
 // labels): a blank corner, a "h0 h1 ..." header, then each layer's "L0" label and its heads' cells. Used by the
-// thumbnails (thumbs.js) and the head scores (heads-scores.js); cell(l, h) makes each head's element.
-export function headGridCells(root, L, H, cell) {
+// thumbnails (thumbs.js) and the head scores (heads-scores.js); cell(l, h) makes each head's element, and
+// under(l), when given, an element that lies under a layer's cells (the thumbnails' one canvas a layer). Every cell
+// is placed explicitly, so that element can share their row; the header and the labels stay in sight while a tall
+// grid scrolls in its box (views.css).
+export function headGridCells(root, L, H, cell, under = null) {
   root.style.setProperty('--heads', String(H));
-  const label = (text) => {
-    const s = document.createElement('span');
-    s.textContent = text;
-    return s;
+  const place = (el, row, column) => {
+    el.style.setProperty('grid-row', String(row));
+    el.style.setProperty('grid-column', String(column));
+    return el;
   };
-  const cells = [document.createElement('span')];
-  for (let h = 0; h < H; h++) cells.push(label(`h${h}`));
+  const label = (text, cls, row, column) => {
+    const s = document.createElement('span');
+    s.className = cls;
+    s.textContent = text;
+    return place(s, row, column);
+  };
+  const cells = [label('', 'grid-corner', 1, 1)];
+  for (let h = 0; h < H; h++) cells.push(label(`h${h}`, 'grid-col', 1, h + 2));
   for (let l = 0; l < L; l++) {
-    cells.push(label(`L${l}`));
-    for (let h = 0; h < H; h++) cells.push(cell(l, h));
+    cells.push(label(`L${l}`, 'grid-row', l + 2, 1));
+    if (under) cells.push(place(under(l), l + 2, `2 / span ${H}`));
+    for (let h = 0; h < H; h++) cells.push(place(cell(l, h), l + 2, h + 2));
   }
   return cells;
 }

@@ -7,8 +7,10 @@ import { headGridCells } from './heads-grid.js';
 const KINDS = [
   { key: 'previousToken', cls: 'prev', name: 'previous token', tag: 'prev', min: 0.5 },
   { key: 'firstToken', cls: 'sink', name: 'first token (sink)', tag: 'sink', min: 0.5 },
-  { key: 'induction', cls: 'ind', name: 'induction', tag: 'induction', min: 0.3 },
+  { key: 'induction', cls: 'ind', name: 'induction', tag: 'induction', short: 'ind', min: 0.3 },
 ];
+// Past this many heads the cells are narrow (GPT-2 XL's 25 fit the page's width) and a tag is its short form.
+const NARROW = 16;
 
 // The label a head earns: the kind whose score is highest relative to its threshold, if any passes.
 export function headLabel(scores, index) {
@@ -39,7 +41,7 @@ export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
     const item = document.createElement('span');
     const key = document.createElement('span');
     key.className = `key ${k.cls}`;
-    item.append(key, `${k.name} (label at ≥ ${k.min})`);
+    item.append(key, `${k.name} (label${H > NARROW && k.short ? ` "${k.short}"` : ''} at ≥ ${k.min})`);
     legend.append(item);
   }
   const cells = headGridCells(root, L, H, (l, h) => {
@@ -50,7 +52,8 @@ export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
     b.dataset.layer = l; b.dataset.head = h;
     const tag = document.createElement('span');
     tag.className = 'tag';
-    tag.textContent = headLabel(scores, i) || '\u00A0';
+    const kind = KINDS.find((k) => k.tag === headLabel(scores, i));
+    tag.textContent = (H > NARROW && kind?.short) || kind?.tag || '\u00A0';
     b.append(tag);
     const lesson = taught.find((t) => t.layer === l && t.head === h);
     if (lesson) {
