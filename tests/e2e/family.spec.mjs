@@ -1,5 +1,6 @@
 // The GPT-2 family in the page: a checkpoint of GPT-2 medium's full shape (24 layers × 16 heads × 1024, GPT-2's
-// vocabulary and context: 1.52 GB of float32 in the Hugging Face layout, random weights) picked in the loader, served
+// vocabulary and context: 1.52 GB of float32 in the Hugging Face layout, the sharp-headed random weights the PyTorch
+// checks use, tests/reference/gpt2_family.py) picked in the loader, served
 // by the test, converted in the page's worker and drawn at layer 20; the arcs are the attention the engine computes in
 // Node on the native converter's file. Then the shared link reopens it from the browser's cache.
 // With ARCSCOPE_FULL_XL=1 the same runs for GPT-2 XL's full shape (48 × 25 × 1600, 6.43 GB), drawn at layer 47: an

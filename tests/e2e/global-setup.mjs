@@ -6,7 +6,7 @@
 // crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
 // weight, a model with a 32769-token context (its attention capture would need 4.3 GB) and one with a NaN scale.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkpoint, tensorAt, reseal } from '../js/crafted-files.mjs';
 
@@ -26,24 +26,21 @@ export default function globalSetup() {
   makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12-1024`, 1024);
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
-  makeFamilyFixture('gpt2-medium', { layers: 24, heads: 16, width: 1024 });
-  if (process.env.ARCSCOPE_FULL_XL === '1') makeFamilyFixture('gpt2-xl', { layers: 48, heads: 25, width: 1600 });
+  linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)');
+  if (process.env.ARCSCOPE_FULL_XL === '1') linkFamilyFixture('gpt2-xl', 'gpt2_family.full_xl()');
 }
 
-// A GPT-2 of the family at its full shape (GPT-2's vocabulary and context), in the Hugging Face layout (NAME-hf/) for
-// the page to convert, and its q8 file converted natively (NAME.q8.arcs) to check the page's drawing against. A whole
-// checkpoint the benchmark already made (build/family/NAME, seed 0) is linked rather than made again.
-function makeFamilyFixture(name, { layers, heads, width }) {
-  const hf = `${FIXTURES}/${name}-hf`, arcs = `${FIXTURES}/${name}.q8.arcs`, made = `build/family/${name}`;
-  if (!existsSync(`${hf}/model.safetensors`)) {
-    if (existsSync(`${made}/model.safetensors`)) symlinkSync(resolve(made), hf);
-    else {
-      execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', hf, '--n-layer', String(layers),
-        '--n-head', String(heads), '--n-embd', String(width), '--n-ctx', '1024', '--vocab', '50257', '--seed', '0'],
-      { stdio: 'ignore' });
-    }
+// A GPT-2 of the family at its full shape, in the Hugging Face layout (NAME-hf/) for the page to convert, and its q8
+// file converted natively (NAME.q8.arcs) to check the page's drawing against: the checkpoint the PyTorch checks use
+// (tests/reference/gpt2_family.py makes it once, when missing or stale), linked, not made a second time.
+function linkFamilyFixture(name, folder) {
+  const script = 'import sys; sys.path.insert(0, "tests/reference"); import gpt2_family; ' +
+    `f = ${folder}; print(f); print(gpt2_family.native_file(f, "q8"))`;
+  const [hf, arcs] = execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' }).trim().split('\n').slice(-2);
+  for (const [link, target] of [[`${FIXTURES}/${name}-hf`, hf], [`${FIXTURES}/${name}.q8.arcs`, arcs]]) {
+    rmSync(link, { recursive: true, force: true });
+    symlinkSync(resolve(target), link);
   }
-  if (!existsSync(arcs)) execFileSync('build/native/arcscope', ['convert', '--in', hf, '--out', arcs, '--dtype', 'q8'], { stdio: 'ignore' });
 }
 
 // GPT-2 small's 12 layers and 12 heads and its vocabulary, narrow (n_embd 96) so it is small: what the article's

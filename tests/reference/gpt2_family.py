@@ -52,6 +52,15 @@ def checkpoint(name, seed, qk_scale, n_layer=None, folder=None):
     return folder
 
 
+def full_xl():
+    """The whole gpt2-xl (48 blocks, 6.4 GB) the opt-in checks use: build/family/gpt2-xl when it is there (seed 0,
+    the generator's default scores, as the benchmark makes it), else one made the same way under build/family-ref/."""
+    made = os.path.join(ROOT, "build", "family", "gpt2-xl")
+    if os.path.exists(os.path.join(made, "model.safetensors")):
+        return made
+    return checkpoint("gpt2-xl", 0, 1, folder=os.path.join(ROOT, "build", "family-ref", "gpt2-xl"))
+
+
 def token_ids(T, seed):
     return np.random.default_rng(seed).integers(0, VOCAB, T).tolist()
 

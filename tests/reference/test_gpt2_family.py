@@ -147,9 +147,9 @@ class Gpt2XL(FamilyCheck, unittest.TestCase):
     NAME, SEED, N_LAYER, NATIVE = "gpt2-xl", 34, 2, True
 
 
-FULL_XL = os.path.join(ROOT, "build", "family", "gpt2-xl")  # seed 0, scores of std 1, as the loader's tests make it
-# Scores of std 1 here, so q8 comes much nearer than with the sharp heads above: README's exactness table has 0.011 and
-# 0.014 for the small and medium shapes' attention; 48 blocks measured 0.016 and 1 - cosine 1.8e-4. About twice that:
+# The whole gpt2-xl (gpt2_family.full_xl) has scores of std 1, so q8 comes much nearer than with the sharp heads
+# above: README's exactness table has 0.011 and 0.014 for the small and medium shapes' attention; 48 blocks measured
+# 0.016 and 1 - cosine 1.8e-4. About twice that:
 FULL_XL_BOUNDS = dict(attention=0.03, logits_cos=4e-4)
 
 
@@ -162,9 +162,7 @@ class FullDepthXL(unittest.TestCase):
     default scores); otherwise makes its own under build/family-ref/. Prints the time and each process's peak RSS."""
 
     def test_full_xl_q8_in_wasm(self):
-        ckpt = FULL_XL
-        if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
-            ckpt = family.checkpoint("gpt2-xl", 0, 1, folder=os.path.join(ROOT, "build", "family-ref", "gpt2-xl"))
+        ckpt = family.full_xl()
         ids = family.token_ids(T, 48)
         out = os.path.join(ROOT, "build", "family-ref", "gpt2-xl-wasm-pass")
         t0, threads = time.time(), torch.get_num_threads()
