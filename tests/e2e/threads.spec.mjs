@@ -3,7 +3,7 @@
 import { test, expect } from '@playwright/test';
 import { watchConsole, openPage, drawnArcs } from './helpers.mjs';
 
-test('createEngine() runs the threaded module here, and it gives the plain module\'s bits', async ({ page }) => {
+test('createEngine() runs the threaded module here, and it gives the plain module\'s bits, a model streamed in too', async ({ page }) => {
   const errors = watchConsole(page);
   await page.goto('./embed.html');
   const r = await page.evaluate(async () => {
@@ -17,7 +17,11 @@ test('createEngine() runs the threaded module here, and it gives the plain modul
       const out = model.forward(ids, { attention: true, allLogits: true });
       const ms = performance.now() - t0;
       model.free();
-      return { threads: engine.threads, ms, logits: out.logits, attention: out.attention };
+      // The same file streamed in after the threads have grown the memory: written where the loader's buffer is now.
+      const streamed = await engine.loadModelStream({ chunks: new Response(bytes).body, totalBytes: bytes.length });
+      const again = streamed.forward(ids, { allLogits: true }).logits;
+      streamed.free();
+      return { threads: engine.threads, ms, logits: out.logits, attention: out.attention, again };
     };
     const threaded = await run({}), plain = await run({ threads: 1 });
     const differ = (a, b) => a.length !== b.length || a.some((v, i) => !Object.is(v, b[i]));
@@ -27,6 +31,7 @@ test('createEngine() runs the threaded module here, and it gives the plain modul
       isolated: crossOriginIsolated, available: threadsAvailable(), cores: navigator.hardwareConcurrency,
       threads: threaded.threads, plainThreads: plain.threads, ms: [threaded.ms, plain.ms],
       logitsDiffer: differ(threaded.logits, plain.logits), attentionDiffer: differ(threaded.attention, plain.attention),
+      streamedDiffer: differ(threaded.again, plain.logits) || differ(plain.again, plain.logits),
       refused,
     };
   });
@@ -38,6 +43,7 @@ test('createEngine() runs the threaded module here, and it gives the plain modul
   expect(r.plainThreads).toBe(1);
   expect(r.logitsDiffer).toBe(false);
   expect(r.attentionDiffer).toBe(false);
+  expect(r.streamedDiffer).toBe(false);
   expect(r.refused).toBe('threads must be a whole number from 1 up, got 0');
   expect(errors).toEqual([]);
 });

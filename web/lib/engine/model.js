@@ -425,7 +425,7 @@ export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32
       if (chunk.length > totalBytes - written) {
         throw new Error(`the model file is longer than its announced ${totalBytes} bytes`);
       }
-      core.HEAPU8.set(chunk, at + written);  // HEAPU8 is the memory's view now, after any growth
+      heapBytes(core).set(chunk, at + written);
       written += chunk.length;
       // The checksum as the file arrives: while the next chunk is read, not in one pass at the end.
       if (written - summed >= SUM_BYTES) engineCall('loading a model', () => loader.sum(written)), summed = written;
@@ -438,6 +438,11 @@ export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32
 }
 
 const SUM_BYTES = 4 << 20;
+
+// The engine's memory as bytes, as it is now. The plain module refreshes HEAPU8 whenever its memory grows; the threaded
+// one grows it from any thread, and only that thread's HEAPU8 follows: its Memory object's buffer is the current one.
+const heapBytes = (core) => (core.wasmMemory && core.wasmMemory.buffer !== core.HEAPU8.buffer
+  ? new Uint8Array(core.wasmMemory.buffer) : core.HEAPU8);
 
 // A core Model handle as a Model, with its KV cache in kvCache's format.
 function wrap(core, handle, tokenizer, kvCache) {
