@@ -139,9 +139,9 @@ const rows = [
   ['patching sweep (passes of the prompt)', (r) => r.sweeps && r.sweeps.patchingMs / r.sweeps.passMs],
   ['ablation sweep of it (ms)', (r) => r.sweeps?.ablationMs],
   ['ablation sweep (passes of the prompt)', (r) => r.sweeps && r.sweeps.ablationMs / r.sweeps.passMs],
-  ['wasm memory (MB)', (r) => r.wasmMemoryBytes && r.wasmMemoryBytes / 2 ** 20],
-  ['process peak RSS (MB)', (r) => r.peakRssBytes && r.peakRssBytes / 2 ** 20],
-  ['page memory (MB)', (r) => r.pageMemoryBytes != null ? r.pageMemoryBytes / 2 ** 20 : undefined],
+  ['wasm memory (MiB)', (r) => r.wasmMemoryBytes && r.wasmMemoryBytes / 2 ** 20],
+  ['process peak RSS (MiB)', (r) => r.peakRssBytes && r.peakRssBytes / 2 ** 20],
+  ['page memory (MiB)', (r) => r.pageMemoryBytes != null ? r.pageMemoryBytes / 2 ** 20 : undefined],
 ];
 
 const best = (v) => Math.min(...v);
@@ -200,7 +200,7 @@ function sizesTable(title, columns, runs) {
   const shape = (size) => columns.filter((c) => c.size === size).flatMap((c) => runs[c.id])
     .find((r) => r.shape)?.shape ?? '—';
   const lines = [`${title}, one thread, ${roundsSaid} (best / median)`, '',
-    `| size | shape (layers × heads × width) | system | model file (MB) | ${figures.join(' | ')} |`,
+    `| size | shape (layers × heads × width) | system | model file (MiB) | ${figures.join(' | ')} |`,
     `|---|---|---|---|${figures.map(() => '---|').join('')}`];
   for (const c of columns) {
     const fileMB = fs.statSync(path.join(root, c.model)).size / 2 ** 20;
