@@ -194,7 +194,7 @@ function table(title, active, runs) {
 
 // The sizes side by side: one row per size and system, the figures that scale with the model.
 const sizeFigures = ['prefill T=256 (ms)', 'decode (ms/token)', 'decode bandwidth floor (ms/token)', 'load (ms)',
-  'load, decoder graph (ms)', 'wasm memory (MB)', 'process peak RSS (MB)', 'page memory (MB)'];
+  'load, decoder graph (ms)', 'wasm memory (MiB)', 'process peak RSS (MiB)', 'page memory (MiB)'];
 function sizesTable(title, columns, runs) {
   const figures = sizeFigures.filter((name) => columns.some((c) => statOf(runs[c.id], name)));
   const shape = (size) => columns.filter((c) => c.size === size).flatMap((c) => runs[c.id])
