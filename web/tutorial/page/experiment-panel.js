@@ -1,10 +1,13 @@
 // experiment-panel.js: section 5's "the article's experiment" panel. The button runs experiment.js in the tutorial's
 // worker on the loaded model, shows its top 5, and sets the explorer to the same sentence, layer and head with " it"
-// pinned; the panel shows experiment.js's own text beside the Python. It needs GPT-2 small's 12 layers and 12 heads.
+// pinned; the panel shows experiment.js's own text beside the Python. It needs a layer 8, head 5, and the article's
+// claim is about GPT-2 small's: on another model the result says so.
 import { TROPHY } from '../shared/experiment.js';
 
 const $ = (id) => document.getElementById(id);
 const LAYER = 8, HEAD = 5;
+// GPT-2 small's layout (a narrow test model of that shape too), the one the article's head is named in.
+const isGpt2SmallShaped = (config) => config.n_layer === 12 && config.n_head === 12;
 
 export function setupExperiment(engine, explorer, openLoader) {
   fetch(new URL('../shared/experiment.js', import.meta.url))
@@ -31,6 +34,14 @@ export function setupExperiment(engine, explorer, openLoader) {
     try {
       const r = await engine.call('itExperiment', { model: model.key });
       show(r, model.name);
+      // Another model has a layer 8, head 5 too (GPT-2 XL: one of 1,200 heads), but the article's claim is not about
+      // it: say so where the result is.
+      const other = !isGpt2SmallShaped(model.config);
+      $('experiment-other').hidden = !other;
+      $('experiment-other').textContent = other ? `The article's claim is about GPT-2 small (12 layers × 12 heads). ` +
+        `${model.name} has ${model.config.n_layer} layers × ${model.config.n_head} heads: its layer ${LAYER}, head ` +
+        `${HEAD} is another head, with no known role, so what it attends to below says nothing about the claim. ` +
+        'Load GPT-2 small to test it.' : '';
       // The explorer shows the same head on the sentence as typed (no <|endoftext|> first), " it" pinned.
       await explorer.show({ text: TROPHY, layer: LAYER, head: HEAD, token: r.pos - 1 });
     } catch (e) {
