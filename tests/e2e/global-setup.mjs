@@ -1,6 +1,7 @@
 // Makes the browser tests' model fixtures once (kept under build/, never committed): a tiny random GPT-2 in the
 // Hugging Face layout (model.safetensors + config.json, as people download them) and its int8 conversion, a
-// GPT-2-small-shaped one (12 layers, 12 heads), the same with GPT-2's 1,024-token context for the long-text tests
+// GPT-2-small-shaped one (12 layers, 12 heads) and an XL-shaped one (48 x 25), both narrow, the first again with GPT-2's
+// 1,024-token context for the long-text tests
 // (and a link to the real GPT-2 small of the benchmarks when build/bench has it), GPT-2 medium's full shape (and XL's,
 // when ARCSCOPE_FULL_XL=1) for the family spec, and the
 // crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
@@ -22,8 +23,9 @@ export default function globalSetup() {
   if (!existsSync(arcs)) {
     execFileSync('build/native/arcscope', ['convert', '--in', hf, '--out', arcs, '--dtype', 'q8'], { stdio: 'inherit' });
   }
-  makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12`);
-  makeGpt2ShapedFixture(`${FIXTURES}/gpt2-12x12-1024`, 1024);
+  makeShapedFixture(`${FIXTURES}/gpt2-12x12`, { layers: 12, heads: 12, width: 96, n_ctx: 64, seed: 8 });
+  makeShapedFixture(`${FIXTURES}/gpt2-12x12-1024`, { layers: 12, heads: 12, width: 96, n_ctx: 1024, seed: 8 });
+  makeShapedFixture(`${FIXTURES}/gpt2-48x25`, { layers: 48, heads: 25, width: 200, n_ctx: 1024, seed: 0 });
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
   linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)');
@@ -43,12 +45,14 @@ function linkFamilyFixture(name, folder) {
   }
 }
 
-// GPT-2 small's 12 layers and 12 heads and its vocabulary, narrow (n_embd 96) so it is small: what the article's
-// experiment (layer 8, head 5) and the GPT-2 presets need, at 20 MB. The long-text tests need GPT-2's context.
-function makeGpt2ShapedFixture(dir, n_ctx = 64) {
+// A GPT-2 of some family member's layers and heads and GPT-2's vocabulary, narrow so it is small. GPT-2 small's 12 x 12
+// (n_embd 96, 20 MB) is what the article's experiment (layer 8, head 5) and the GPT-2 presets need, and the long-text
+// tests need GPT-2's context; XL's 48 x 25 (n_embd 200, 41 MB) is what the views are tried at (large-views.spec).
+function makeShapedFixture(dir, { layers, heads, width, n_ctx, seed }) {
   if (existsSync(`${dir}.q8.arcs`)) return;
-  execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '12', '--n-head', '12',
-    '--n-embd', '96', '--n-ctx', String(n_ctx), '--vocab', '50257', '--seed', '8'], { stdio: 'ignore' });
+  execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', String(layers),
+    '--n-head', String(heads), '--n-embd', String(width), '--n-ctx', String(n_ctx), '--vocab', '50257',
+    '--seed', String(seed)], { stdio: 'ignore' });
   execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', `${dir}.q8.arcs`, '--dtype', 'q8'], { stdio: 'ignore' });
 }
 
