@@ -119,6 +119,12 @@ test('section 7\'s ablation grid and <arc-scope mode="ablation"> at 48 x 25: 1,2
   const size = await grid.boundingBox();
   expect(size.width).toBeLessThan(500); // two such grids sit side by side in the page's 1,000 px
   expect(await overflowX(page.locator('#hm-lens'))).toBeGreaterThanOrEqual(0);
+  // The attribution's 1,250 bars (48 x 25 heads, 48 MLPs, the embedding and the biases) keep their size and scroll.
+  const bars = page.locator('#hm-dla rect.bar');
+  await expect(bars).toHaveCount(1 + L * (H + 1) + 1);
+  expect((await bars.first().boundingBox()).width).toBeGreaterThanOrEqual(2);
+  expect(await overflowX(page.locator('#hm-dla'))).toBeGreaterThan(1000);
+  await expect(page.locator('#hm-dla .x-axis-label')).toContainText('1250 parts: scroll sideways');
 
   // The element's grid of the same sweep is as narrow, with the head its layer and head name marked.
   await page.evaluate(() => import('/lib/arc-scope.js')); // the tutorial page does not load the element itself

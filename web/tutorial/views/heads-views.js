@@ -91,7 +91,10 @@ export function dlaChart(root, attribution, { maxWidth = 760, height = 240, toke
   const W = width - pad.l - pad.r, H = height - pad.t - pad.b;
   const max = niceCeil(Math.max(1e-6, ...bars.map((b) => Math.abs(b.value))));
   const y = (v) => pad.t + (1 - (v + max) / (2 * max)) * H;
-  const svg = el('svg', { class: 'chart hm-dla-chart', viewBox: `0 0 ${width} ${height}`, width, role: 'img',
+  // Wider than the column (GPT-2 XL's 1,250 parts at 3 px): drawn at its own size and scrolled, not shrunk until its
+  // bars and labels cannot be told apart.
+  const wide = width > maxWidth;
+  const svg = el('svg', { class: `chart hm-dla-chart${wide ? ' wide' : ''}`, viewBox: `0 0 ${width} ${height}`, width, role: 'img',
     'aria-label': `Direct logit attribution of ${tokenText}: each head's, each MLP's, the embedding's and the biases' share of the logit` });
   for (const v of [-max, -max / 2, 0, max / 2, max]) {
     el('line', { class: v === 0 ? 'axis' : 'grid', x1: pad.l, x2: pad.l + W, y1: y(v), y2: y(v) }, svg);
@@ -113,7 +116,7 @@ export function dlaChart(root, attribution, { maxWidth = 760, height = 240, toke
   }
   closeGroup();
   el('text', { class: 'x-axis-label', x: pad.l + W / 2, y: height - 4, 'text-anchor': 'middle' }, svg,
-    'each layer: its heads in order, then its MLP (outlined)');
+    `each layer: its heads in order, then its MLP (outlined)${wide ? `; ${n} parts: scroll sideways` : ''}`);
   root.replaceChildren(svg);
   return { svg, bars };
 }
