@@ -79,11 +79,10 @@ public:
             const size_t n = buffer_bytes("the model file", uint64_t(bytes["length"].as<double>()));
             auto buffer = std::make_shared<AlignedBytes>(n);
             val(emscripten::typed_memory_view(n, buffer->data)).call<void>("set", bytes);
-            ModelFile file = ModelFile::parse(buffer->data, n);
-            return new Model(std::make_unique<GPT2>(file, buffer));
+            return over(ModelFile::parse(buffer->data, n), buffer);
         });
     }
-    // A validated file that `owner` keeps alive (the loader's buffer, the converter's pages).
+    // A validated file that `owner` keeps alive (from_bytes' and the loader's buffer, the converter's pages).
     static Model* over(const ModelFile& file, std::shared_ptr<const void> owner) {
         return new Model(std::make_unique<GPT2>(file, std::move(owner)));
     }

@@ -323,11 +323,7 @@ PagedBytes& Converter::finish() {
         std::vector<uint8_t>().swap(staged_), std::vector<float>().swap(f32_), std::vector<uint8_t>().swap(packed_);
         // The checksum runs over the pages in order: each is a whole number of 8-byte words (64-byte layout).
         static_assert(kDataAlign % 8 == 0 && kModelHeaderBytes % 8 == 0, "checksum words span pages");
-        uint64_t h = kFnvOffsetBasis;
-        for (size_t i = 0; i < out_.page_count(); ++i) {
-            const size_t skip = i == 0 ? kModelHeaderBytes : 0;
-            h = fnv1a64_words(out_.page(i) + skip, out_.page_size(i) - skip, h);
-        }
+        const uint64_t h = file_checksum(out_.spans());
         uint8_t header[kModelHeaderBytes];
         std::memcpy(header, out_.page(0), kModelHeaderBytes);
         store_checksum(header, h);

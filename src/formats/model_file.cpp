@@ -308,7 +308,9 @@ void require_checksum(uint64_t expected, uint64_t actual) {
     require(actual == expected, std::string(buf) + " (the file is corrupt)");
 }
 
-uint64_t checksum_of(const std::vector<ByteSpan>& pages) {
+}  // namespace
+
+uint64_t file_checksum(const std::vector<ByteSpan>& pages) {
     uint64_t h = kFnvOffsetBasis;
     for (size_t i = 0; i < pages.size(); ++i) {
         const size_t skip = i == 0 ? kModelHeaderBytes : 0;
@@ -316,8 +318,6 @@ uint64_t checksum_of(const std::vector<ByteSpan>& pages) {
     }
     return h;
 }
-
-}  // namespace
 
 ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checksum) {
     return parse_pages({{bytes, size}}, verify_checksum);
@@ -329,7 +329,7 @@ ModelFile ModelFile::parse_summed(const uint8_t* bytes, size_t size, uint64_t su
 
 ModelFile ModelFile::parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum) {
     if (!verify_checksum) return read(pages, nullptr);
-    return read(pages, [&] { return checksum_of(pages); });
+    return read(pages, [&] { return file_checksum(pages); });
 }
 
 ModelFile ModelFile::read(const std::vector<ByteSpan>& pages, const std::function<uint64_t()>& checksum) {

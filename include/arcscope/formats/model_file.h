@@ -74,6 +74,9 @@ struct ByteSpan {
     size_t size;
 };
 
+// The checksum of a file held in pages, one after another: fnv1a64_words over every byte after the header.
+uint64_t file_checksum(const std::vector<ByteSpan>& pages);
+
 // A validated, non-owning view of a model file's bytes (the bytes must outlive it).
 class ModelFile {
 public:
