@@ -66,21 +66,14 @@ export class LruMap {
     this.bytes = 0;
   }
 
-  // Evicts, oldest first, removable ones, until one more value holding bytes would be within both bounds.
-  makeRoom(bytes) {
+  // Evicts, oldest first, until one more value holding bytes would be within both bounds (before it arrives).
+  makeRoom(bytes) { this.evict(undefined, { entries: 1, bytes }); }
+  // Oldest first, removable ones other than keep, until within both bounds, counting a value still to come
+  // (incoming: {entries, bytes}): past the number any of them, past the budget those holding bytes.
+  evict(keep, incoming = { entries: 0, bytes: 0 }) {
     for (const [key, entry] of this.map) {
-      if (this.map.size < this.maxEntries && this.bytes + bytes <= this.budget) break;
-      if (!this.removable(entry.value)) continue;
-      this.delete(key);
-      this.onEvict?.(entry.value, key);
-    }
-  }
-  // Oldest first, removable ones other than keep, until within both bounds: past the number any of them, past the
-  // budget those holding bytes.
-  evict(keep) {
-    for (const [key, entry] of this.map) {
-      const overEntries = this.map.size > this.maxEntries;
-      if (!overEntries && this.bytes <= this.budget) break;
+      const overEntries = this.map.size + incoming.entries > this.maxEntries;
+      if (!overEntries && this.bytes + incoming.bytes <= this.budget) break;
       if (key === keep || !this.removable(entry.value) || !(overEntries || entry.bytes)) continue;
       this.delete(key);
       this.onEvict?.(entry.value, key);
