@@ -14,11 +14,11 @@ export async function openModelFile(url, { progress = () => {}, signal } = {}) {
   const meta = {};
   const body = download(url, { signal, meta, reuse: true });  // each chunk goes into the engine before the next
   const first = await body.next();
-  let loaded = first.done ? 0 : first.value.length;
+  let loaded = first.done ? 0 : first.value.length, reported = 0;
   async function* counted() {
     for await (const chunk of withFirst(first, body)) {
       loaded += chunk === first.value ? 0 : chunk.length;
-      progress({ stage, loaded, total: meta.total });
+      if (loaded - reported >= 1 << 20) progress({ stage, loaded, total: meta.total }), reported = loaded;  // each MB
       yield chunk;
     }
   }
@@ -106,8 +106,14 @@ export async function convertToModel(engine, source, key, { dtype = 'q8', progre
         loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
   }).finally(() => close(checkpoint.chunks));
-  progress({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
-  const kept = await storeModel(cacheKey, model.fileStream(), model.fileBytes);  // read from the engine a piece at a time
+  const kept = await keepModel(cacheKey, model, progress);  // (not inside stored?.(): that would skip it)
   engine.stored?.(kept);
   return model;
+}
+
+// Keeps a loaded model's file in Cache Storage under key, read from the engine's memory a piece at a time.
+// -> whether the browser kept it
+export async function keepModel(key, model, progress = () => {}) {
+  progress({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
+  return storeModel(key, model.fileStream(), model.fileBytes);
 }

@@ -10,9 +10,9 @@
 // again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from '../arcscope.js';
 import { spanLabels } from '../views/token-text.js';
-import { convertToModel, openModelFile } from './model-source.js';
+import { convertToModel, keepModel, openModelFile } from './model-source.js';
 import { setStallTimeout } from '../shared/downloads.js';
-import { convertedKey, cachedModel, storeModel } from '../shared/model-cache.js';
+import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
 import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
 import { viewMatrix } from '../views/attention-math.js';
@@ -74,7 +74,7 @@ export const ops = {
       if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
       return loadStream({ ...cached, name }, c, 'loading from the browser cache');
     });
-    await store(key, entry, ctx);
+    if (!await keepModel(key, entry.model, ctx.progress)) entry.notes.push(NOT_KEPT);
     return describe(key);
   },
 
@@ -308,13 +308,8 @@ async function convert(source, key, name, dtype, ctx) {
   return entry;
 }
 
-// Keeps a model's file in Cache Storage, read from the engine's memory a piece at a time; where the browser refuses
-// (its storage is full, or kept in memory as in a private window), the model's notes say so.
-async function store(key, entry, { progress }) {
-  const { model } = entry;
-  progress?.({ stage: 'saving to the browser cache', loaded: 0, total: model.fileBytes });
-  if (!await storeModel(key, model.fileStream(), model.fileBytes)) entry.notes.push(NOT_KEPT);
-}
+// What a model's notes say where the browser would not keep it (its storage is full, or kept in memory as in a
+// private window).
 const NOT_KEPT = 'the browser would not keep it in its storage (full, or a private window\'s): the next visit ' +
   'loads it again';
 
