@@ -44,3 +44,13 @@ test('the docs tests run something', () => {
   const counted = docs.flatMap((d) => codeBlocks(join(repoRoot, d))).filter((b) => !b.skip);
   assert.ok(counted.length >= 3, `only ${counted.length} runnable blocks found`);
 });
+
+test("the docs' HTTP headers are one line each, as a server sends them", () => {
+  for (const doc of docs) {
+    for (const block of codeBlocks(join(repoRoot, doc)).filter((b) => b.lang === 'http')) {
+      for (const line of block.code.trimEnd().split('\n')) {
+        assert.match(line, /^[A-Za-z-]+: \S/, `${doc}:${block.line}: "${line}" is not a header line (Name: value)`);
+      }
+    }
+  }
+});
