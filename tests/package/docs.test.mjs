@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks } from './code-blocks.mjs';
 import { installedConsumer, repoRoot } from './consumer.mjs';
@@ -52,5 +52,14 @@ test("the docs' HTTP headers are one line each, as a server sends them", () => {
         assert.match(line, /^[A-Za-z-]+: \S/, `${doc}:${block.line}: "${line}" is not a header line (Name: value)`);
       }
     }
+  }
+});
+
+test('embed.html installs the tarball, as the guide does: arcscope is not on the npm registry', () => {
+  const page = readFileSync(join(repoRoot, 'web', 'embed.html'), 'utf8').replace(/\s+/g, ' ');
+  assert.match(page, /npm install \/path\/to\/arcscope-&lt;version&gt;\.tgz/);
+  // "npm install arcscope" only where the page says that it fails
+  for (const m of page.matchAll(/npm install arcscope\b/g)) {
+    assert.match(page.slice(m.index, m.index + 60), /fails/, `embed.html: "${page.slice(m.index - 40, m.index + 60)}"`);
   }
 });
