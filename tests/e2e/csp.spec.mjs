@@ -1,6 +1,8 @@
 // Under the strict Content-Security-Policy (served with --csp): everything works, and the console stays clean.
 import { test, expect } from '@playwright/test';
-import { watchConsole, openPage, drawnArcs } from './helpers.mjs';
+import { fileURLToPath } from 'node:url';
+import { watchConsole, openPage, drawnArcs, addElement } from './helpers.mjs';
+import { serveFolder } from '../package/consumer.mjs';
 
 const STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
@@ -32,4 +34,19 @@ test('<arc-scope> runs under the strict CSP with zero console errors', async ({ 
   await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
   await expect(page.locator('#example-matrix rect[data-weight]').first()).toBeAttached();
   expect(errors).toEqual([]);
+});
+
+test('a model URL the policy blocks: the element names connect-src', async ({ page }) => {
+  // The model on another origin that allows CORS: only the page's connect-src stands in its way.
+  const { server, url } = await serveFolder(fileURLToPath(new URL('../../models/', import.meta.url)), { cors: true });
+  try {
+    await page.goto('./embed.html');
+    const model = `${url}shakespeare-4l.q8.arcs`;
+    const message = await addElement(page, { text: 'hello world', model }).then(() => 'drawn?', (e) => e.message);
+    console.log(`blocked model: ${message.split('\n')[0]}`);
+    expect(message).toContain(`could not reach ${model} (`);
+    expect(message).toContain("Content-Security-Policy: its connect-src must allow this URL");
+  } finally {
+    server.close();
+  }
 });

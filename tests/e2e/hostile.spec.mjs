@@ -135,7 +135,8 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   expect(messages).not.toContain('accepted?');
   expect(messages[0]).toBe(`${url('/hostile/page.arcs')} sent a web page, not the file: check that the link points at ` +
     'the file itself (on Hugging Face, a /resolve/ link rather than /blob/)');
-  // messages[1] (a truncated file) is the engine's own words, checked by its tests.
+  // messages[1] (a truncated file): the engine's own words (checked by its tests), after the URL they are about.
+  expect(messages[1]).toMatch(new RegExp(`^${url('/hostile/truncated.arcs').replace(/[.?]/g, '\\$&')}: truncated: `));
   expect(messages[2]).toContain('HTTP 404');
   expect(messages[3]).toMatch(/stalled: no data for 1 s \(received 66 kB of/);
   expect(messages[4]).toMatch(/stalled: no answer from the server for 1 s/);
@@ -145,7 +146,7 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   expect(messages[8]).toContain('50257');
   expect(messages[13]).toMatch(/^truncated checkpoint: model\.safetensors is 82\.8 KB \(82843 bytes\) but its header describes 15\.3 GB/);
   expect(messages[14]).toBe('tensor ln_f.bias holds a non-finite value (NaN) at index 7');
-  expect(messages[15]).toMatch(/^tensor wte\.weight has a non-finite q8 scale \(NaN\) for row 3, columns 0-31/);
+  expect(messages[15]).toMatch(/\/fixtures\/hostile\/nan-scale\.q8\.arcs: tensor wte\.weight has a non-finite q8 scale \(NaN\) for row 3, columns 0-31/);
   expect(messages[16]).toMatch(/^attention pattern \(heads x T x T\) \[1, 32769, 32769\] of 4-byte values needs 4\.3 GB/);
   expect(messages[17]).toBe("dtype must be q8, q16 or f32, got 'q4'");
   // Bad element attributes, through the same worker.

@@ -64,8 +64,8 @@ export async function fetchBytes(url, stage, { progress = () => {}, meta = {}, .
 
 // What a download's failures say. A caller with its own words (the element's src) gives its own.
 const MODEL_WORDING = {
-  unreachable: (url, e) => `could not reach ${url} (offline, blocked by the page's security policy, or the server ` +
-    `refuses cross-origin requests): ${e.message}`,
+  unreachable: (url, e) => `could not reach ${url} (offline, blocked by the page's Content-Security-Policy: its ` +
+    `connect-src must allow this URL, or the server refuses cross-origin requests): ${e.message}`,
   status: (url, response) => `could not download ${url}: HTTP ${response.status} ${response.statusText}`.trim(),
   webPage: (url) => `${url} sent a web page, not the file: check that the link points at the file itself ` +
     '(on Hugging Face, a /resolve/ link rather than /blob/)',

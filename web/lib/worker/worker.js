@@ -10,7 +10,7 @@
 // again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from '../arcscope.js';
 import { spanLabels } from '../views/token-text.js';
-import { convertToModel, keepModel, openModelFile } from './model-source.js';
+import { checkpointConfig, convertToModel, keepModel, openModelFile } from './model-source.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
@@ -78,9 +78,14 @@ export const ops = {
     return describe(key);
   },
 
-  // Converts a Hugging Face checkpoint (URLs or Files) in the browser to dtype ('q8' by default, 'q16' or 'f32'),
-  // caches the result, loads it. The model's key is convertedKey(key, dtype): the result's key says the format.
-  async convertModel({ source, key, name, dtype = 'q8' }, ctx) {
+  // Converts a Hugging Face checkpoint (URLs or Files) in the browser to dtype ('q16', 'q8' or 'f32'; without one,
+  // the engine's default for its config.json: q16, or q8 past 2 GiB), caches the result, loads it. The model's key
+  // is convertedKey(key, dtype): the result's key says the format.
+  async convertModel({ source, key, name, dtype }, ctx) {
+    if (dtype === undefined) {
+      const config = await checkpointConfig(source, ctx);
+      dtype = await withEngine('reading config.json', (e) => e.defaultDtype(config));
+    }
     key = convertedKey(key, dtype);
     sources.set(key, (_, c) => convert(source, key, name, dtype, c));
     return withModel(key, ctx, `loading ${name}`, () => describe(key));
@@ -273,7 +278,10 @@ function load(key, ctx) {
 
 async function loadUrl(url, ctx) {
   const file = await openModelFile(url, ctx);
-  return loadStream(file, ctx, file.cached ? 'loading from the browser cache' : null);
+  // The engine's words on the file (truncated, not an .arcs file, a bad checksum) do not know which URL it came from.
+  return loadStream(file, ctx, file.cached ? 'loading from the browser cache' : null).catch((e) => {
+    throw e?.message?.includes(url) ? e : new Error(`${url}: ${e?.message ?? e}`, { cause: e });
+  });
 }
 
 // An .arcs file ({chunks, totalBytes, name}) written into the engine as it arrives, in the engine's turns, after
