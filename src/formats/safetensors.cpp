@@ -58,20 +58,19 @@ std::vector<SafeTensor> parse_safetensors_header(std::string_view text) {
                     where + what + " must be a non-negative integer");
             return uint64_t(v.number);
         };
-        uint64_t numel = 1;
         require(shape->array.size() <= 8, where + "too many dimensions");
-        for (const Json& d : shape->array) {
-            t.shape.push_back(integer(d, "shape"));
-            numel = std::min<uint64_t>(numel * t.shape.back(), uint64_t(1) << 50);
-        }
+        for (const Json& d : shape->array) t.shape.push_back(integer(d, "shape"));
         t.begin = integer(offsets->array[0], "data_offsets");
         t.end = integer(offsets->array[1], "data_offsets");
         require(t.begin <= t.end, where + "data_offsets begin > end");
-        if (t.dtype != SafeDType::Other)
-            require(t.end - t.begin == numel * safe_dtype_bytes(t.dtype),
-                    where + "shape " + shape_text(t.shape) + " of " + t.dtype_name + " needs " +
-                        std::to_string(numel * safe_dtype_bytes(t.dtype)) + " bytes, data_offsets give " +
-                        std::to_string(t.end - t.begin));
+        if (t.dtype != SafeDType::Other) {
+            // Checked: [2^32, 2^32] would wrap to 0 bytes and pass as an empty tensor.
+            const std::string what = where + "shape " + shape_text(t.shape) + " of " + t.dtype_name;
+            uint64_t bytes = safe_dtype_bytes(t.dtype);
+            for (uint64_t d : t.shape) bytes = checked_mul(bytes, d, what.c_str());
+            require(t.end - t.begin == bytes, what + " needs " + std::to_string(bytes) + " bytes, data_offsets give " +
+                                                  std::to_string(t.end - t.begin));
+        }
         out.push_back(std::move(t));
     }
     std::sort(out.begin(), out.end(), [](const SafeTensor& a, const SafeTensor& b) { return a.begin < b.begin; });

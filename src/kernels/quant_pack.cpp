@@ -5,6 +5,7 @@
 #include <string>
 
 #include "arcscope/core/error.h"
+#include "arcscope/core/sizes.h"
 #include "arcscope/kernels/quant.h"
 #include "arcscope/kernels/quant_layout.h"
 
@@ -41,10 +42,16 @@ size_t q_packed_bytes(DType type, int rows, int cols) {
     const QFormat& f = q_format(type);
     require(rows > 0 && cols > 0, std::string(dtype_name(type)) + " matrix needs positive dimensions, got [" +
                                       std::to_string(rows) + ", " + std::to_string(cols) + "]");
-    size_t groups = (size_t(rows) + kQRowGroup - 1) / kQRowGroup;
-    size_t blocks = (size_t(cols) + kQBlock - 1) / kQBlock;
-    size_t n = groups * blocks * f.record_bytes;
-    return (n + kQAlign - 1) / kQAlign * kQAlign;
+    // In 64 bits, then checked against the address space: in wasm a q16 [2^20, 2048] (4.6 GB) wrapped to 268 MB.
+    const uint64_t groups = (uint64_t(rows) + kQRowGroup - 1) / kQRowGroup;
+    const uint64_t blocks = (uint64_t(cols) + kQBlock - 1) / kQBlock;
+    // At most 2^28 groups x 2^26 blocks x 544 bytes: below 2^64.
+    const uint64_t n = (groups * blocks * f.record_bytes + kQAlign - 1) / kQAlign * kQAlign;
+    if (n > kMaxBufferBytes) {
+        const uint64_t shape[] = {uint64_t(rows), uint64_t(cols)};
+        buffer_bytes((std::string("a ") + dtype_name(type) + " matrix " + shape_text(shape, 2)).c_str(), n);
+    }
+    return size_t(n);
 }
 
 void q_pack(DType type, const float* w, int rows, int cols, uint8_t* out) {

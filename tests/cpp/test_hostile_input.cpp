@@ -78,6 +78,27 @@ TEST(Sizes, The32BitLimitIsWasms) {
     EXPECT_EQ(buffer_elements("attention capture", {1, 1, 32768, 32767}, 4), size_t(32768) * 32767);
 }
 
+// A shape's size is a checked product wherever one is computed: [2^32, 2^32] does not wrap to an empty tensor.
+TEST(HostileInput, ShapeProductsNeverWrap) {
+    const std::string header = R"({"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 0]}})";
+    EXPECT_HAS(error_of([&] { parse_safetensors_header(header); }),
+               "safetensors tensor w: shape [4294967296, 4294967296] of F32: size overflows 64 bits");
+    // Past the old clamp at 2^50 elements, the bytes it needs are said exactly.
+    const std::string big = R"({"w": {"dtype": "BF16", "shape": [67108864, 67108864], "data_offsets": [0, 8]}})";
+    EXPECT_HAS(error_of([&] { parse_safetensors_header(big); }),
+               "shape [67108864, 67108864] of BF16 needs 9007199254740992 bytes, data_offsets give 8");
+    // A packed matrix's size in 64 bits: q16 [2^20, 2048] is 4.6 GB (in wasm it wrapped to 268 MB).
+    const GPT2Config wide = gpt2_config(1, 16, 2048, 1, 1 << 20);
+    ASSERT_NO_THROW(wide.validate());
+    if (kAddressBits > 32) {
+        // 2^17 row groups x 64 blocks x 544-byte records
+        EXPECT_EQ(uint64_t(q_packed_bytes(DType::Q16, 1 << 20, 2048)), uint64_t(1 << 17) * 64 * kQ16.record_bytes);
+    } else {
+        EXPECT_HAS(error_of([&] { gpt2_tensor_specs(wide, DType::Q16); }),
+                   "a q16 matrix [1048576, 2048] needs 4.6 GB (4563402752 bytes); this build can address 4.3 GB");
+    }
+}
+
 // 1. A config that passes validation, a file of its header alone: refused before the 4.3 GB output exists.
 TEST(HostileInput, ConverterChecksTheRealLengthBeforeAllocating) {
     const GPT2Config c = file_over_4gb();
