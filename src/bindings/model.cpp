@@ -10,6 +10,7 @@
 #include "arcscope/analysis/perplexity.h"
 #include "arcscope/core/threads.h"
 #include "arcscope/formats/convert.h"
+#include "arcscope/formats/default_format.h"
 
 using emscripten::val;
 using namespace arcscope::bindings;
@@ -41,10 +42,18 @@ public:
     static ModelConverter* create(val config_json, val dtype_name, double total_bytes) {
         return guarded("starting the conversion", [&] {
             const GPT2Config config = config_from_hf_json(js_string(config_json, "config.json"));
-            const std::string dtype = js_string(dtype_name, "dtype");
+            // No dtype: the default format for this shape (default_format.h).
+            const DType dtype = dtype_name.isUndefined() ? default_weight_type(config)
+                                                         : parse_dtype(js_string(dtype_name, "dtype"), "dtype");
             require(total_bytes >= 0 && total_bytes < 9e15 && total_bytes == std::floor(total_bytes),
                     "the length of model.safetensors must be a byte count, got " + number_text(total_bytes));
-            return new ModelConverter(config, parse_dtype(dtype, "dtype"), uint64_t(total_bytes));
+            return new ModelConverter(config, dtype, uint64_t(total_bytes));
+        });
+    }
+    // config.json's text -> the format a conversion gets without a dtype ("q16" or "q8": default_format.h).
+    static val default_dtype(val config_json) {
+        return guarded("reading config.json", [&] {
+            return text_val(dtype_name(default_weight_type(config_from_hf_json(js_string(config_json, "config.json")))));
         });
     }
     // chunk: Uint8Array, copied into a reused wasm buffer (JavaScript keeps chunks to about a megabyte).
@@ -168,6 +177,7 @@ EMSCRIPTEN_BINDINGS(model) {
     function("threads", &arcscope::threads);
     class_<ModelConverter>("ModelConverter")
         .class_function("create", &ModelConverter::create, allow_raw_pointers())
+        .class_function("defaultDtype", &ModelConverter::default_dtype)
         .function("feed", &ModelConverter::feed)
         .function("finish", &ModelConverter::finish)
         .function("finishModel", &ModelConverter::finish_model, allow_raw_pointers())

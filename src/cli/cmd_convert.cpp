@@ -1,20 +1,26 @@
 // cmd_convert.cpp: `arcscope convert --in DIR --out FILE [--dtype q8|q16|f32]`: a Hugging Face GPT-2 checkpoint
-// (DIR/config.json + DIR/model.safetensors) -> an .arcs model file, streamed.
+// (DIR/config.json + DIR/model.safetensors) -> an .arcs model file, streamed. Without --dtype: the default format for
+// the checkpoint's shape (default_format.h: q16, or q8 where q16's file would pass 2 GiB).
 #include <cstdio>
+#include <optional>
 
 #include "arcscope/core/error.h"
 #include "arcscope/formats/convert.h"
+#include "arcscope/formats/default_format.h"
 #include "arcscope/formats/model_file.h"
 #include "command.h"
 
 namespace arcscope::cli {
 namespace {
 
+GPT2Config checkpoint_config(const std::string& dir) { return config_from_hf_json(read_file_text(dir + "/config.json")); }
+
 int run(const Args& args) {
-    const std::string dtype = args.get_or("dtype", "q8");
+    const std::optional<std::string> asked = args.get("dtype");
+    const std::string dtype = asked ? *asked : dtype_name(default_weight_type(checkpoint_config(args.require("in"))));
     uint64_t bytes = convert_checkpoint_dir(args.require("in"), args.require("out"), parse_dtype(dtype, "--dtype"));
-    std::printf("wrote %s (%s, %llu bytes, %s)\n", args.require("out").c_str(), human_bytes(bytes).c_str(),
-                (unsigned long long)bytes, dtype.c_str());
+    std::printf("wrote %s (%s, %llu bytes, %s%s)\n", args.require("out").c_str(), human_bytes(bytes).c_str(),
+                (unsigned long long)bytes, dtype.c_str(), asked ? "" : ": the default for this shape");
     return 0;
 }
 

@@ -82,9 +82,9 @@ async function choose(page, id, value) {
 }
 
 // Layer `layer`, head `head` of the explorer's text, by the engine in Node on the natively converted file: [T, T].
-async function referencePattern(name, text, layer, head) {
+async function referencePattern(name, dtype, text, layer, head) {
   const engine = await createEngine();
-  const model = engine.loadModel(readFileSync(`${FIXTURES}/${name}.q8.arcs`));
+  const model = engine.loadModel(readFileSync(`${FIXTURES}/${name}.${dtype}.arcs`));
   const ids = model.tokenize(text).ids, hook = `blocks.${layer}.attn.hook_pattern`;
   const { data, shape } = model.runWithCache(ids, { names: [hook], allLogits: false }).cache[hook];
   model.free();
@@ -93,10 +93,12 @@ async function referencePattern(name, text, layer, head) {
 }
 
 const family = [
-  // kept: the models in the worker once it is loaded (the default model stays beside medium; XL is alone)
-  { name: 'gpt2-medium', layers: 24, heads: 16, layer: 20, head: 5, download: '1.52 GB', q8: '400.1 MB', kept: 2 },
-  { name: 'gpt2-xl', layers: 48, heads: 25, layer: 47, head: 24, download: '6.43 GB', q8: '1.76 GB', kept: 1,
-    optIn: 'ARCSCOPE_FULL_XL' },
+  // dtype: the loader's default for the model (q16, and q8 for XL, whose q16 file would be 3.3 GB), its size once
+  // converted; kept: the models in the worker once it is loaded (the default model stays beside medium; XL is alone)
+  { name: 'gpt2-medium', layers: 24, heads: 16, layer: 20, head: 5, download: '1.52 GB', dtype: 'q16',
+    size: '754.6 MB', kept: 2 },
+  { name: 'gpt2-xl', layers: 48, heads: 25, layer: 47, head: 24, download: '6.43 GB', dtype: 'q8', size: '1.76 GB',
+    kept: 1, optIn: 'ARCSCOPE_FULL_XL' },
 ];
 
 for (const m of family) {
@@ -106,10 +108,11 @@ for (const m of family) {
     await openPage(page);
     await page.locator('#threshold').fill('0');
     await page.fill('#text', TEXT);
-    // The loader lists the model with its download and q8 size, and says nothing stands in the way.
+    // The loader lists the model with its download and its default format's size, and says nothing stands in the way.
     await page.click('#open-loader');
     await page.selectOption('#src-family', m.name);
-    await expect(page.locator('#src-needs')).toContainText(`${m.name}: ${m.download} to download, ${m.q8} once converted to q8.`);
+    await expect(page.locator(`#src-formats input[value="${m.dtype}"]`)).toBeChecked();
+    await expect(page.locator('#src-needs')).toContainText(`${m.name}: ${m.download} to download, ${m.size} once converted to ${m.dtype}.`);
     await expect(page.locator('#load-url')).toBeEnabled();
     // The test's server stands in for Hugging Face.
     const weights = new URL(`/fixtures/${m.name}-hf/model.safetensors`, baseURL).href;
@@ -148,7 +151,7 @@ for (const m of family) {
     await choose(page, '#head', m.head);
     console.log(`${m.name}: layer ${m.layer}, head ${m.head} drawn ${Date.now() - t1} ms after the menus were set`);
     const arcs = await drawnArcs(page);
-    const { T, pattern } = await referencePattern(m.name, TEXT, m.layer, m.head);
+    const { T, pattern } = await referencePattern(m.name, m.dtype, TEXT, m.layer, m.head);
     expect(arcs).toHaveLength(pattern.filter((v) => v > 0).length);
     let worst = 0;
     for (const a of arcs) {
@@ -160,7 +163,7 @@ for (const m of family) {
     expect(worst).toBeLessThan(1e-5);
 
     // The shared link opens it again from Cache Storage, with no download and no conversion.
-    expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`model=${weights}`);
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`model=${m.dtype === 'q8' ? '' : `${m.dtype}:`}${weights}`);
     const stages = [], at = new Map();  // each status text, and when it was first seen
     await page.exposeFunction('noteStage', (t) => { stages.push(t); if (!at.has(t)) at.set(t, Date.now()); });
     await page.addInitScript(() => {

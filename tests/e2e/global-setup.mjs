@@ -28,18 +28,19 @@ export default function globalSetup() {
   makeShapedFixture(`${FIXTURES}/gpt2-48x25`, { layers: 48, heads: 25, width: 200, n_ctx: 1024, seed: 0 });
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
-  linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)');
-  if (process.env.ARCSCOPE_FULL_XL === '1') linkFamilyFixture('gpt2-xl', 'gpt2_family.full_xl()');
+  linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)', 'q16');
+  if (process.env.ARCSCOPE_FULL_XL === '1') linkFamilyFixture('gpt2-xl', 'gpt2_family.full_xl()', 'q8');
 }
 
-// A GPT-2 of the family at its full shape, in the Hugging Face layout (NAME-hf/) for the page to convert, and its q8
-// file converted natively (NAME.q8.arcs) to check the page's drawing against: the checkpoint the PyTorch checks use
-// (tests/reference/gpt2_family.py makes it once, when missing or stale), linked, not made a second time.
-function linkFamilyFixture(name, folder) {
+// A GPT-2 of the family at its full shape, in the Hugging Face layout (NAME-hf/) for the page to convert, and its file
+// in dtype (the loader's default for it) converted natively (NAME.DTYPE.arcs) to check the page's drawing against: the
+// checkpoint the PyTorch checks use (tests/reference/gpt2_family.py makes it once, when missing or stale), linked, not
+// made a second time.
+function linkFamilyFixture(name, folder, dtype) {
   const script = 'import sys; sys.path.insert(0, "tests/reference"); import gpt2_family; ' +
-    `f = ${folder}; print(f); print(gpt2_family.native_file(f, "q8"))`;
+    `f = ${folder}; print(f); print(gpt2_family.native_file(f, "${dtype}"))`;
   const [hf, arcs] = execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' }).trim().split('\n').slice(-2);
-  for (const [link, target] of [[`${FIXTURES}/${name}-hf`, hf], [`${FIXTURES}/${name}.q8.arcs`, arcs]]) {
+  for (const [link, target] of [[`${FIXTURES}/${name}-hf`, hf], [`${FIXTURES}/${name}.${dtype}.arcs`, arcs]]) {
     rmSync(link, { recursive: true, force: true });
     symlinkSync(resolve(target), link);
   }

@@ -12,7 +12,7 @@ async function expectTinyModel(page) {
   await expect.poll(async () => (await drawnArcs(page)).length).toBeGreaterThan(0);
 }
 
-test('a Hugging Face checkpoint from a URL is converted in the worker with progress, cached, and reopened from the cache; q16 is another model under its own key', async ({ page, baseURL }) => {
+test('a Hugging Face checkpoint from a URL is converted in the worker with progress, cached, and reopened from the cache; q8 is another model under its own key', async ({ page, baseURL }) => {
   await openPage(page);
   const progress = [];
   await page.exposeFunction('noteProgress', (t) => progress.push(t));
@@ -33,13 +33,13 @@ test('a Hugging Face checkpoint from a URL is converted in the worker with progr
   const cacheKeys = () => page.evaluate(async () => (await (await caches.open('arcscope-models-v1')).keys())
     .map((r) => decodeURIComponent(r.url.slice(r.url.lastIndexOf('/') + 1))));
   await watchProgress();
-  await convert();   // the default format
+  await convert();   // the default format: the engine's for a checkpoint not of the family, q16 at this size
   console.log(`progress reports seen: ${progress.length}, e.g. ${progress.filter(Boolean).slice(-2).join(' | ')}`);
-  expect(progress.some((t) => /converting to q8|header/.test(t))).toBe(true);
-  await expect(page.locator('#model-status')).toContainText(', q8, ');
+  expect(progress.some((t) => /converting to q16|header/.test(t))).toBe(true);
+  await expect(page.locator('#model-status')).toContainText(', q16, ');
   expect(page.url()).toContain(encodeURIComponent('tiny-hf/model.safetensors'));
   // The converted model is in Cache Storage; a reload of the shared link opens it without converting again.
-  expect(await cacheKeys()).toEqual([weights]);
+  expect(await cacheKeys()).toEqual([`q16:${weights}`]);
   await page.reload();
   await waitForRender(page);
   await expectTinyModel(page);
@@ -47,21 +47,22 @@ test('a Hugging Face checkpoint from a URL is converted in the worker with progr
   await page.goto('./');
   await waitForRender(page);
   await expectTinyModel(page);
-  // The loader offers the three formats, each with its line (web/tutorial/page/model-formats.js), q8 first and picked.
+  // The loader offers the three formats, each with its line (web/tutorial/page/model-formats.js), q16 first and
+  // picked (GPT-2 small's default).
   await expect(page.locator('#src-formats label')).toHaveCount(3);
-  await expect(page.locator('#src-formats input[value="q8"]')).toBeChecked();
-  await expect(page.locator('#src-formats label').nth(1)).toContainText('q16');
-  // The same checkpoint converted to q16: another model, under its own key in Cache Storage and in the link, which
-  // reopens it as q16.
+  await expect(page.locator('#src-formats input[value="q16"]')).toBeChecked();
+  await expect(page.locator('#src-formats label').nth(1)).toContainText('q8');
+  // The same checkpoint converted to q8: another model, under its own key in Cache Storage and in the link (q8's is
+  // the checkpoint's URL alone), which reopens it as q8.
   await watchProgress();
-  await convert('q16');
-  expect(progress.some((t) => /converting to q16/.test(t))).toBe(true);
-  await expect(page.locator('#model-status')).toContainText(', q16, ');
+  await convert('q8');
+  expect(progress.some((t) => /converting to q8/.test(t))).toBe(true);
+  await expect(page.locator('#model-status')).toContainText(', q8, ');
   expect((await cacheKeys()).sort()).toEqual([weights, `q16:${weights}`].sort());
-  expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`model=q16:${weights}`);
+  expect(decodeURIComponent(new URL(page.url()).hash)).toMatch(new RegExp(`model=${weights.replace(/[.?]/g, '\\$&')}(&|$)`));
   await page.reload();
   await waitForRender(page);
-  await expect(page.locator('#model-status')).toContainText(', q16, ');
+  await expect(page.locator('#model-status')).toContainText(', q8, ');
 });
 
 test('an .arcs file and a checkpoint load from the file picker', async ({ page }) => {
@@ -174,19 +175,23 @@ test('a link to a model picked from disk elsewhere says the file must be picked 
   await expect(error).toBeHidden();
 });
 
-test('the loader lists the GPT-2 family with each download and q8 size, and says before any download what cannot load here', async ({ page }) => {
+test('the loader lists the GPT-2 family with each download and default format\'s size, picks that format, and says before any download what cannot load here', async ({ page }) => {
   await openPage(page);
   await page.click('#open-loader');
   const options = await page.locator('#src-family option').allTextContents();
   expect(options.slice(0, 5)).toEqual([
-    'distilgpt2 (6 layers × 12 heads): 352.8 MB download, 92.3 MB in q8',
-    'gpt2 (12 layers × 12 heads): 548.1 MB download, 140.4 MB in q8',
-    'gpt2-medium (24 layers × 16 heads): 1.52 GB download, 400.1 MB in q8',
-    'gpt2-large (36 layers × 20 heads): 3.25 GB download, 872.6 MB in q8',
+    'distilgpt2 (6 layers × 12 heads): 352.8 MB download, 174.2 MB in q16',
+    'gpt2 (12 layers × 12 heads): 548.1 MB download, 264.7 MB in q16',
+    'gpt2-medium (24 layers × 16 heads): 1.52 GB download, 754.6 MB in q16',
+    'gpt2-large (36 layers × 20 heads): 3.25 GB download, 1.65 GB in q16',
     'gpt2-xl (48 layers × 25 heads): 6.43 GB download, 1.76 GB in q8',
   ]);
   await expect(page.locator('#src-family')).toHaveValue('gpt2');
+  await expect(page.locator('#src-formats input[value="q16"]')).toBeChecked();
+  await expect(page.locator('#src-needs')).toContainText('gpt2: 548.1 MB to download, 264.7 MB once converted to q16.');
+  // XL's q16 file would be 3.3 GB: its default is q8, and the radio buttons follow the model until one is picked.
   await page.selectOption('#src-family', 'gpt2-xl');
+  await expect(page.locator('#src-formats input[value="q8"]')).toBeChecked();
   await expect(page.locator('#src-weights')).toHaveValue('https://huggingface.co/openai-community/gpt2-xl/resolve/main/model.safetensors');
   await expect(page.locator('#src-config')).toHaveValue('https://huggingface.co/openai-community/gpt2-xl/resolve/main/config.json');
   const needs = page.locator('#src-needs');

@@ -7,6 +7,7 @@ import { engine } from './support.mjs';
 import { checkpoint } from './crafted-files.mjs';
 import { GPT2_FAMILY, checkpointUrls, loadingLimits } from '../../web/tutorial/page/gpt2-family.js';
 import { formatBytes } from '../../web/lib/shared/downloads.js';
+import { defaultFormat } from '../../web/tutorial/page/model-formats.js';
 
 test('each model\'s download and .arcs sizes are the converter\'s, from a header of its shape', async () => {
   const e = await engine();
@@ -32,6 +33,21 @@ test('each model\'s download and .arcs sizes are the converter\'s, from a header
     assert.match(checkpointUrls(m).safetensorsUrl, new RegExp(`^https://huggingface\\.co/${m.repo}/resolve/main/model\\.safetensors$`));
   }
   console.log(GPT2_FAMILY.map((m) => `${m.id}: ${formatBytes(m.download)} download, q8 ${formatBytes(m.arcs.q8)}`).join('; '));
+});
+
+test('the loader\'s default format for each model is the engine\'s: q16 up to gpt2-large, q8 for gpt2-xl', async () => {
+  const e = await engine();
+  const picked = GPT2_FAMILY.map((m) => {
+    const config = { n_layer: m.layers, n_head: m.heads, n_embd: m.width, n_positions: 1024, vocab_size: 50257 };
+    assert.equal(defaultFormat(m.arcs), e.defaultDtype(config), m.id);
+    assert.equal(e.defaultDtype(JSON.stringify(config)), e.defaultDtype(config), `${m.id}: config as text`);
+    return `${m.id} ${defaultFormat(m.arcs)}`;
+  });
+  assert.deepEqual(picked, ['distilgpt2 q16', 'gpt2 q16', 'gpt2-medium q16', 'gpt2-large q16', 'gpt2-xl q8']);
+  // A config the converter refuses is refused here too, with the converter's words.
+  assert.throws(() => e.defaultDtype({ n_layer: 0, n_head: 12, n_embd: 768, n_positions: 1024, vocab_size: 50257 }),
+    /n_layer/);
+  assert.throws(() => e.defaultDtype('{'), /config\.json/);
 });
 
 test('the loader says what stands in the way before anything is downloaded', () => {

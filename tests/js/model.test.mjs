@@ -119,6 +119,17 @@ test('convertCheckpoint in wasm writes the same bytes as the native converter (q
     /activation_function 'relu' is not supported/);
 });
 
+test('without a dtype, the CLI and convertCheckpoint both write the default format (q16 at this size), byte for byte', async () => {
+  const e = await engine();
+  const out = `${work}/model.default.arcs`;
+  const said = execFileSync(cli, ['convert', '--in', ckpt, '--out', out], { encoding: 'utf8' });
+  assert.match(said, /, q16: the default for this shape\)$/m);
+  assert.equal(Buffer.compare(readFileSync(out), Buffer.from(nat.q16.bytes)), 0, 'the CLI\'s default is not its q16');
+  const bytes = await e.convertCheckpoint({ config: readFileSync(`${ckpt}/config.json`, 'utf8'),
+    chunks: createReadStream(`${ckpt}/model.safetensors`), totalBytes: statSync(`${ckpt}/model.safetensors`).size });
+  assert.equal(Buffer.compare(Buffer.from(bytes), Buffer.from(nat.q16.bytes)), 0, 'convertCheckpoint\'s default is not q16');
+});
+
 test('generation: seeded and reproducible, stops at the context, streams tokens with attention rows', async () => {
   const e = await engine();
   const model = e.loadModel(nat.q8.bytes);

@@ -12,7 +12,7 @@ import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
 import { createTokenizer } from './engine/tokenizer.js';
 import { articleBlocks } from './engine/article.js';
-import { loadModel, loadModelStream, convertCheckpoint, convertToModel } from './engine/model.js';
+import { loadModel, loadModelStream, convertCheckpoint, convertToModel, defaultDtype } from './engine/model.js';
 
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
 
@@ -124,6 +124,9 @@ export async function createEngine(options = {}) {
   engine.loadModel = (bytes, options) => loadModel(core, bytes, tokenizer, options);
   engine.loadModelStream = (options) => loadModelStream(core, options, tokenizer);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);
+  // config.json (an object or its text) -> the dtype a conversion without one gets: 'q16', or 'q8' where q16's file
+  // would pass 2 GiB (GPT-2 XL).
+  engine.defaultDtype = (config) => defaultDtype(core, config);
   engine.convertToModel = (options) => convertToModel(core, options, tokenizer);
 
   return engine;

@@ -126,10 +126,12 @@ export class EngineClient {
     return this.models.get(key);
   }
 
-  // A checkpoint (URLs or Files) converted in the worker to dtype ('q8', 'q16' or 'f32'); the model's key (in the cache
-  // and in shared links) is key with the format before it unless q8 (shared/model-cache.js's convertedKey).
-  convertModel(source, key, name, onProgress, { dtype = 'q8' } = {}) {
+  // A checkpoint (URLs or Files) converted in the worker to dtype ('q16', 'q8' or 'f32'; without one, the engine's
+  // default for its shape: q16, or q8 past 2 GiB); the model's key (in the cache and in shared links) is key with the
+  // format before it unless q8 (shared/model-cache.js's convertedKey), and the result's info.key.
+  convertModel(source, key, name, onProgress, { dtype } = {}) {
     const call = this.call('convertModel', { source, key, name, dtype }, { onProgress });
+    if (dtype === undefined) return call.then((info) => (this.models.set(info.key, call), info));
     let modelKey;
     try { modelKey = convertedKey(key, dtype); } catch { return call; } // not a format: the worker says so
     return this.track(modelKey, call);

@@ -495,8 +495,9 @@ async function* asChunks(source, file = 'model.safetensors') {
 
 // Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
 //   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
-//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q8' (default: int8 weights) | 'q16'
-//   (14-bit weights in int16) | 'f32' (float32 weights, exact);
+//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q16' (14-bit weights in int16) | 'q8'
+//   (int8 weights) | 'f32' (float32 weights, exact); without it, the default for the checkpoint's shape: q16, or q8
+//   where q16's file would pass 2 GiB (GPT-2 XL), as `arcscope convert` chooses (src/formats/default_format.cpp);
 //   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
 //   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
 //   is refused at once;
@@ -516,7 +517,14 @@ export async function convertToModel(core, options = {}, tokenizer = null) {
   return wrap(core, handle, tokenizer, options.kvCache ?? 'f32');
 }
 
-async function runConverter(core, { config, chunks, dtype = 'q8', totalBytes, onProgress = null } = {}, finish) {
+// config.json (an object or its text) -> the dtype convertCheckpoint gives it without one ('q16' or 'q8').
+export function defaultDtype(core, config) {
+  return engineCall('reading config.json', () => core.ModelConverter.defaultDtype(configText(config)));
+}
+
+const configText = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
+
+async function runConverter(core, { config, chunks, dtype, totalBytes, onProgress = null } = {}, finish) {
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
   if (totalBytes === undefined) totalBytes = knownLength(chunks);
@@ -525,8 +533,7 @@ async function runConverter(core, { config, chunks, dtype = 'q8', totalBytes, on
     throw new Error('convertCheckpoint needs totalBytes, the length of model.safetensors, to check the checkpoint ' +
       'before converting it');
   }
-  const text = typeof config === 'string' ? config : JSON.stringify(config);
-  const conv = core.ModelConverter.create(text, dtype, totalBytes);
+  const conv = core.ModelConverter.create(configText(config), dtype, totalBytes);
   try {
     const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal(),
       outputBytes: conv.outputBytes() });

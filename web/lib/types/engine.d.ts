@@ -572,8 +572,10 @@ export interface ConvertCheckpointOptions {
   /** model.safetensors, streamed: wasm memory holds the output and a few megabytes, never the whole input */
   chunks: CheckpointChunks;
   /**
-   * the weights' format (ModelConfig.dtype): 'q8' (default) int8, the smallest and fastest; 'q16' 14-bit, about
-   * twice q8's size, slower, and much closer to float32; 'f32' float32, exact and the largest
+   * the weights' format (ModelConfig.dtype): 'q16' 14-bit, attention within about 0.007 of float32 even on sharp
+   * heads; 'q8' int8, half q16's size with a faster decode, but sharp heads' attention up to 0.2-0.4 off; 'f32'
+   * float32, exact and the largest. Default: engine.defaultDtype(config), q16 unless its file would pass 2 GiB
+   * (GPT-2 XL), then q8
    */
   dtype?: 'q8' | 'q16' | 'f32';
   /** the length of model.safetensors in bytes; needed for a stream or an iterable (else taken from the bytes) */
@@ -648,6 +650,9 @@ export interface Engine {
    * model's size in wasm memory and a few megabytes, not twice that. model.fileStream() gives the file.
    */
   convertToModel(options: ConvertCheckpointOptions & LoadModelOptions): Promise<Model>;
+  /** config.json (an object or its text) -> the dtype a conversion without one gets: 'q16', or 'q8' where q16's
+   * file would pass 2 GiB (GPT-2 XL). Throws for a config the converter refuses. */
+  defaultDtype(config: object | string): 'q8' | 'q16';
 }
 
 export interface LoadModelStreamOptions extends LoadModelOptions {

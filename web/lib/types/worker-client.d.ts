@@ -84,7 +84,8 @@ export interface WorkerOps {
   loadModel: { args: { url: string }; result: ModelInfo; progress: LoadProgress };
   loadModelBytes: { args: { bytes: Uint8Array | Blob; key: string; name: string }; result: ModelInfo;
     progress: LoadProgress };
-  /** dtype: the weights' format (default 'q8'); the result's key is key with the format before it unless q8 */
+  /** dtype: the weights' format (default: the engine's for the checkpoint's shape, q16 or q8 past 2 GiB); the
+   * result's key is key with the format before it unless q8 */
   convertModel: { args: { source: CheckpointSource; key: string; name: string; dtype?: ModelConfig['dtype'] };
     result: ModelInfo; progress: LoadProgress };
   /** text or ids; topk: how many next tokens (default 10) */
@@ -162,7 +163,8 @@ export declare class EngineClient {
   /** A model URL (relative to the document) -> its info; repeated and concurrent calls share one load. */
   loadModel(url: string | URL, onProgress?: (progress: LoadProgress) => void): CallPromise<ModelInfo>;
   /**
-   * Converts a Hugging Face checkpoint in the worker to options.dtype ('q8' by default, 'q16' or 'f32'); key names
+   * Converts a Hugging Face checkpoint in the worker to options.dtype ('q16', 'q8' or 'f32'; by default the
+   * engine's choice for its shape: q16, or q8 where q16's file would pass 2 GiB, as GPT-2 XL's); key names
    * the checkpoint, and the model's key (the result's key, in the cache and in shared links) is key with the format
    * before it unless q8, as 'q16:' + key, so one checkpoint's formats never share a key.
    */

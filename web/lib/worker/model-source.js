@@ -45,16 +45,11 @@ function withFirst(first, rest) {
 // source is {safetensorsUrl, configUrl} or {files: [File, File]} (model.safetensors + config.json, any order).
 // Nothing holds the whole checkpoint: the download (or the file) streams straight into the converter.
 export async function openCheckpoint(source, { progress = () => {}, signal } = {}) {
+  const configText = await checkpointConfig(source, { progress, signal });
   if (source.files) {
-    const files = [...source.files];
-    const config = files.find((f) => f.name.endsWith('.json'));
-    const weights = files.find((f) => f.name.endsWith('.safetensors'));
-    if (!weights) throw new Error('pick the checkpoint\'s model.safetensors (and its config.json)');
-    if (!config) throw new Error('pick the checkpoint\'s config.json too: it holds the model\'s shape');
-    return { configText: await config.text(), size: weights.size, chunks: weights.stream() };
+    const weights = [...source.files].find((f) => f.name.endsWith('.safetensors'));
+    return { configText, size: weights.size, chunks: weights.stream() };
   }
-  const configBytes = await fetchBytes(source.configUrl, 'downloading config.json',
-    { progress, signal, limit: CONFIG_BYTES, most: 'a config.json may be' });
   // The headers first: the converter checks the header against the length before it allocates anything. The
   // status names this download from its start, not the config.json before it, while the server is waited for.
   const stage = `downloading ${nameOf(source.safetensorsUrl)}`;
@@ -69,7 +64,24 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
       'compressed body); arcscope needs the length to check the checkpoint before converting it');
   }
   progress({ stage, loaded: first.done ? 0 : first.value.length, total: meta.total });
-  return { configText: new TextDecoder().decode(configBytes), size: meta.total, chunks: withFirst(first, body) };
+  return { configText, size: meta.total, chunks: withFirst(first, body) };
+}
+
+// A checkpoint's config.json text (source as openCheckpoint's): a few kilobytes, read before the weights, and what
+// the default format is chosen by.
+export async function checkpointConfig(source, { progress = () => {}, signal } = {}) {
+  if (source.files) {
+    const files = [...source.files];
+    const config = files.find((f) => f.name.endsWith('.json'));
+    if (!files.some((f) => f.name.endsWith('.safetensors'))) {
+      throw new Error('pick the checkpoint\'s model.safetensors (and its config.json)');
+    }
+    if (!config) throw new Error('pick the checkpoint\'s config.json too: it holds the model\'s shape');
+    return config.text();
+  }
+  const bytes = await fetchBytes(source.configUrl, 'downloading config.json',
+    { progress, signal, limit: CONFIG_BYTES, most: 'a config.json may be' });
+  return new TextDecoder().decode(bytes);
 }
 
 // Ends an async generator or a ReadableStream that may be part-read (a no-op on one already done).
@@ -78,13 +90,13 @@ function close(chunks) {
   Promise.resolve(ended).catch(() => {});
 }
 
-// A checkpoint converted to a model in dtype's format (default q8) and kept in Cache Storage under
+// A checkpoint converted to a model in dtype's format and kept in Cache Storage under
 // convertedKey(key, dtype); one kept there is loaded instead. engine: {convert(options): the engine's
 // convertToModel (the worker runs it in the engine's turns) -> a Model, load({chunks, totalBytes}): a kept file into
 // the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives, stored(kept): told
 // whether Cache Storage took it}; options:
 // {dtype, progress, signal}. -> the Model
-export async function convertToModel(engine, source, key, { dtype = 'q8', progress = () => {}, signal } = {}) {
+export async function convertToModel(engine, source, key, { dtype, progress = () => {}, signal } = {}) {
   const cacheKey = convertedKey(key, dtype);
   const cached = await cachedModel(cacheKey);
   if (cached) return engine.load(cached);

@@ -1,10 +1,11 @@
 // loader-ui.js: the model loader dialog. A GPT-2 of the family (gpt2-family.js, its sizes and what may stand in the
 // way said before the download), or any Hugging Face checkpoint from URLs or local files (picker or
-// drag-and-drop) is converted in the worker to the format picked (q8, q16 or f32: model-formats.js) with a progress
+// drag-and-drop) is converted in the worker to the format picked (q16, q8 or f32: model-formats.js; unless one is
+// picked, the model's default: q16, or q8 for gpt2-xl and any checkpoint whose q16 file would pass 2 GiB) with a progress
 // bar; an .arcs file loads directly. On success onLoaded(info) switches the page to the new model; on failure the
 // message stays here and the current model stays.
 import { formatBytes } from '../../lib/shared/downloads.js';
-import { MODEL_FORMATS, DEFAULT_FORMAT } from './model-formats.js';
+import { MODEL_FORMATS, defaultFormat } from './model-formats.js';
 import { GPT2_FAMILY, checkpointUrls, loadingLimits } from './gpt2-family.js';
 
 const $ = (id) => document.getElementById(id);
@@ -14,7 +15,7 @@ function renderFormats(fieldset) {
   for (const { dtype, line } of MODEL_FORMATS) {
     const label = document.createElement('label');
     const input = Object.assign(document.createElement('input'), {
-      type: 'radio', name: 'src-format', value: dtype, checked: dtype === DEFAULT_FORMAT,
+      type: 'radio', name: 'src-format', value: dtype, checked: dtype === MODEL_FORMATS[0].dtype,
     });
     const name = Object.assign(document.createElement('strong'), { textContent: dtype });
     const text = Object.assign(document.createElement('span'), { className: 'format-line', textContent: line });
@@ -22,14 +23,25 @@ function renderFormats(fieldset) {
     fieldset.append(label);
   }
 }
-const pickedFormat = () => document.querySelector('input[name="src-format"]:checked')?.value ?? DEFAULT_FORMAT;
+const pickedFormat = () => document.querySelector('input[name="src-format"]:checked')?.value;
+const familyModel = () => GPT2_FAMILY.find((m) => m.id === $('src-family').value);
+// The format to convert to: the one picked, or the family model's default (shown checked) for its URLs; for another
+// checkpoint or picked files with none picked, undefined: the engine chooses by the config.json (q16, or q8 where
+// q16's file would pass 2 GiB).
+const formatToConvert = (fromFamily) => ($('src-formats').dataset.picked || fromFamily ? pickedFormat() : undefined);
+// Until a format is picked, the radio buttons show the family model's default.
+function showDefaultFormat() {
+  const model = familyModel();
+  if ($('src-formats').dataset.picked || !model) return;
+  document.querySelector(`input[name="src-format"][value="${defaultFormat(model.arcs)}"]`).checked = true;
+}
 
 // One option a model of the family, GPT-2 small picked; "other" for a URL typed in.
 function renderFamily(select) {
   for (const m of GPT2_FAMILY) {
     const option = Object.assign(document.createElement('option'), { value: m.id, selected: m.id === 'gpt2',
       textContent: `${m.id} (${m.layers} layers × ${m.heads} heads): ${formatBytes(m.download)} download, ` +
-        `${formatBytes(m.arcs.q8)} in q8` });
+        `${formatBytes(m.arcs[defaultFormat(m.arcs)])} in ${defaultFormat(m.arcs)}` });
     select.append(option);
   }
   select.append(Object.assign(document.createElement('option'), { value: '', textContent: 'another checkpoint (its URLs below)' }));
@@ -37,7 +49,7 @@ function renderFamily(select) {
 
 // What the model and format picked cost, and what may stand in the way here, before anything is downloaded.
 async function describeNeeds() {
-  const model = GPT2_FAMILY.find((m) => m.id === $('src-family').value), dtype = pickedFormat(), out = $('src-needs');
+  const model = familyModel(), dtype = pickedFormat(), out = $('src-needs');
   if (!model) { out.textContent = ''; $('load-url').disabled = false; return null; }
   const estimate = await navigator.storage?.estimate?.().catch(() => null);
   const device = { memoryGB: navigator.deviceMemory,
@@ -91,7 +103,8 @@ export function setupLoader(engine, onLoaded) {
   renderFormats($('src-formats'));
   renderFamily($('src-family'));
   $('src-family').addEventListener('change', () => {
-    const model = GPT2_FAMILY.find((m) => m.id === $('src-family').value);
+    const model = familyModel();
+    showDefaultFormat();
     if (model) {
       const { safetensorsUrl, configUrl } = checkpointUrls(model);
       $('src-weights').value = safetensorsUrl;
@@ -100,13 +113,14 @@ export function setupLoader(engine, onLoaded) {
     }
     describeNeeds();
   });
-  $('src-formats').addEventListener('change', () => describeNeeds());
+  $('src-formats').addEventListener('change', () => { $('src-formats').dataset.picked = '1'; describeNeeds(); });
   describeNeeds();
   $('open-loader').addEventListener('click', () => dialog.showModal());
   // A new checkpoint URL brings its own config.json (the file beside it) unless the user typed another.
   $('src-weights').addEventListener('input', () => {
     const typed = $('src-weights').value.trim();
     $('src-family').value = GPT2_FAMILY.find((m) => checkpointUrls(m).safetensorsUrl === typed)?.id ?? '';
+    showDefaultFormat();
     describeNeeds();
     const source = checkpointSource(typed);
     if (source && !$('src-config').dataset.edited) $('src-config').value = source.configUrl;
@@ -117,7 +131,7 @@ export function setupLoader(engine, onLoaded) {
     if (!weights) return;
     if (!checkpointSource(weights)) { run(() => engine.loadModel(weights, progress)); return; } // an .arcs URL
     const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
-    run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress, { dtype: pickedFormat() }));
+    run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress, { dtype: formatToConvert(!!familyModel()) }));
   });
 
   const takeFiles = (files) => {
@@ -135,7 +149,7 @@ export function setupLoader(engine, onLoaded) {
       $('loader-error').hidden = false;
       return;
     }
-    run(() => engine.convertModel({ files }, key(weights), weights.name, progress, { dtype: pickedFormat() }));
+    run(() => engine.convertModel({ files }, key(weights), weights.name, progress, { dtype: formatToConvert(false) }));
   };
   $('files').addEventListener('change', (e) => takeFiles(e.target.files));
   const drop = $('drop');

@@ -1,0 +1,16 @@
+// default_format.cpp: the weight format a conversion gets when none is asked for (see default_format.h).
+#include "arcscope/formats/default_format.h"
+
+#include "arcscope/formats/model_file.h"
+
+namespace arcscope {
+
+uint64_t converted_file_bytes(const GPT2Config& config, DType weight_type) {
+    return plan_layout(gpt2_tensor_specs(config, weight_type)).file_size();
+}
+
+DType default_weight_type(const GPT2Config& config) {
+    return converted_file_bytes(config, DType::Q16) <= kDefaultQ16MaxBytes ? DType::Q16 : DType::Q8;
+}
+
+}  // namespace arcscope
