@@ -16,7 +16,8 @@ std::map<std::string, bool> declared_options(const std::string& usage);
 // Parsed "--key value" options and bare "--flag"s of one subcommand, checked against its declared options.
 class Args {
 public:
-    // Throws Error for an option the usage does not declare, or a value missing after one that takes it.
+    // Throws Error for an option the usage does not declare, one given twice, or a value missing after one that
+    // takes it.
     Args(const std::vector<std::string>& argv, const std::map<std::string, bool>& declared);
     // Whether the command declares --key (shared helpers read some options only where a command takes them).
     bool declares(const std::string& key) const { return declared_.count(key) > 0; }

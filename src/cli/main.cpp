@@ -38,6 +38,8 @@ Args::Args(const std::vector<std::string>& argv, const std::map<std::string, boo
         std::string key = a.substr(2);
         auto it = declared_.find(key);
         arcscope::require(it != declared_.end(), "unknown option --" + key);
+        // Which of two values a command would take is a guess: "--dtype q8 --dtype f32" is refused, not read as f32.
+        arcscope::require(values_.count(key) == 0, "option --" + key + " is given twice: give it once");
         if (!it->second) {
             values_[key] = "";
         } else {

@@ -63,3 +63,21 @@ test('each command that loads a tokenizer runs with --tokenizer given', () => {
     assert.equal(run.status, 0, `${args[0]}: ${run.stderr}`);
   }
 });
+
+test('an option given twice is refused by name, in every command, not read as its last value', () => {
+  let tried = 0;
+  for (const usage of usages()) {
+    const command = usage.split(' ')[0];
+    for (const { name, value } of options(usage)) {
+      const once = value ? [`--${name}`, 'no/such/path'] : [`--${name}`];
+      const run = arcscope([command, ...once, ...once]);
+      assert.equal(run.status, 1, `${command} --${name} twice`);
+      assert.match(run.stderr, new RegExp(`^error: option --${name} is given twice: give it once`), `${command}: ${run.stderr}`);
+      tried++;
+    }
+  }
+  // The case that was taken silently: the second --dtype won.
+  const run = arcscope(['convert', '--in', 'no/such/dir', '--out', 'x.arcs', '--dtype', 'q8', '--dtype', 'f32']);
+  assert.match(run.stderr, /^error: option --dtype is given twice/);
+  console.log(`${tried} options given twice, each refused`);
+});
