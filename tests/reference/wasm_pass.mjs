@@ -5,8 +5,9 @@
 //   OUT/<dtype>/cache.json  {"T", "hooks": {name: shape}, "logits": [T, V], "attention": [L, H, T, T], "seconds": {...}}
 //   OUT/<dtype>/<hook name>.f32, logits.f32 (forward's, every position), attention.f32 (forward's): raw little-endian
 // Runs on the library as staged in build/lib (./scripts/build.sh wasm).
-// Usage: node tests/reference/wasm_pass.mjs (--ckpt DIR --dtypes q8,q16,f32 | --arcs FILE,...) --ids 1,2,3 --out DIR
-//        [--hooks all|none]
+// Usage: node tests/reference/wasm_pass.mjs (--ckpt DIR --dtypes q8,q16,f32,default | --arcs FILE,...) --ids 1,2,3
+//        --out DIR [--hooks all|none]
+// (default: convertCheckpoint without a dtype, as the page converts a checkpoint; written under the dtype it chose.)
 import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../../build/lib/arcscope.js';
@@ -31,7 +32,7 @@ async function modelBytes(source) {
   if (args.arcs) return new Uint8Array(readFileSync(source));
   const safetensors = join(args.ckpt, 'model.safetensors');
   return engine.convertCheckpoint({
-    config: readFileSync(join(args.ckpt, 'config.json'), 'utf8'), dtype: source,
+    config: readFileSync(join(args.ckpt, 'config.json'), 'utf8'), dtype: source === 'default' ? undefined : source,
     chunks: createReadStream(safetensors, { highWaterMark: 1 << 20 }), totalBytes: statSync(safetensors).size,
   });
 }
@@ -72,5 +73,6 @@ for (const source of (args.arcs ?? args.dtypes ?? 'q8').split(',')) {
   index.wasmMemoryBytes = wasmBytes();
   writeFileSync(join(dir, 'cache.json'), JSON.stringify(index));
   model.free();
-  console.log(`${dtype}: ${JSON.stringify(timing)}, wasm memory ${(wasmBytes() / 1e9).toFixed(2)} GB`);
+  console.log(`${source === 'default' ? `the default, ${dtype}` : dtype}: ${JSON.stringify(timing)}, wasm memory ` +
+    `${(wasmBytes() / 1e9).toFixed(2)} GB`);
 }
