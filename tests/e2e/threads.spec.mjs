@@ -54,7 +54,13 @@ test('the tutorial page and <arc-scope> work on the threaded module', async ({ p
   expect(response.headers()['cross-origin-embedder-policy']).toBe('require-corp');
   await openPage(page);
   expect((await drawnArcs(page)).length).toBeGreaterThan(0);
+  // Both pages say so: the SIMD128 module on as many threads as the engine runs (one a core, up to 4).
+  const threads = await page.evaluate(() => Math.min(4, navigator.hardwareConcurrency));
+  const summary = threads > 1 ? `SIMD128, ${threads} threads (the page is cross-origin isolated)`
+    : 'SIMD128, one thread: the device reports one core';
+  await expect(page.locator('#engine-build')).toHaveText(`Engine: ${summary}`);
   await page.goto('./embed.html');
   await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+  await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${summary}.`);
   expect(errors).toEqual([]);
 });

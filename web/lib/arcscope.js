@@ -79,19 +79,38 @@ async function coreOptions({ wasmBinary, wasmUrl }, failed) {
 // cross-origin isolated pages, and its workers must start from this page's origin; Node runs the plain module.
 const hardwareThreads = Math.min(4, globalThis.navigator?.hardwareConcurrency || 1); // threads.h's kMaxThreads
 export function threadsAvailable() {
-  if (isNode || !globalThis.crossOriginIsolated || typeof SharedArrayBuffer !== 'function') return 1;
-  return new URL(assets.wasmThreads).origin === globalThis.origin ? hardwareThreads : 1;
+  return oneThreadReason() ? 1 : hardwareThreads;
+}
+
+// Why this page can have only one thread, or null when it can have hardwareThreads.
+function oneThreadReason() {
+  if (isNode) return 'Node runs the one-thread module';
+  if (!globalThis.crossOriginIsolated) return 'this page is not cross-origin isolated (COOP and COEP headers), which threads need';
+  if (typeof SharedArrayBuffer !== 'function') return 'this browser gives the page no SharedArrayBuffer, which threads need';
+  if (new URL(assets.wasmThreads).origin !== globalThis.origin) {
+    return "the library is on another origin than the page, and the threads' workers must start from the page's";
+  }
+  return hardwareThreads > 1 ? null : 'the device reports one core';
 }
 
 // The module to run: the threaded one when more than one thread is asked for (default: every core, up to 4) and
 // available; the plain one otherwise, and whenever the caller hands in its own wasm (it is the plain module's).
+// why: the reason for one thread, when it is one.
 async function coreFactory({ threads = hardwareThreads, wasmBinary, wasmUrl }) {
   if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be a whole number from 1 up, got ${threads}`);
-  if (threads > 1 && !wasmBinary && !wasmUrl && threadsAvailable() > 1) {
+  const why = threads === 1 ? 'createEngine was asked for one'
+    : wasmBinary || wasmUrl ? "the wasm handed to createEngine is the one-thread module's" : oneThreadReason();
+  if (!why) {
     const { default: create } = await import('./wasm/arcscope_core_threads.js');
-    return { create, wasmUrl: assets.wasmThreads, threads: Math.min(threads, threadsAvailable()) };
+    return { create, wasmUrl: assets.wasmThreads, threads: Math.min(threads, hardwareThreads) };
   }
-  return { create: createArcscopeCore, wasmUrl: wasmUrl ?? assets.wasm, threads: 1 };
+  return { create: createArcscopeCore, wasmUrl: wasmUrl ?? assets.wasm, threads: 1, why };
+}
+
+// Which build runs, in words for a page's status line: both modules are the SIMD128 build (there is no relaxed-SIMD
+// build yet), on one thread (and why) or several.
+function buildSummary({ threads, why }) {
+  return threads > 1 ? `SIMD128, ${threads} threads (the page is cross-origin isolated)` : `SIMD128, one thread: ${why}`;
 }
 
 export async function createEngine(options = {}) {
@@ -104,6 +123,8 @@ export async function createEngine(options = {}) {
   });
   // Worker threads share the matrix products; results are the same bits on any number (threads.h).
   const engine = { core, threads: core.setThreads(module.threads) };
+  // {simd, threads, summary}: the module that runs, for pages to say (the worker's init returns it).
+  engine.build = { simd: 'SIMD128', threads: engine.threads, summary: buildSummary({ ...module, threads: engine.threads }) };
 
   // The article's attention blocks and its cost experiment (engine/article.js).
   Object.assign(engine, articleBlocks(core));

@@ -608,6 +608,11 @@ export interface Engine {
   readonly core: unknown;
   /** the threads the engine runs on: 1 with the plain module, more with the threaded one */
   readonly threads: number;
+  /**
+   * Which build runs, for a page to say: `simd` 'SIMD128' (the only build so far), `threads` as above, and `summary`
+   * in words, with the reason for one thread (e.g. "SIMD128, one thread: this page is not cross-origin isolated …").
+   */
+  readonly build: { readonly simd: 'SIMD128'; readonly threads: number; readonly summary: string };
 
   /** A single attention head: d_model -> d_head. seed: an unsigned 32-bit integer (default 42). */
   singleHeadAttention(dModel: number, dHead: number, options?: { seed?: number }): SingleHeadAttention;

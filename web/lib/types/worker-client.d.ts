@@ -143,8 +143,8 @@ export declare class EngineClient {
   broken: string | null;
   /** true once the worker has sent its first message */
   started: boolean;
-  /** resolves when the engine in the worker has started */
-  readonly ready: CallPromise<{ ok: true }>;
+  /** resolves when the engine in the worker has started, with its build (Engine's build: SIMD128, threads and why) */
+  readonly ready: CallPromise<{ ok: true; build: { simd: 'SIMD128'; threads: number; summary: string } }>;
   /** (internal) the id of the next call */
   nextId: number;
   /** (internal) calls waiting for an answer, by id */

@@ -34,9 +34,9 @@ const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys th
 // The operations, by name. A page may add its own before it sends its first message (the tutorial's demos do,
 // in web/tutorial/worker/tutorial-worker.js); each runs its wasm work through withEngine.
 export const ops = {
+  // -> {ok, build}: the engine's build (arcscope.js: SIMD128, and how many threads and why), for the page to say.
   async init() {
-    await engine;
-    return { ok: true };
+    return { ok: true, build: (await engine).build };
   },
 
   // Downloads give up after this many seconds without data (tests shorten it).

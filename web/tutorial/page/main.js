@@ -142,8 +142,10 @@ const opened = (hashNamesModel ? Promise.resolve(null) : rememberedModel())
 const demosMayStart = Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]);
 setupTutorial(engine, demosMayStart);
 setupCost(engine);
-engine.ready.then(() => performance.mark('arcscope-engine-ready'),
-  (e) => status(`The engine could not start: ${e.message}`, ''));
+engine.ready.then(({ build }) => {
+  performance.mark('arcscope-engine-ready');
+  $('engine-build').textContent = `Engine: ${build.summary}`; // which module, and why one thread where it is one
+}, (e) => status(`The engine could not start: ${e.message}`, ''));
 
 // A pasted link or back/forward: apply the new state.
 window.addEventListener('hashchange', () => {

@@ -1,0 +1,30 @@
+// Both pages say which build of the engine runs: the SIMD128 module, on one thread here (a page that is not
+// cross-origin isolated) and why. threads.spec.mjs checks the same lines on an isolated page, where threads run.
+import { test, expect } from '@playwright/test';
+import { watchConsole } from './helpers.mjs';
+
+const ONE_THREAD = 'SIMD128, one thread: this page is not cross-origin isolated (COOP and COEP headers), which threads need';
+
+test('the tutorial\'s model bar and the embed page name the SIMD128 build on one thread, and why', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.goto('./');
+  await expect(page.locator('#engine-build')).toHaveText(`Engine: ${ONE_THREAD}`, { timeout: 30_000 });
+  expect(await page.evaluate(() => window.arcscopePage.engine.ready.then((r) => r.build))).toEqual(
+    { simd: 'SIMD128', threads: 1, summary: ONE_THREAD });
+  await page.goto('./embed.html');
+  await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${ONE_THREAD}.`, { timeout: 30_000 });
+  expect(errors).toEqual([]);
+});
+
+test('createEngine says why it runs one thread when asked for one or handed its wasm', async ({ page }) => {
+  await page.goto('./embed.html');
+  const summaries = await page.evaluate(async () => {
+    const { createEngine, defaultAssets } = await import('/lib/arcscope.js');
+    const asked = await createEngine({ threads: 1 });
+    const handed = await createEngine({ wasmUrl: defaultAssets.wasm });
+    const plain = await createEngine();
+    return [asked.build.summary, handed.build.summary, plain.build.summary];
+  });
+  expect(summaries).toEqual(['SIMD128, one thread: createEngine was asked for one',
+    "SIMD128, one thread: the wasm handed to createEngine is the one-thread module's", ONE_THREAD]);
+});
