@@ -22,7 +22,7 @@ function makeFixture() {
       '--n-embd', '96', '--n-ctx', '1024', '--vocab', '50257', '--seed', '5'], { stdio: 'inherit' });
   }
   if (!existsSync(`${FIX}/wide.q8.arcs`)) {
-    execFileSync('build/native/arcscope', ['convert', '--in', `${FIX}/wide-hf`, '--out', `${FIX}/wide.q8.arcs`], { stdio: 'inherit' });
+    execFileSync('build/native/arcscope', ['convert', '--in', `${FIX}/wide-hf`, '--out', `${FIX}/wide.q8.arcs`, '--dtype', 'q8'], { stdio: 'inherit' });
   }
 }
 
