@@ -1,6 +1,7 @@
 // attributes.mjs: writes what is said of each <arc-scope> attribute elsewhere from its declaration
 // (web/lib/element/arc-scope-attributes.js): the attribute table of docs/embedding.md and of web/embed.html, and the
-// element's accessors in web/lib/types/element.d.ts, each between its two marker lines.
+// element's accessors and its attributes' value types (ArcScopeAttributes, what JSX takes) in
+// web/lib/types/element.d.ts, each between its two marker lines.
 // Usage: node scripts/attributes.mjs           rewrite them
 //        node scripts/attributes.mjs --check   exit 1, naming the files, when one is not what the declaration says
 // tests/js/attributes.test.mjs runs the check.
@@ -44,6 +45,10 @@ export const parts = () => [
     ...docComment(`${unlinked(a.doc)}${withDefault(name, unlinked)}`, '  '),
     `  get ${name}(): string | null;`,
     `  set ${name}(value: ${a.type} | null | undefined);`,
+  ])],
+  ['web/lib/types/element.d.ts', `  // attribute values: ${WHERE}`, '  // /attribute values', entries.flatMap(([name, a]) => [
+    ...docComment(`${unlinked(a.doc)}${withDefault(name, unlinked)}`, '  '),
+    `  ${name}?: ${a.type} | null;`,
   ])],
 ];
 

@@ -144,7 +144,10 @@ function same(what, js, dts) {
 const modules = [['arcscope.js', 'types/engine.d.ts'], ['worker-client.js', 'types/worker-client.d.ts'],
   ['arc-scope.js', 'types/element.d.ts']];
 
-for (const [js, dts] of modules) {
+// arcscope/react: the element's module and React's JSX types (read with @types/react, a devDependency).
+const reactEntry = ['react.js', 'types/react.d.ts'];
+
+for (const [js, dts] of [...modules, reactEntry]) {
   test(`${dts} declares exactly the values ${js} exports`, () => {
     const jsNames = exportedValues(parse(js));
     const dtsNames = exportedValues(parse(dts));
@@ -254,14 +257,26 @@ test('ArcScopeElement: each observed attribute and accessor is declared; each de
     'ArcScopeElement differs (see above)');
 });
 
-test('the declarations compile on their own (strict, lib dom + es2022, no @types)', () => {
-  const program = ts.createProgram(modules.map(([, dts]) => path(dts)), {
+// The diagnostics of type-checking files (strict, lib dom + es2022, no global @types), formatted.
+function compileErrors(files) {
+  const program = ts.createProgram(files, {
     strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
     module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
   });
-  const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.formatDiagnostic(d, {
+  return ts.getPreEmitDiagnostics(program).map((d) => ts.formatDiagnostic(d, {
     getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n',
   }));
+}
+
+test('the declarations compile on their own (strict, lib dom + es2022, no @types)', () => {
+  const errors = compileErrors(modules.map(([, dts]) => path(dts)));
   for (const e of errors) console.log(e.trimEnd());
   assert.deepEqual(errors, []);
+});
+
+test("react.d.ts compiles against React's own declarations (@types/react), and only it reads them", () => {
+  const errors = compileErrors([path(reactEntry[1])]);
+  for (const e of errors) console.log(e.trimEnd());
+  assert.deepEqual(errors, []);
+  for (const [, dts] of modules) assert.doesNotMatch(readFileSync(path(dts), 'utf8'), /from 'react'/, dts);
 });

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { installedConsumer, repoRoot, version } from './consumer.mjs';
+import { installedConsumer, repoRoot, tarball, version } from './consumer.mjs';
 
 const consumer = installedConsumer();
 
@@ -16,7 +16,7 @@ test('the tarball holds the wasm, the tokenizer, the default model, the modules,
     'lib/worker/worker.js', 'lib/wasm/arcscope_core.js', 'lib/wasm/arcscope_core.wasm', 'lib/wasm/arcscope_core_threads.js',
     'lib/wasm/arcscope_core_threads.wasm', 'lib/wasm/arcscope_core_threads.worker.js', 'lib/models/gpt2-tokenizer.bin',
     'lib/models/shakespeare-4l.q8.arcs', 'lib/css/views.css', 'lib/css/arc-scope.css', 'lib/types/engine.d.ts',
-    'lib/types/element.d.ts', 'lib/types/worker-client.d.ts', 'lib/version.js']) {
+    'lib/types/element.d.ts', 'lib/types/worker-client.d.ts', 'lib/types/react.d.ts', 'lib/react.js', 'lib/version.js']) {
     assert.ok(listing.includes(file), `the tarball lacks ${file}`);
   }
   const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'arcscope', 'package.json'), 'utf8'));
@@ -79,4 +79,35 @@ test('TypeScript: a consumer file using the API and the element type-checks; wro
   assert.match(bad.stdout, /wrong-attribute\.ts\(\d+,\d+\): error TS2322: Type '"pie"' is not assignable/);
   assert.match(bad.stdout, /error TS2322: Type '"high"' is not assignable/);
   assert.match(bad.stdout, /error TS2339: Property 'count' does not exist on type 'ArcScopeRenderedDetail'/);
+});
+
+test("TypeScript + React: <arc-scope> in JSX type-checks after import 'arcscope/react'; wrong values do not", () => {
+  // The consumer project above type-checks without React's types: no React, no @types/react needed.
+  assert.ok(!existsSync(join(consumer, 'node_modules', '@types', 'react')), 'the consumer project has no @types/react');
+  // A React app of its own: the tarball, and React's types beside it as `npm install @types/react` puts them (the
+  // repository's copy: no network here).
+  const app = join(repoRoot, 'build', 'consumer-react');
+  rmSync(app, { recursive: true, force: true });
+  mkdirSync(join(app, 'node_modules', '@types'), { recursive: true });
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'react-app', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app, stdio: 'pipe' });
+  cpSync(join(repoRoot, 'node_modules', '@types', 'react'), join(app, 'node_modules', '@types', 'react'), { recursive: true });
+  cpSync(join(repoRoot, 'node_modules', 'csstype'), join(app, 'node_modules', 'csstype'), { recursive: true });
+  const types = join(repoRoot, 'tests', 'package', 'types');
+  for (const f of readdirSync(types)) cpSync(join(types, f), join(app, f));
+  const tsc = (config) => spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p', config], { cwd: app, encoding: 'utf8' });
+  // React 19's React.JSX, through the automatic runtime (Vite's React template) and the classic one, and the global
+  // JSX namespace (older React types, other JSX libraries).
+  for (const config of ['tsconfig.react.json', 'tsconfig.react-classic.json', 'tsconfig.global-jsx.json']) {
+    const good = tsc(config);
+    assert.equal(good.status, 0, `${config} should type-check:\n${good.stdout}${good.stderr}`);
+  }
+  const bad = tsc('tsconfig.wrong-react.json');
+  console.log(bad.stdout.trim());
+  assert.notEqual(bad.status, 0, 'wrong-react.tsx should not type-check');
+  const errors = bad.stdout.trim().split('\n');
+  assert.equal(errors.length, 2, bad.stdout);
+  assert.match(errors[0], /wrong-react\.tsx\(9,\d+\): error TS2322: Type '"pie"' is not assignable to type 'ArcScopeMode/);
+  assert.match(errors[1], /wrong-react\.tsx\(10,\d+\): error TS2322: Type '"high"' is not assignable to type 'ArcScopeNumber/);
 });

@@ -183,6 +183,52 @@ export declare class ArcScopeElement extends HTMLElement {
   result: ArcScopeResult | null;
 }
 
+/**
+ * The element's attributes with the values each takes, as a framework's templates set them: React's JSX
+ * (`arcscope/react`), or your own declarations for another framework's.
+ */
+export interface ArcScopeAttributes {
+  // attribute values: written by scripts/attributes.mjs from web/lib/element/arc-scope-attributes.js
+  /**
+   * the text to run through the model (default: the element's text content; needed when the element has child elements,
+   * its fallback: see Fallback children)
+   */
+  text?: string | null;
+  /** URL of an `.arcs` model file (default: the model shipped in `lib/models/`) */
+  model?: string | URL | null;
+  /** URL of precomputed attention as JSON: drawn without the worker, the wasm or a model */
+  src?: string | URL | null;
+  /** an integer from 0 to n_layer - 1, or `mean` / `max` over layers (default: the last layer) */
+  layer?: ArcScopeLayer | `${number}` | null;
+  /**
+   * an integer from 0 to n_head - 1, `all` (each head in its own colour), or `mean` / `max` over heads (default: `all`)
+   */
+  head?: ArcScopeHead | `${number}` | null;
+  /** `arcs`, `matrix`, or `ablation`: the effect of each head on the answer (default: `arcs`) */
+  mode?: ArcScopeMode | null;
+  /** with `mode="ablation"`, and needed there: the answer, one token as text (`" dog"`) */
+  answer?: string | null;
+  /** with `mode="ablation"`, and needed there: the wrong answer, one token as text (`" cat"`) */
+  wrong?: string | null;
+  /**
+   * with `mode="ablation"`: `zero`, or `mean` (each head's output replaced by its mean over the positions) (default:
+   * `zero`)
+   */
+  ablate?: ArcScopeAblationKind | null;
+  /**
+   * at most this many arcs per token, an integer from 0 (0: all), or `auto`: all of them on a text of up to 64 tokens,
+   * each token's 3 strongest past that (default: `auto`)
+   */
+  topk?: ArcScopeNumber | 'auto' | null;
+  /** only weights at or above it, a number from 0 to 1 (default: `0.02`) */
+  threshold?: ArcScopeNumber | null;
+  /** `auto` (the reader's `prefers-color-scheme`), `light` or `dark` (default: `auto`) */
+  theme?: ArcScopeTheme | null;
+  /** `eager`, or `lazy`: nothing is fetched until the element is within 200px of the viewport (default: `eager`) */
+  loading?: ArcScopeLoading | null;
+  // /attribute values
+}
+
 /** What the analysis cache shared by every element holds. */
 export interface AnalysisCacheInfo {
   /** analyses held */
