@@ -127,9 +127,13 @@ function arcscopeOutput(spec) {
 
   draw().catch((e) => {
     const message = e instanceof Error ? e.message : String(e);
-    // Chromium starts no module worker on a file:// page (a classic one it does), so the model cannot run there.
-    const hint = spec.model && location.protocol === 'file:' ? ' This page was opened from a file, where the ' +
-      'browser does not start the engine\'s worker: serve its folder (python3 -m http.server) and open it from there.' : '';
-    fail(message + hint);
+    // Chromium starts no module worker on a file:// page (a classic one it does), so the model cannot run there:
+    // that is the cause, whatever the worker's own error guesses (a 404, CORS, a policy), so it comes first.
+    if (spec.model && location.protocol === 'file:') {
+      fail('this page was opened from a file, where the browser does not start the engine\'s worker: serve its ' +
+        `folder (python3 -m http.server) and open it from there. What failed: ${message.replace(/\.?$/, '.')}`);
+    } else {
+      fail(message);
+    }
   });
 }
