@@ -23,7 +23,7 @@ test('the tutorial runs under the strict CSP with zero console errors', async ({
   expect(download.suggestedFilename()).toBe('arcscope-attention.png');
   await page.fill('#gen-count', '3');
   await page.click('#generate');
-  await expect(page.locator('#generate')).toHaveText('Generate', { timeout: 30_000 });
+  await expect(page.locator('#generate')).toHaveText('Generate');
   expect(errors).toEqual([]);
 });
 
@@ -31,7 +31,7 @@ test('<arc-scope> runs under the strict CSP with zero console errors', async ({ 
   const errors = watchConsole(page);
   const response = await page.goto('./embed.html');
   expect(response.headers()['content-security-policy']).toBe(STRICT);
-  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();
   await expect(page.locator('#example-matrix rect[data-weight]').first()).toBeAttached();
   expect(errors).toEqual([]);
 });

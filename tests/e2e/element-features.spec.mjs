@@ -53,7 +53,7 @@ const addDataElement = (page, id, data, attrs = {}) => page.evaluate(({ id, data
 }), { id, data, attrs });
 
 // Resolves once the element has drawn (now or before).
-const rendered = (locator) => expect(locator.locator('[data-from], [data-weight]').first()).toBeAttached({ timeout: 30_000 });
+const rendered = (locator) => expect(locator.locator('[data-from], [data-weight]').first()).toBeAttached();
 const frameColor = (locator) => locator.evaluate((el) => getComputedStyle(el.shadowRoot.querySelector('.frame')).backgroundColor);
 const WHITE = 'rgb(255, 255, 255)', DARK = 'rgb(18, 22, 28)';  // --paper, light and dark
 

@@ -6,7 +6,7 @@ test('the embed page: both examples render, share one worker, and expose what th
   const errors = watchConsole(page);
   await page.goto('./embed.html');
   const arcsEl = page.locator('#example-arcs');
-  await expect(arcsEl.locator('path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+  await expect(arcsEl.locator('path[data-from]').first()).toBeAttached();
   await expect(page.locator('#example-matrix rect[data-weight]').first()).toBeAttached();
   expect(page.workers()).toHaveLength(1);
   const { tokens, shape, arcs } = await arcsEl.evaluate((el) => ({

@@ -8,11 +8,11 @@ const ONE_THREAD = 'SIMD128, one thread: this page is not cross-origin isolated 
 test('the tutorial\'s model bar and the embed page name the SIMD128 build on one thread, and why', async ({ page }) => {
   const errors = watchConsole(page);
   await page.goto('./');
-  await expect(page.locator('#engine-build')).toHaveText(`Engine: ${ONE_THREAD}`, { timeout: 30_000 });
+  await expect(page.locator('#engine-build')).toHaveText(`Engine: ${ONE_THREAD}`);
   expect(await page.evaluate(() => window.arcscopePage.engine.ready.then((r) => r.build))).toEqual(
     { simd: 'SIMD128', threads: 1, summary: ONE_THREAD });
   await page.goto('./embed.html');
-  await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${ONE_THREAD}.`, { timeout: 30_000 });
+  await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${ONE_THREAD}.`);
   expect(errors).toEqual([]);
 });
 

@@ -4,7 +4,7 @@
 // model says what the experiment needs and offers the loader; the code shown is the code that runs.
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { FIXTURE_GPT2_SHAPED, openPage, waitForRender, watchConsole } from './helpers.mjs';
+import { COMPUTE_TIMEOUT, FIXTURE_GPT2_SHAPED, openPage, waitForRender, watchConsole } from './helpers.mjs';
 
 test('with a 12 x 12 model the button runs the experiment and its top 5 is runWithCache\'s pattern row', async ({ page }) => {
   const errors = watchConsole(page);
@@ -63,7 +63,7 @@ test('a 12 x 12 model loaded from the dialog opens on layer 8, head 5, not on th
   await page.fill('#src-weights', new URL('/fixtures/gpt2-12x12/model.safetensors', baseURL).href);
   await page.fill('#src-config', new URL('/fixtures/gpt2-12x12/config.json', baseURL).href);
   await page.click('#load-url');
-  await expect(page.locator('#loader')).not.toBeVisible({ timeout: 60_000 });
-  await expect.poll(() => page.inputValue('#layer'), { timeout: 30_000 }).toBe('8');
+  await expect(page.locator('#loader')).not.toBeVisible({ timeout: COMPUTE_TIMEOUT });
+  await expect.poll(() => page.inputValue('#layer')).toBe('8');
   expect(await page.inputValue('#head')).toBe('5');
 });

@@ -3,7 +3,7 @@
 // 12 x 12 fixture, random weights of GPT-2 small's shape), dark mode, a phone's width (nothing may overflow
 // sideways), and <arc-scope mode="ablation">.
 import { test, expect } from '@playwright/test';
-import { FIXTURE_GPT2_SHAPED, waitForRender } from './helpers.mjs';
+import { COMPUTE_TIMEOUT, FIXTURE_GPT2_SHAPED, waitForRender } from './helpers.mjs';
 
 const shots = 'build/screenshots';
 
@@ -12,7 +12,7 @@ async function section(page, hash = '') {
   await waitForRender(page);
   await page.locator('#which-heads').scrollIntoViewIfNeeded();
 }
-const done = (page) => expect(page.locator('#hm-status')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+const done = (page) => expect(page.locator('#hm-status')).toHaveAttribute('data-state', 'done', { timeout: COMPUTE_TIMEOUT });
 
 test('section 7 at desktop width: the repeated line on the default model', async ({ page }) => {
   await section(page);

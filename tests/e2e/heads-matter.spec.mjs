@@ -3,7 +3,7 @@
 // or the page's code); a clicked head's arcs; cancel; bad input; the URL hash; the GPT-2 small preset; exports.
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { FIXTURE_GPT2_SHAPED, waitForRender, watchConsole } from './helpers.mjs';
+import { COMPUTE_TIMEOUT, FIXTURE_GPT2_SHAPED, waitForRender, watchConsole } from './helpers.mjs';
 
 const SHIPPED = '/models/shakespeare-4l.q8.arcs';
 const LINE = ' the quick brown fox jumps over the lazy dog.';
@@ -18,7 +18,7 @@ async function openSection(page, hash = '') {
   await page.locator('#which-heads').scrollIntoViewIfNeeded();
   await finished(page);
 }
-const finished = (page) => expect(page.locator('#hm-status')).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+const finished = (page) => expect(page.locator('#hm-status')).toHaveAttribute('data-state', 'done', { timeout: COMPUTE_TIMEOUT });
 
 // Everything the section computes, with the engine module in the page's main thread, on the model at url.
 function reference(page, url, { prompt, corrupted, answer, wrong, kind = 'zero' }) {

@@ -3,6 +3,11 @@ import { expect } from '@playwright/test';
 
 export const ARTICLE_TEXT = "The trophy didn't fit in the bag because it was too big";
 
+// How long a whole analysis, sweep or conversion may take before a test calls it stuck. Generous, because a wait that
+// runs out means the machine was slow, not that the code was wrong: section 7's sweeps took 60 s at a load average of
+// 10 on two cores, where they take 5-15 s on a quiet one. (The config's timeouts: 60 s a wait, 4 minutes a test.)
+export const COMPUTE_TIMEOUT = 180_000;
+
 // Collects console errors and page errors; call .check() at the end of a test.
 export function watchConsole(page) {
   const errors = [];
@@ -29,8 +34,8 @@ export async function openPage(page, hash = '') {
 export const tokenTexts = (page) => page.locator('#view .tokens.from [data-token-index]').allTextContents();
 
 export async function waitForRender(page, previous = 0) {
-  await expect(page.locator('#model-status')).toHaveClass(/ok/, { timeout: 30_000 });
-  await expect.poll(() => renders(page), { timeout: 30_000 }).toBeGreaterThan(previous);
+  await expect(page.locator('#model-status')).toHaveClass(/ok/);
+  await expect.poll(() => renders(page)).toBeGreaterThan(previous);
 }
 
 export const renders = (page) => page.locator('#view').getAttribute('data-renders').then((v) => Number(v || 0));

@@ -2,7 +2,7 @@
 // thumbnail grid (one canvas a layer, drawn a layer at a time), the head scores, a view switch at 256 tokens, the
 // presets and the article's experiment on a model they were not written for, section 7's grid and <arc-scope>'s.
 import { test, expect } from '@playwright/test';
-import { waitForRender, renders, addElement, watchConsole } from './helpers.mjs';
+import { COMPUTE_TIMEOUT, waitForRender, renders, addElement, watchConsole } from './helpers.mjs';
 
 const L = 48, H = 25;
 const XL_SHAPED = '/fixtures/gpt2-48x25.q8.arcs';  // global-setup.mjs makes it: XL's layers and heads at width 200
@@ -49,7 +49,7 @@ test('the explorer at 48 x 25: menus, thumbnails a layer at a time, head scores,
   expect(Math.abs(header.y - boxTop.y)).toBeLessThan(4);
   expect(header.x + header.width).toBeLessThanOrEqual(wrap.x + wrap.width);
 
-  await expect(page.locator('#scores .cell')).toHaveCount(L * H, { timeout: 30_000 });
+  await expect(page.locator('#scores .cell')).toHaveCount(L * H);
   expect(await overflowX(page.locator('#scores').locator('xpath=..'))).toBeLessThanOrEqual(0);
 
   // A click on the last head of the last layer shows it.
@@ -70,7 +70,7 @@ test('a view switch at 256 tokens on the 48 x 25 shape, from the change to the a
   await page.locator('#text').fill(words.join('').trim());
   await waitForRender(page, before);
   await expect(page.locator('#token-count')).toHaveText('256 / 1024 tokens');
-  await expect.poll(() => page.locator('#thumbs canvas.thumb-row').last().evaluate((c) => c.width), { timeout: 30_000 })
+  await expect.poll(() => page.locator('#thumbs canvas.thumb-row').last().evaluate((c) => c.width))
     .toBe(H * (64 + 8)); // the thumbnails are in: the worker is idle
   const timings = {};
   for (const [what, select, value] of [['head', '#head', '17'], ['layer', '#layer', '40'], ['all heads', '#head', 'all'],
@@ -97,7 +97,7 @@ test('presets and the article experiment say they are GPT-2 small\'s on a 48 x 2
   await open(page, '&hm=ioi');
   // The experiment runs (the model has a layer 8, head 5) and says the claim is not about this model's.
   await page.click('#experiment-run');
-  await expect(page.locator('#experiment-result')).toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('#experiment-result')).toBeVisible();
   await expect(page.locator('#experiment-other')).toBeVisible();
   await expect(page.locator('#experiment-other')).toContainText("The article's claim is about GPT-2 small (12 layers × 12 heads)");
   await expect(page.locator('#experiment-other')).toContainText('48 layers × 25 heads: its layer 8, head 5 is another head');
@@ -112,7 +112,7 @@ test('section 7\'s ablation grid and <arc-scope mode="ablation"> at 48 x 25: 1,2
   const prompt = 'one two one', hash = `&hm=custom&hm-prompt=${encodeURIComponent(prompt)}&hm-corrupted=&hm-answer=%20two&hm-wrong=%20three`;
   await open(page, hash);
   await page.locator('#which-heads').scrollIntoViewIfNeeded();
-  await expect(page.locator('#hm-status')).toHaveAttribute('data-state', 'done', { timeout: 45_000 });
+  await expect(page.locator('#hm-status')).toHaveAttribute('data-state', 'done', { timeout: COMPUTE_TIMEOUT });
   const grid = page.locator('#hm-ablation svg');
   await expect(grid.locator('[role="gridcell"]')).toHaveCount(L * H);
   await expect(grid.locator('[role="gridcell"]').last()).toHaveAttribute('aria-label', /^layer 47 head 24: /);

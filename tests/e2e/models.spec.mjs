@@ -26,7 +26,7 @@ test('a Hugging Face checkpoint from a URL is converted in the worker with progr
     if (dtype) await page.check(`#src-formats input[value="${dtype}"]`);
     const before = await renders(page);
     await page.click('#load-url');
-    await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
+    await expect(page.locator('#loader')).not.toBeVisible();
     await waitForRender(page, before);
     await expectTinyModel(page);
   };
@@ -69,11 +69,11 @@ test('an .arcs file and a checkpoint load from the file picker', async ({ page }
   await openPage(page);
   await page.click('#open-loader');
   await page.setInputFiles('#files', `build/test-fixtures/${FIXTURE_ARCS.split('/').pop()}`);
-  await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('#loader')).not.toBeVisible();
   await expectTinyModel(page);
   await page.click('#open-loader');
   await page.setInputFiles('#files', ['build/test-fixtures/tiny-hf/config.json', 'build/test-fixtures/tiny-hf/model.safetensors']);
-  await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('#loader')).not.toBeVisible();
   await expectTinyModel(page);
   expect(page.url()).toContain('local%3Amodel.safetensors');
   // A revisit opens the picked file's conversion from the cache, named by the file, not by its cache key.
@@ -131,7 +131,7 @@ test('a link to a model that does not load keeps its hash, says why, and offers 
   const hash = '#model=/models/missing.arcs';
   await page.goto(`./${hash}`);
   const error = page.locator('#model-error');
-  await expect(error).toBeVisible({ timeout: 30_000 });
+  await expect(error).toBeVisible();
   await expect(error).toContainText('Could not load the model /models/missing.arcs');
   await expect(error).toContainText('HTTP 404');
   console.log(`shown: ${await page.locator('#model-error-text').textContent()}`);
@@ -160,7 +160,7 @@ test('a link to a model picked from disk elsewhere says the file must be picked 
   const hash = `#model=${encodeURIComponent('local:model.safetensors:548105171')}`;
   await page.goto(`./${hash}`);
   const error = page.locator('#model-error');
-  await expect(error).toBeVisible({ timeout: 30_000 });
+  await expect(error).toBeVisible();
   console.log(`shown: ${await page.locator('#model-error-text').textContent()}`);
   await expect(error).toContainText('This link names model.safetensors (548.1 MB), a model file picked from a disk');
   await expect(error).toContainText('pick the file again');
@@ -170,7 +170,7 @@ test('a link to a model picked from disk elsewhere says the file must be picked 
   await expect(page.locator('#loader')).toBeVisible();
   // Picking it again (here the test's .arcs file) loads it, and the message goes.
   await page.setInputFiles('#files', `build/test-fixtures/${FIXTURE_ARCS.split('/').pop()}`);
-  await expect(page.locator('#loader')).not.toBeVisible({ timeout: 30_000 });
+  await expect(page.locator('#loader')).not.toBeVisible();
   await expectTinyModel(page);
   await expect(error).toBeHidden();
 });

@@ -17,7 +17,7 @@ for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['pho
     await page.hover('#view .tokens.from [data-token-index="9"]');
     await page.locator('#explorer .view-row').screenshot({ path: `${shots}/explorer-${name}-hover-token.png` });
     await page.goto('./embed.html');
-    await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+    await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();
     await page.screenshot({ path: `${shots}/embed-${name}.png`, fullPage: true });
   });
 }

@@ -60,7 +60,7 @@ test('the tutorial page and <arc-scope> work on the threaded module', async ({ p
     : 'SIMD128, one thread: the device reports one core';
   await expect(page.locator('#engine-build')).toHaveText(`Engine: ${summary}`);
   await page.goto('./embed.html');
-  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached({ timeout: 30_000 });
+  await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();
   await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${summary}.`);
   expect(errors).toEqual([]);
 });

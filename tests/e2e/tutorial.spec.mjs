@@ -196,10 +196,10 @@ test('positional encoding: the line chart has a key naming each line, and each l
 });
 
 test('cost experiment: four lengths timed in the worker and a quadratic fitted', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(360_000);
   await page.goto('./');
   await page.click('#cost-run');
-  await expect(page.locator('#cost-table tbody tr')).toHaveCount(4, { timeout: 100_000 });
+  await expect(page.locator('#cost-table tbody tr')).toHaveCount(4, { timeout: 300_000 });
   await expect(page.locator('#cost-chart path.fit')).toHaveCount(1);
   await expect(page.locator('#cost-chart circle.point')).toHaveCount(4);
   await expect(page.locator('#cost-status')).toContainText('n²');

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { watchConsole } from '../e2e/helpers.mjs';
+import { COMPUTE_TIMEOUT, watchConsole } from '../e2e/helpers.mjs';
 import { drawnArcs, engineAttention, jupyterBuild, largestArcDifference, prepareExample, venvPython } from './support.mjs';
 
 const TEXT = ' the quick brown fox jumps over the lazy dog. the quick brown fox jumps over the lazy';
@@ -26,7 +26,7 @@ const freePort = () => new Promise((ok) => {
 });
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   prepareExample();
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'notebooks'), { recursive: true });
@@ -58,17 +58,17 @@ async function runCell(page, i) {
   await area.locator('.CodeMirror').click();
   await page.keyboard.press('Shift+Enter');
   const output = area.locator('.arcscope-output');
-  await expect(output).toHaveAttribute('data-arcscope', /drawn|error/, { timeout: 60_000 });
+  await expect(output).toHaveAttribute('data-arcscope', /drawn|error/, { timeout: COMPUTE_TIMEOUT });
   return output;
 }
 const resultOf = (output) => output.locator('arc-scope').evaluate((el) => ({ layer: el.result.layer, head: el.result.head,
   shape: el.result.shape, tokens: el.result.tokens, theme: el.getAttribute('theme') }));
 
 test('a classic Notebook draws live arcs, an attribute changed from Python, and several cells', async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   const errors = watchConsole(page);
   await page.goto(`${base}notebooks/live.ipynb`);
-  await page.waitForFunction(() => window.Jupyter?.notebook?.kernel?.is_connected(), null, { timeout: 60_000 });
+  await page.waitForFunction(() => window.Jupyter?.notebook?.kernel?.is_connected(), null, { timeout: COMPUTE_TIMEOUT });
 
   let output = await runCell(page, 0);
   await expect(output).toHaveAttribute('data-arcscope', 'drawn');
@@ -103,10 +103,10 @@ test('a classic Notebook draws live arcs, an attribute changed from Python, and 
   // (Shift+Enter on the last cell added an empty third.)
   await page.evaluate(() => window.Jupyter.notebook.restart_run_all({ confirm: false }));
   await expect.poll(() => page.evaluate(() => window.Jupyter.notebook.get_cells().slice(0, 2).map((c) => c.input_prompt_number).join()),
-    { timeout: 60_000 }).toBe('1,2');
+    { timeout: COMPUTE_TIMEOUT }).toBe('1,2');
   for (const i of [0, 1]) {
     await expect(page.locator('.cell').nth(i).locator('.arcscope-output')).toHaveAttribute('data-arcscope', 'drawn',
-      { timeout: 60_000 });
+      { timeout: COMPUTE_TIMEOUT });
   }
   await expect(payloads(0)).toHaveCount(2);
   await expect(payloads(1)).toHaveCount(0);
@@ -122,7 +122,7 @@ test('a classic Notebook draws live arcs, an attribute changed from Python, and 
   await page.reload();
   for (const i of [0, 1]) {
     await expect(page.locator('.cell').nth(i).locator('.arcscope-output')).toHaveAttribute('data-arcscope', 'drawn',
-      { timeout: 60_000 });
+      { timeout: COMPUTE_TIMEOUT });
   }
   expect(errors).toEqual([]);
 });
