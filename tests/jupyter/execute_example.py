@@ -31,7 +31,7 @@ def main():
     probe = nbformat.v4.new_code_cell('import json\nprint(json.dumps({"tokens": tokens, "pattern": pattern.tolist()}))')
     nb.cells.append(probe)
     started = time.perf_counter()
-    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(OUT)}}).execute()
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(OUT)}}).execute()
     seconds = time.perf_counter() - started
     given = "".join(o.get("text", "") for o in nb.cells.pop().outputs)
     (OUT / "given.json").write_text(given)

@@ -23,7 +23,7 @@ class Kernel:
         self.kc.shell_channel.send(msg)
         outputs = []
         while True:
-            reply = self.kc.get_iopub_msg(timeout=60)
+            reply = self.kc.get_iopub_msg(timeout=300)
             if reply["parent_header"].get("msg_id") != msg["header"]["msg_id"]:
                 continue
             kind, c = reply["msg_type"], reply["content"]
