@@ -34,6 +34,9 @@ jupyter_tests() {
 }
 run_suite "jupyter" jupyter_tests
 run_suite "browser" npx playwright test
+# The tutorial, the embed page and a cross-origin <arc-scope> in Firefox ESR and WebKitGTK (Playwright's suite above
+# drives Chromium).
+run_suite "firefox-webkit" node --test tests/browsers/
 
 echo
 if [ ${#failed[@]} -eq 0 ]; then

@@ -1,0 +1,49 @@
+// suite.mjs: the browser suite for one engine (firefox.test.mjs, webkit.test.mjs): the tutorial, the embed page and a
+// cross-origin self-hosted <arc-scope>, each compared with the engine's attention computed in Node; then the pages
+// given a model that 404s and a corrupt one. Prints each page's first-arcs time (not asserted: a busy machine is
+// slow, not wrong) and the largest difference from the engine's weights.
+import { after, before, describe, test } from 'node:test';
+import { startSites } from './sites.mjs';
+import { checkTutorial, checkTutorialBadModels } from './tutorial.mjs';
+import { checkEmbed } from './embed.mjs';
+import { checkCrossOrigin, checkElementBadModels } from './cross-origin.mjs';
+
+export const TEXT = "The trophy didn't fit in the bag because it was too big";
+export const TYPED = 'Is this a dagger which I see before me';
+
+const largest = (comparisons) => Math.max(...comparisons.map((c) => c.largest)).toExponential(2);
+const arcCounts = (comparisons) => comparisons.map((c) => c.drawn).join(' and ');
+
+export function browserSuite(launch) {
+  let browser, sites;
+  describe('browser', { timeout: 600_000 }, () => {
+    before(async () => {
+      sites = await startSites({ text: TEXT });
+      browser = await launch();
+      console.log(`${browser.name} ${browser.version}`);
+    });
+    after(async () => {
+      await browser?.close();
+      await sites?.close();
+    });
+    const report = (page, r) => console.log(`${browser.name}, ${page}: first arcs ${Math.round(r.firstArcs)} ms after ` +
+      `navigation; ${arcCounts(r.arcs)} arcs drawn, largest difference from the engine ${largest(r.arcs)}` +
+      (r.matrixLargest !== undefined ? `, matrix ${r.matrixLargest.toExponential(2)}` : ''));
+
+    test('the tutorial: the engine\'s arcs, redrawn as the reader types; the build named', async () => {
+      report('tutorial', await checkTutorial(browser, sites, { text: TEXT, typed: TYPED }));
+    });
+    test('the embed page: both examples the engine\'s, a typed layer redrawn, the events, the build named', async () => {
+      report('embed page', await checkEmbed(browser, sites, { text: TEXT }));
+    });
+    test('<arc-scope> self-hosted on another origin: the engine\'s arcs, a new text redrawn, the events', async () => {
+      report('cross-origin element', await checkCrossOrigin(browser, sites, { text: TEXT, typed: TYPED }));
+    });
+    test('a model that 404s and a corrupt one: the tutorial and the element say why, and do not go blank', async () => {
+      const page = await checkTutorialBadModels(browser, sites);
+      const element = await checkElementBadModels(browser, sites);
+      console.log(`${browser.name}: the tutorial said\n  ${page.join('\n  ')}\nthe element said\n  ` +
+        `${Object.values(element).join('\n  ')}`);
+    });
+  });
+}
