@@ -35,7 +35,7 @@ const page = (scriptSrc, attrs = '') => `<!doctype html>
 `;
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   const consumer = installedConsumer();
   // The site of the post: its pages, and copies of the folder at a sub-path and (broken) without its wasm.
   const siteDir = join(consumer, 'site');
@@ -247,11 +247,37 @@ test('a folder copied without lib/wasm: the element names the missing file, not 
   expect(message).toMatch(/the engine worker failed to start: http:.*\/no-wasm-dir\/lib\/wasm\/arcscope_core\.js answers HTTP 404; copy the whole lib\/ folder, lib\/wasm\/ included/);
 });
 
-test("the guide's drawn() helper says the element never loaded when its script path is wrong", async ({ page: p }) => {
-  // The helper as the guide prints it, taken from its testing block.
+// The guide's drawn() helper as it prints it, taken from its testing block.
+function guideDrawn() {
   const block = guide.find((b) => b.lang === 'js' && b.code.includes('const drawn = '));
   const source = block.code.slice(block.code.indexOf('(element) =>'), block.code.indexOf('}));') + 3);
-  const drawn = new Function(`return ${source}`)();
+  return new Function(`return ${source}`)();
+}
+
+test("the guide's drawn() helper says the element never loaded when its script path is wrong", async ({ page: p }) => {
+  const drawn = guideDrawn();
   await p.goto(`${site.url}wrong-path.html`);
   await expect(drawn(p.locator('arc-scope').first())).rejects.toThrow(/<arc-scope> never loaded: lib\/arc-scope\.js did not run/);
+});
+
+test("the guide's drawn() helper rejects with the same message whether the error came before or after it", async ({ page: p }) => {
+  const drawn = guideDrawn();
+  // Lazy, below the fold: nothing loads until it is scrolled to, so the helper is waiting when the error arrives.
+  writeFileSync(join(guideSite, 'missing-model.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>guide</title><link rel="icon" href="data:,"></head><body><div style="height: 3000px"></div>
+<arc-scope loading="lazy" text="hello" model="/arcscope/no-such-model.arcs"></arc-scope>
+<script type="module" src="/arcscope/lib/arc-scope.js"></script></body></html>`);
+  await p.goto(`${guideServer.url}missing-model.html`);
+  const figure = p.locator('arc-scope');
+  await p.waitForFunction(() => customElements.get('arc-scope'));
+  const message = (e) => e.message.split('\n')[0];  // (its stack in the page follows)
+  const waiting = drawn(figure).then(() => 'drawn?', message);
+  await figure.scrollIntoViewIfNeeded();
+  const after = await waiting;
+  await expect(figure.getByRole('alert')).toBeVisible();
+  const before = await drawn(figure).then(() => 'drawn?', message);  // the error is already shown
+  console.log(`drawn() rejected with: ${after}`);
+  // (Playwright puts its own "locator....: Error: " before the page's message.)
+  expect(after).toMatch(/Error: could not download http:.*\/arcscope\/no-such-model\.arcs: HTTP 404/);
+  expect(before).toBe(after);
 });
