@@ -58,10 +58,10 @@ test('the loader says what stands in the way before anything is downloaded', () 
   const [memory, kv, storage] = loadingLimits(xl, 'q8', { memoryGB: 2, freeBytes: 1e9 }).notes;
   assert.equal(memory, 'this device reports about 2 GB of memory, and gpt2-xl in q8 holds about 2.07 GB with its KV ' +
     'cache: it may fail; gpt2-medium in q8 would fit');
-  assert.equal(kv, 'its KV cache is kept in f16 (0.31 GB): in f32 (0.63 GB) it would not fit beside the 1.76 GB ' +
-    'model in half of the 2 GB this device reports');
-  assert.deepEqual(loadingLimits(xl, 'q16', {}).notes, ['its KV cache is kept in f16 (0.31 GB): in f32 (0.63 GB) it ' +
-    'would not fit beside the 3.31 GB model in the engine\'s 4 GB']);
+  assert.equal(kv, 'its KV cache is kept in f16 (314.6 MB): in f32 (629.1 MB) it would not fit beside the 1.76 GB ' +
+    'model and the 1.14 GB its passes work in, in half of the 2 GB this device reports');
+  assert.deepEqual(loadingLimits(xl, 'q16', {}).notes, ['its KV cache is kept in f16 (314.6 MB): in f32 (629.1 MB) it ' +
+    'would not fit beside the 3.31 GB model and the 1.14 GB its passes work in, in the engine\'s 4 GB']);
   assert.equal(storage, 'the browser\'s storage has 1.00 GB free, so the 1.76 GB file will not be kept: the next visit ' +
     'converts it again');
   assert.deepEqual(loadingLimits(xl, 'q8', {}), { blocking: null, notes: [] }); // a browser that says nothing

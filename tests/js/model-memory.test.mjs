@@ -9,8 +9,8 @@ import { runInNewContext } from 'node:vm';
 import { createEngine } from '../../build/lib/arcscope.js';
 import { checkpoint } from './crafted-files.mjs';
 import { engine, maxAbsDiff } from './support.mjs';
-import { kvCacheFor, kvBytes } from '../../web/lib/shared/model-memory.js';
-import { GPT2_FAMILY } from '../../web/tutorial/page/gpt2-family.js';
+import { kvCacheFor, kvBytes, workingBytes } from '../../web/lib/shared/model-memory.js';
+import { GPT2_FAMILY, shapeOf } from '../../web/tutorial/page/gpt2-family.js';
 import { LruMap } from '../../web/lib/shared/lru-map.js';
 
 // A model whose q8 file is some 80 MB (GPT-2's vocabulary at width 1024), well past the engine's first 32 MB, so the
@@ -89,20 +89,47 @@ test('fileStream gives the converter\'s file bit for bit, and a model loaded fro
 
 test('the KV cache is f16 only where model, f32 cache and working memory would not fit', () => {
   const family = Object.fromEntries(GPT2_FAMILY.map((m) => [m.id, m]));
-  const shape = (m) => ({ n_layer: m.layers, n_ctx: 1024, n_embd: m.width });
-  const kv = (id, dtype, memoryGB) => kvCacheFor(shape(family[id]), family[id].arcs[dtype], memoryGB);
-  assert.equal(kvBytes(shape(family['gpt2-xl'])), 629_145_600);
+  const kv = (id, dtype, memoryGB) => kvCacheFor(shapeOf(family[id]), family[id].arcs[dtype], memoryGB);
+  assert.equal(kvBytes(shapeOf(family['gpt2-xl'])), 629_145_600);
   assert.equal(kv('gpt2', 'q8').format, 'f32');
-  assert.equal(kv('gpt2-xl', 'q8').format, 'f32');      // 1.76 GB + 0.63 GB fits the engine's 4 GB
+  assert.equal(kv('gpt2-xl', 'q8').format, 'f32');      // 1.76 GB + 0.63 GB + 1.14 GB of working memory fits in 4 GB
   assert.equal(kv('gpt2-xl', 'q8', 8).format, 'f32');
   assert.equal(kv('gpt2-xl', 'q16').format, 'f16');     // 3.31 GB + 0.63 GB does not
   assert.equal(kv('gpt2-large', 'f32').format, 'f16');
   assert.equal(kv('gpt2-xl', 'q8', 4).format, 'f16');   // half of a 4 GB device
   assert.equal(kv('gpt2-medium', 'q8', 4).format, 'f32');
-  assert.equal(kv('gpt2-xl', 'q16').why, 'its KV cache is kept in f16 (0.31 GB): in f32 (0.63 GB) it would not fit ' +
-    'beside the 3.31 GB model in the engine\'s 4 GB');
+  assert.equal(kv('gpt2-xl', 'q16').why, 'its KV cache is kept in f16 (314.6 MB): in f32 (629.1 MB) it would not fit ' +
+    'beside the 3.31 GB model and the 1.14 GB its passes work in, in the engine\'s 4 GB');
   assert.match(kv('gpt2-xl', 'q8', 4).why, /in half of the 4 GB this device reports$/);
   assert.equal(kv('gpt2-medium', 'q8').why, null);
+});
+
+// The working memory is the model's own (its context's logits, queries and keys, one layer's heads), not a flat
+// gigabyte: the 8 MB default model keeps its f32 KV cache (and so its results) on any device Chrome describes, and
+// each GPT-2 goes to f16 only where its own figures do not fit, which the note states in units that show them.
+test('the KV cache\'s format at each device memory, for the default model and each GPT-2', () => {
+  const defaultModel = { config: { n_layer: 4, n_head: 4, n_embd: 128, n_ctx: 256, n_vocab: 50257 }, bytes: 8_192_384 };
+  const devices = [0.25, 0.5, 1, 2, 4, 8];
+  const formats = (config, bytes) => devices.map((gb) => kvCacheFor(config, bytes, gb).format).join(' ');
+  assert.equal(formats(defaultModel.config, defaultModel.bytes), 'f32 f32 f32 f32 f32 f32');
+  const expected = {  // q8 files at 0.25, 0.5, 1, 2, 4 and 8 GB
+    distilgpt2: 'f16 f16 f16 f32 f32 f32',
+    gpt2: 'f16 f16 f16 f32 f32 f32',
+    'gpt2-medium': 'f16 f16 f16 f16 f32 f32',
+    'gpt2-large': 'f16 f16 f16 f16 f16 f32',
+    'gpt2-xl': 'f16 f16 f16 f16 f16 f32',
+  };
+  for (const m of GPT2_FAMILY) assert.equal(formats(shapeOf(m), m.arcs.q8), expected[m.id], m.id);
+  // Each figure of a note is one a reader can check: never "0.00 GB" for a model of megabytes.
+  const notes = [defaultModel, ...GPT2_FAMILY.map((m) => ({ config: shapeOf(m), bytes: m.arcs.q8 }))]
+    .flatMap(({ config, bytes }) => [0.0625, ...devices].map((gb) => kvCacheFor(config, bytes, gb).why)).filter(Boolean);
+  assert.ok(notes.length > 10);
+  for (const why of notes) assert.doesNotMatch(why, /(?<![\d.])0(\.0+)? [kMG]?B/, why);
+  assert.match(kvCacheFor(defaultModel.config, defaultModel.bytes, 0.0625).why,
+    /^its KV cache is kept in f16 \(524 kB\): in f32 \(1\.0 MB\) it would not fit beside the 8\.2 MB model and the 101\.8 MB/);
+  // The allowance grows with the model: the default's is a tenth of GPT-2 XL's, and under a quarter of a gigabyte.
+  assert.ok(workingBytes(defaultModel.config) < 0.25e9);
+  assert.ok(workingBytes(shapeOf(GPT2_FAMILY.at(-1))) > 10 * workingBytes(defaultModel.config));
 });
 
 test('the worker\'s models make room before a model arrives: two at most, and one of over a gigabyte alone', () => {

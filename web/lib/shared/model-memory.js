@@ -1,26 +1,40 @@
 // model-memory.js: what a GPT-2 needs in the engine's memory, and when its KV cache is kept in f16 so that it fits.
 // The worker picks each loaded model's KV cache by it; the page's loader says the same before a download.
+import { formatBytes } from './downloads.js';
 
 // wasm32 addresses 4 GB: every model, KV cache and buffer of the engine shares them.
 export const ENGINE_BYTES = 2 ** 32;
-// Beside the weights and the KV cache: activations, the logits of a whole context (206 MB for 1,024 positions of
-// GPT-2's vocabulary), attention captures, a sweep's batches and the runtime's own.
-const WORKING_BYTES = 1e9;
+// The runtime's own: the engine's first memory (INITIAL_MEMORY), its stack, the tokenizer.
+const RUNTIME_BYTES = 32 << 20;
+// Rows of a sweep's batch of variants (GPT2::kVariantRows), and the floats each row takes in the pass's scratch
+// (residual, LayerNorm, q/k/v, attention out, projection, the MLP's 4 C).
+const VARIANT_ROWS = 256;
+const ROW_FLOATS_PER_EMBD = 11;
 
 // The KV cache of a whole context: keys and values, every layer, n_ctx positions of n_embd, in f32 or f16.
 export const kvBytes = ({ n_layer, n_ctx, n_embd }, format = 'f32') =>
   2 * n_layer * n_ctx * n_embd * (format === 'f32' ? 4 : 2);
 
-// {format: 'f32' | 'f16', why}: f32, unless the model's file, an f32 KV cache of its whole context and the working
-// memory would not fit in the engine's 4 GB, or in half of the memory the device reports (navigator.deviceMemory,
-// in GB, when the browser gives it). why says so in words, for the page; null for f32.
+// Beside the weights and the KV cache, what the passes and analyses of a whole context (n_ctx positions) hold, in
+// f32: the logits of every position (runWithCache, perplexity: 206 MB for GPT-2's vocabulary at 1,024), every
+// layer's queries and keys (an analysis) or a sweep's clean run (every layer's residual stream and hook_z), one
+// layer's attention probabilities of every head, a sweep's batch of variants, and the runtime's own; and a sixth more
+// for the allocator's leftovers. Scaled to the model: some 0.1 GB for the 8 MB default model, 0.43 GB for GPT-2 small
+// (its analysis, every head's attention, an ablation sweep and perplexity at 1,024 tokens, one after another, grew
+// the engine by 0.39 GB beyond its file and KV cache), 1.1 GB for GPT-2 XL.
+export const workingBytes = ({ n_layer, n_head, n_ctx, n_embd, n_vocab }) => 1.15 * (RUNTIME_BYTES + 4 * (
+  n_ctx * n_vocab + 2 * n_layer * n_ctx * n_embd + n_head * n_ctx * n_ctx + VARIANT_ROWS * ROW_FLOATS_PER_EMBD * n_embd));
+
+// {format: 'f32' | 'f16', why}: f32, unless the model's file, an f32 KV cache of its whole context and its working
+// memory (workingBytes) would not fit in the engine's 4 GB, or in half of the memory the device reports
+// (navigator.deviceMemory, in GB, when the browser gives it). why says so in words, for the page; null for f32.
+// config: {n_layer, n_head, n_ctx, n_embd, n_vocab}, as a loaded model's.
 export function kvCacheFor(config, fileBytes, deviceMemoryGB) {
   const room = Math.min(ENGINE_BYTES, deviceMemoryGB > 0 ? deviceMemoryGB * 1e9 / 2 : Infinity);
-  const needs = fileBytes + kvBytes(config, 'f32') + WORKING_BYTES;
-  if (needs <= room) return { format: 'f32', why: null };
+  const working = workingBytes(config);
+  if (fileBytes + kvBytes(config, 'f32') + working <= room) return { format: 'f32', why: null };
   const where = room < ENGINE_BYTES ? `half of the ${deviceMemoryGB} GB this device reports` : 'the engine\'s 4 GB';
-  return { format: 'f16', why: `its KV cache is kept in f16 (${gb(kvBytes(config, 'f16'))}): in f32 ` +
-    `(${gb(kvBytes(config, 'f32'))}) it would not fit beside the ${gb(fileBytes)} model in ${where}` };
+  return { format: 'f16', why: `its KV cache is kept in f16 (${formatBytes(kvBytes(config, 'f16'))}): in f32 ` +
+    `(${formatBytes(kvBytes(config, 'f32'))}) it would not fit beside the ${formatBytes(fileBytes)} model and the ` +
+    `${formatBytes(working)} its passes work in, in ${where}` };
 }
-
-const gb = (n) => `${(n / 1e9).toFixed(2)} GB`;

@@ -52,5 +52,6 @@ export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}) {
   return { blocking: null, notes };
 }
 
-// The shape model-memory.js sizes a KV cache by: every GPT-2 reads 1,024 positions.
-const shapeOf = (m) => ({ n_layer: m.layers, n_ctx: 1024, n_embd: m.width });
+// The shape model-memory.js sizes a KV cache and the working memory by: every GPT-2 reads 1,024 positions of its
+// 50,257-token vocabulary.
+export const shapeOf = (m) => ({ n_layer: m.layers, n_head: m.heads, n_ctx: 1024, n_embd: m.width, n_vocab: 50257 });
