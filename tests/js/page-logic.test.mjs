@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { filterArcs, hideSink, aggregate, growMatrix, topAttended, topKFor, viewHeads } from '../../web/lib/views/attention-math.js';
 import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/views/attention-source.js';
 import { parseHash, formatHash, defaults } from '../../web/tutorial/page/state.js';
-import { displayPiece, spanLabels } from '../../web/lib/views/token-text.js';
+import { displayPiece, plainLabel, spanLabels } from '../../web/lib/views/token-text.js';
 import { shapeText, tensorText } from '../../web/tutorial/page/printout.js';
 import { PromiseCache } from '../../web/lib/shared/promise-cache.js';
 import { xmlSafe } from '../../web/tutorial/views/export.js';
@@ -163,6 +163,9 @@ test('token labels: visible leading spaces, newline marks, multi-token character
   assert.equal(labels.length, 4);
   assert.deepEqual([labels[1].lead, labels[1].text, labels[1].continuation], ['\u00B7', '🦜', false]);
   assert.ok(labels[2].continuation && labels[3].continuation);
+  // The plain labels (result.tokens, tables, exports) are what the drawing shows: the ellipsis, not a word of their own.
+  assert.deepEqual(labels.map(plainLabel), ['A', '·🦜', '…', '…']);
+  assert.deepEqual(labels.map(plainLabel), labels.map((l) => l.lead + l.text));
 });
 
 test('printouts write shapes and tensors as the article\'s print() calls show them (PyTorch\'s own output)', () => {

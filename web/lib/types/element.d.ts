@@ -58,7 +58,7 @@ export interface ArcScopeArc {
 
 /** What the element drew last (the layer, head and mode as read from the attributes). */
 export interface ArcScopeResult {
-  /** each token's plain label (leading spaces as '·', '(cont.)' for the rest of a character split over tokens) */
+  /** each token's label as drawn (leading spaces as '·', '…' for the rest of a character split over tokens) */
   tokens: string[];
   /** the token ids; null for data or src without "ids" */
   ids: number[] | null;

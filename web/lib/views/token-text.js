@@ -25,7 +25,7 @@ export function spanLabels(spans, n) {
   return labels;
 }
 
-// Plain one-line label, for tables, titles and exports.
+// Plain one-line label, for tables, titles, exports and result.tokens: what the drawing shows (a continuation's '…').
 export function plainLabel(label) {
-  return label.continuation ? '(cont.)' : label.lead + label.text;
+  return label.lead + label.text;
 }
