@@ -11,7 +11,6 @@
 
 #include "arcscope/core/error.h"
 #include "arcscope/core/files.h"
-#include "arcscope/core/json.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/kernels/quant.h"
@@ -82,52 +81,6 @@ std::vector<uint8_t> PagedBytes::to_vector() {
     return out;
 }
 
-GPT2Config config_from_hf_json(std::string_view text) {
-    const Json j = Json::parse_object(text, "config.json");
-    auto is_integer = [](const Json& v) {
-        return v.is_number() && v.number == std::floor(v.number) && std::fabs(v.number) < 2e9;
-    };
-    // A field under any of its names (Hugging Face's GPT2Config maps num_hidden_layers to n_layer and so on); two
-    // names that disagree are refused, since which one a reader takes depends on the reader.
-    auto integer = [&](std::initializer_list<const char*> keys) {
-        const char* found = nullptr;
-        int value = 0;
-        for (const char* k : keys) {
-            const Json* v = j.find(k);
-            if (!v) continue;
-            require(is_integer(*v), std::string("config.json: ") + k + " must be an integer");
-            if (!found) {
-                found = k, value = int(v->number);
-            } else if (int(v->number) != value) {
-                throw Error(std::string("config.json: ") + found + " " + std::to_string(value) + " and " + k + " " +
-                            std::to_string(int(v->number)) + " disagree: give one");
-            }
-        }
-        require(found, std::string("config.json: missing ") + *keys.begin());
-        return value;
-    };
-    GPT2Config c;
-    c.n_layer = integer({"n_layer", "num_hidden_layers"});
-    c.n_head = integer({"n_head", "num_attention_heads"});
-    c.n_embd = integer({"n_embd", "hidden_size"});
-    c.n_ctx = integer({"n_positions", "n_ctx", "max_position_embeddings"});
-    c.n_vocab = integer({"vocab_size"});
-    if (const Json* eps = j.find("layer_norm_epsilon")) {
-        require(eps->is_number(), "config.json: layer_norm_epsilon must be a number");
-        c.ln_eps = float(eps->number);
-    }
-    if (const Json* act = j.find("activation_function")) {
-        require(act->is_string() && (act->string == "gelu_new" || act->string == "gelu_pytorch_tanh"),
-                "config.json: activation_function '" + (act->is_string() ? act->string : std::string("?")) +
-                    "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");
-    }
-    if (const Json* inner = j.find("n_inner"); inner && inner->kind != Json::Kind::Null)
-        require(is_integer(*inner) && int(inner->number) == 4 * c.n_embd,
-                "config.json: n_inner must be 4 * n_embd (or null)");
-    c.validate();
-    return c;
-}
-
 Converter::Converter(const GPT2Config& config, DType dtype, uint64_t source_bytes)
     : config_(config), dtype_(dtype), source_bytes_(source_bytes) {
     config_.validate();
@@ -151,13 +104,25 @@ std::vector<uint64_t> Converter::hf_shape(const TensorSpec& spec, bool& transpos
 void Converter::start(const std::vector<SafeTensor>& tensors) {
     std::map<std::string, size_t> want;
     for (size_t i = 0; i < specs_.size(); ++i) want[specs_[i].name] = i;
+    wte_spec_ = want.at("wte.weight");
     std::vector<bool> found(specs_.size(), false);
     uint64_t data_end = 0;
     for (const SafeTensor& t : tensors) {
         data_end = std::max(data_end, t.end);
         std::string name = t.name.rfind("transformer.", 0) == 0 ? t.name.substr(12) : t.name;
-        // Causal-mask buffers and the tied LM head carry nothing we need.
-        if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias") || name == "lm_head.weight") continue;
+        // Causal-mask buffers carry nothing we need.
+        if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) continue;
+        if (name == "lm_head.weight") {  // nn.Linear (vocab, embd): wte's orientation
+            require(!has_head_, "checkpoint has tensor lm_head.weight twice");
+            const std::vector<uint64_t> expected{uint64_t(config_.n_vocab), uint64_t(config_.n_embd)};
+            require(t.shape == expected, "tensor lm_head.weight: expected " + shape_text(expected) + ", got " +
+                                             shape_text(t.shape) + " (config: " + config_.describe() + ")");
+            require(t.dtype != SafeDType::Other,
+                    "tensor lm_head.weight: dtype " + t.dtype_name + " is not supported (F32, F16 or BF16)");
+            jobs_.push_back({t, wte_spec_, false, true});
+            has_head_ = true;
+            continue;
+        }
         auto it = want.find(name);
         require(it != want.end(), "checkpoint has an unexpected tensor '" + t.name + "' (not part of GPT-2 with " +
                                       config_.describe() + ")");
@@ -173,6 +138,9 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
         jobs_.push_back({t, it->second, transpose});
     }
     for (size_t i = 0; i < specs_.size(); ++i) require(found[i], "checkpoint lacks tensor " + specs_[i].name);
+    require(has_head_ || config_.tie_word_embeddings,
+            "config.json: tie_word_embeddings false, but the checkpoint has no lm_head.weight (the LM head it "
+            "describes is missing)");
     for (size_t i = 1; i < jobs_.size(); ++i)
         require(jobs_[i].src.begin >= jobs_[i - 1].src.end,
                 "tensors " + jobs_[i - 1].src.name + " and " + jobs_[i].src.name + " overlap in the file");
@@ -238,10 +206,23 @@ void Converter::flush_group() {
             const uint64_t r = i / cols, c = i % cols;
             const uint64_t at =
                 j.transpose ? r * spec.cols + group_first_row_ + c : group_first_row_ * (spec.cols ? spec.cols : 1) + i;
-            throw Error("tensor " + spec.name + " holds a non-finite value (" + (std::isnan(f32_[i]) ? "NaN" : "Inf") +
-                        ") at index " + std::to_string(at) +
-                        (j.transpose ? " (in arcscope's (out, in) orientation)" : ""));
+            throw Error("tensor " + (j.compare_only ? std::string("lm_head.weight") : spec.name) +
+                        " holds a non-finite value (" + (std::isnan(f32_[i]) ? "NaN" : "Inf") + ") at index " +
+                        std::to_string(at) + (j.transpose ? " (in arcscope's (out, in) orientation)" : ""));
         }
+    if (j.spec == wte_spec_) {
+        uint64_t& sum = j.compare_only ? head_sum_ : wte_sum_;
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t bits;
+            std::memcpy(&bits, &f32_[i], 4);
+            sum = (sum ^ bits) * 0x100000001b3ull;
+        }
+        if (j.compare_only) {  // read and summed, never written
+            group_first_row_ += uint64_t(rows);
+            staged_.clear();
+            return;
+        }
+    }
 
     if (spec.cols == 0 || (dtype_ == DType::F32 && !j.transpose)) {
         uint64_t at = group_first_row_ * (spec.cols ? spec.cols : 1) * 4;
@@ -270,6 +251,20 @@ void Converter::flush_group() {
     }
     group_first_row_ += spec.cols == 0 ? 0 : j.transpose ? uint64_t(cols) : uint64_t(rows);
     staged_.clear();
+}
+
+// After a job's last byte: the next job, once the LM head (if the checkpoint has one) is known to be wte.
+void Converter::end_job() {
+    if (jobs_[job_].spec == wte_spec_ && ++heads_summed_ == 2 && head_sum_ != wte_sum_) {
+        throw Error(config_.tie_word_embeddings
+                        ? "lm_head.weight differs from wte.weight, though config.json ties them "
+                          "(tie_word_embeddings true): which of the two a reader uses depends on the reader"
+                        : "config.json: tie_word_embeddings false with an lm_head.weight that differs from "
+                          "wte.weight is not supported (an .arcs file has one matrix for the token embedding and the "
+                          "LM head)");
+    }
+    ++job_;
+    begin_job();
 }
 
 void Converter::feed(const uint8_t* data, size_t n) {
@@ -302,10 +297,7 @@ void Converter::feed(const uint8_t* data, size_t n) {
             data_pos_ += take;
             if (data_pos_ > j.src.begin || data_pos_ == j.src.end) {
                 if (staged_.size() == group_bytes_ || data_pos_ == j.src.end) flush_group();
-                if (data_pos_ == j.src.end) {
-                    ++job_;
-                    begin_job();
-                }
+                if (data_pos_ == j.src.end) end_job();
             }
         } else {
             data_pos_ += take;  // trailing tensors we skip

@@ -245,9 +245,97 @@ TEST(Convert, ConfigAliasesAgreeAndIntegersAreIntegers) {
     EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1, "hidden_size": 64)"); }),
               "config.json: n_embd 32 and hidden_size 64 disagree: give one");
     EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1, "n_inner": 128.7)"); }),
-              "config.json: n_inner must be 4 * n_embd (or null)");
+              "config.json: n_inner (not an integer) is not supported (arcscope's MLP is 4 * n_embd = 128 wide; null "
+              "means the same)");
     EXPECT_EQ(parse(R"("n_layer": 1, "n_inner": 128)").n_embd, 32);
     EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1.5)"); }), "config.json: n_layer must be an integer");
+}
+
+// Every field of Hugging Face's GPT2Config that changes the forward pass is honoured or refused by name: a checkpoint
+// that converted without it would give other logits and no error.
+TEST(Convert, ConfigFieldsThatChangeTheModelAreHonouredOrRefusedByName) {
+    const std::string base = R"("n_layer": 1, "n_head": 2, "n_embd": 32, "n_positions": 8, "vocab_size": 9)";
+    auto parse = [&](const std::string& extra) { return config_from_hf_json("{" + base + ", " + extra + "}"); };
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {R"("scale_attn_weights": false)",
+         "config.json: scale_attn_weights false is not supported (arcscope scales attention scores by 1/sqrt(head "
+         "size), as GPT-2 does)"},
+        {R"("scale_attn_by_inverse_layer_idx": true)",
+         "config.json: scale_attn_by_inverse_layer_idx true is not supported (arcscope computes GPT-2's attention "
+         "scaled by 1/sqrt(head size) only)"},
+        {R"("n_inner": 64)",
+         "config.json: n_inner 64 is not supported (arcscope's MLP is 4 * n_embd = 128 wide; null means the same)"},
+        {R"("activation_function": "gelu")",
+         "config.json: activation_function 'gelu' is not supported (arcscope computes GPT-2's gelu_new, the tanh "
+         "approximation)"},
+        {R"("activation_function": "quick_gelu")", "activation_function 'quick_gelu' is not supported"},
+        {R"("add_cross_attention": true)",
+         "config.json: add_cross_attention true is not supported (arcscope runs GPT-2 as a decoder alone"},
+        {R"("pruned_heads": {"0": [1]})", "config.json: pruned_heads is not supported"},
+        {R"("quantization_config": {"load_in_8bit": true})", "config.json: quantization_config is not supported"},
+        {R"("scale_attn_weights": "yes")", "config.json: scale_attn_weights must be true or false"},
+        {R"("model_type": "gpt_neox")",
+         "config.json: model_type 'gpt_neox' is not supported: arcscope converts GPT-2 checkpoints only today "
+         "(model_type gpt2, GPT2LMHeadModel)"},
+        {R"("architectures": ["LlamaForCausalLM"])",
+         "config.json: architectures 'LlamaForCausalLM' is not supported: arcscope converts GPT-2 checkpoints only"},
+    };
+    for (const auto& [extra, message] : refused) {
+        const std::string got = error_of([&] { parse(extra); });
+        EXPECT_NE(got.find(message), std::string::npos) << extra << " -> " << got;
+    }
+    // What GPT-2 computes anyway: the tanh GELU under each of its names, float32 attention, inference-time no-ops.
+    for (const char* same : {R"("activation_function": "gelu_new")", R"("activation_function": "gelu_pytorch_tanh")",
+                             R"("activation_function": "gelu_fast")", R"("activation_function": "gelu_accurate")",
+                             R"("reorder_and_upcast_attn": true)", R"("scale_attn_weights": true)",
+                             R"("scale_attn_by_inverse_layer_idx": false)", R"("n_inner": null)", R"("n_inner": 128)",
+                             R"("model_type": "gpt2", "architectures": ["GPT2LMHeadModel"])", R"("pruned_heads": {})",
+                             R"("resid_pdrop": 0.3, "embd_pdrop": 0.3, "attn_pdrop": 0.3, "use_cache": false)"})
+        EXPECT_EQ(error_of([&] { parse(same); }), "(no error)") << same;
+    EXPECT_FLOAT_EQ(parse(R"("layer_norm_epsilon": 1e-6)").ln_eps, 1e-6f);
+    EXPECT_TRUE(parse(R"("n_ctx": 8)").tie_word_embeddings);
+    EXPECT_FALSE(parse(R"("tie_word_embeddings": false)").tie_word_embeddings);
+    // A Llama config names its model type, not the first tensor name GPT-2 lacks.
+    EXPECT_NE(error_of([] {
+                  config_from_hf_json(R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+                      "hidden_size": 576, "num_hidden_layers": 30, "num_attention_heads": 9, "vocab_size": 49152,
+                      "max_position_embeddings": 8192, "tie_word_embeddings": true})");
+              }).find("model_type 'llama' is not supported"),
+              std::string::npos);
+}
+
+// An .arcs file has one matrix for the token embedding and the LM head: an lm_head.weight converts only when it
+// equals wte.weight, tied or not; an untied config without one is refused.
+TEST(Convert, AnLMHeadConvertsOnlyWhenItIsWte) {
+    GPT2Config tied = tiny_config(), untied = tiny_config();
+    untied.tie_word_embeddings = false;
+    const Checkpoint plain = random_checkpoint(tied, 11);
+    const std::vector<uint8_t> want = convert_bytes(tied, safetensors_bytes(plain), DType::Q8);
+    Checkpoint same = plain;
+    same["lm_head.weight"] = plain.at("wte.weight");
+    Checkpoint other = same;
+    std::vector<float> head = f32_values(other["lm_head.weight"]);
+    head[12345] += 0.25f;  // one weight of 19,200
+    other["lm_head.weight"] = f32_tensor({300, 64}, head);
+    for (DType t : {DType::Q8, DType::F32}) {
+        EXPECT_EQ(convert_bytes(tied, safetensors_bytes(same), t), convert_bytes(tied, safetensors_bytes(plain), t));
+        EXPECT_EQ(convert_bytes(untied, safetensors_bytes(same), t), convert_bytes(tied, safetensors_bytes(plain), t));
+    }
+    EXPECT_EQ(convert_bytes(untied, safetensors_bytes(same), DType::Q8, 333), want) << "in chunks of 333 bytes";
+    EXPECT_EQ(error_of([&] { convert_bytes(untied, safetensors_bytes(other), DType::Q8); }),
+              "config.json: tie_word_embeddings false with an lm_head.weight that differs from wte.weight is not "
+              "supported (an .arcs file has one matrix for the token embedding and the LM head)");
+    EXPECT_NE(error_of([&] {
+                  convert_bytes(tied, safetensors_bytes(other), DType::Q8);
+              }).find("lm_head.weight differs from wte.weight, though config.json ties them"),
+              std::string::npos);
+    EXPECT_EQ(error_of([&] { convert_bytes(untied, safetensors_bytes(plain), DType::Q8); }),
+              "config.json: tie_word_embeddings false, but the checkpoint has no lm_head.weight (the LM head it "
+              "describes is missing)");
+    Checkpoint wrong_shape = plain;
+    wrong_shape["lm_head.weight"] = f32_tensor({64, 300}, f32_values(plain.at("wte.weight")));
+    EXPECT_NE(convert_error(wrong_shape).find("tensor lm_head.weight: expected [300, 64], got [64, 300]"),
+              std::string::npos);
 }
 
 TEST(Convert, ReadsHuggingFaceConfig) {

@@ -17,6 +17,7 @@
 
 #include "arcscope/core/files.h"
 #include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/hf_config.h"  // config_from_hf_json, for the converter's callers
 #include "arcscope/formats/model_file.h"
 #include "arcscope/formats/safetensors.h"
 
@@ -47,10 +48,6 @@ private:
     std::vector<std::unique_ptr<AlignedBytes>> pages_;
     uint8_t* touch(size_t i);
 };
-// config.json text -> config. Reads n_layer, n_head, n_embd, n_positions (or n_ctx), vocab_size,
-// layer_norm_epsilon; rejects activations other than GPT-2's tanh GELU.
-GPT2Config config_from_hf_json(std::string_view json);
-
 class Converter {
 public:
     // source_bytes: the length of model.safetensors (the file's size, the download's Content-Length).
@@ -71,8 +68,9 @@ public:
 private:
     struct Job {  // one safetensors tensor that becomes one model tensor
         SafeTensor src;
-        size_t spec;     // index into specs_
-        bool transpose;  // Conv1D (in, out) -> (out, in)
+        size_t spec;                // index into specs_
+        bool transpose;             // Conv1D (in, out) -> (out, in)
+        bool compare_only = false;  // lm_head.weight: read as wte.weight is, compared with it, never written
     };
 
     GPT2Config config_;
@@ -93,10 +91,17 @@ private:
     std::vector<float> f32_;        // the group converted (and transposed)
     std::vector<uint8_t> packed_;   // the group quantized
     bool finished_ = false;
+    // An lm_head.weight must equal wte.weight, the one matrix an .arcs file has for both: each is summed as it is
+    // read (FNV-1a over its values' float32 bits; holding GPT-2 XL's wte to compare would cost 322 MB).
+    size_t wte_spec_ = 0;
+    bool has_head_ = false;
+    int heads_summed_ = 0;  // of wte.weight and lm_head.weight, how many have been read
+    uint64_t wte_sum_ = kFnvOffsetBasis, head_sum_ = kFnvOffsetBasis;
 
     void start(const std::vector<SafeTensor>& tensors);
     void begin_job();
     void flush_group();
+    void end_job();
     std::vector<uint64_t> hf_shape(const TensorSpec& spec, bool& transpose) const;
 };
 

@@ -16,6 +16,9 @@ struct GPT2Config {
     int n_ctx = 1024;      // longest sequence (learned positions)
     int n_vocab = 50257;   // tokens
     float ln_eps = 1e-5f;  // LayerNorm epsilon
+    // config.json's tie_word_embeddings. An .arcs file always uses wte as the LM head, so the converter takes an
+    // untied checkpoint only when its lm_head.weight equals wte.weight.
+    bool tie_word_embeddings = true;
 
     int head_dim() const { return n_embd / n_head; }  // e.g. 64
     // Throws Error naming the field if a value is absurd or inconsistent (e.g. n_embd not divisible by n_head).
