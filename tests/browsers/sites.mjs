@@ -1,11 +1,15 @@
 // sites.mjs: the servers the browser suite opens its pages on, on free ports of 127.0.0.1.
 // - repo: scripts/serve.mjs's server (the tutorial at /, /embed.html, /lib/, /models/), behind a proxy that puts
-//   page-watch.js first in every HTML page's head and serves the bad models at /bad/.
+//   page-watch.js first in every HTML page's head and serves the bad models at /bad/ and a tiny checkpoint at
+//   /checkpoints/tiny/; insecure: the same proxy on the machine's network address, where a page is not a secure
+//   context (no Cache Storage), or null on a machine without one.
 // - site and assets, two origins: a post on one (post.html; bad-models.html) that loads <arc-scope> from the
 //   self-host folder scripts/package.mjs writes into dist/, served with CORS on the other.
 import { createServer, request } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import { checkpoint } from '../js/crafted-files.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { repoRoot, selfHostFolder, serveFolder } from '../package/consumer.mjs';
 
@@ -20,7 +24,14 @@ function corruptModel() {
   return bytes;
 }
 
-const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}/`)));
+// A GPT-2 of one layer, one head and width 8 in the Hugging Face layout, for the page to convert.
+export const TINY_CHECKPOINT = '/checkpoints/tiny/model.safetensors';
+const TINY = { n_layer: 1, n_head: 1, n_embd: 8, n_positions: 16, vocab_size: 50257 };
+
+const listen = (server, host = '127.0.0.1') => new Promise((ok) => server.listen(0, host, () =>
+  ok(`http://${host}:${server.address().port}/`)));
+// The machine's first IPv4 address that is not loopback: pages there are not secure contexts.
+const networkAddress = () => Object.values(networkInterfaces()).flat().find((a) => a.family === 'IPv4' && !a.internal)?.address;
 
 // Forwards every request to the server at upstream, with page-watch.js added to HTML pages; files: path -> bytes
 // served by the proxy itself.
@@ -28,7 +39,8 @@ function watchingProxy(upstream, files) {
   return createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (files[path]) {
-      res.writeHead(200, { 'Content-Type': path.endsWith('.js') ? 'text/javascript' : 'application/octet-stream',
+      res.writeHead(200, { 'Content-Type': path.endsWith('.js') ? 'text/javascript'
+        : path.endsWith('.json') ? 'application/json' : 'application/octet-stream',
         'Content-Length': files[path].length, 'Cache-Control': 'no-cache' }).end(files[path]);
       return;
     }
@@ -58,16 +70,24 @@ ${body}
 </body></html>
 `;
 
-// -> {repo, site, assets (URLs ending in /), close()}
+// -> {repo, insecure, site, assets (URLs ending in /), close()}
 export async function startSites({ text }) {
   const servers = [];
   const upstream = await startServer({ port: 0 });
   servers.push(upstream);
   const corrupt = corruptModel();
-  const proxy = watchingProxy(`http://127.0.0.1:${upstream.address().port}/`,
-    { '/page-watch.js': WATCH, '/bad/corrupt.arcs': corrupt });
+  const files = { '/page-watch.js': WATCH, '/bad/corrupt.arcs': corrupt, [TINY_CHECKPOINT]: checkpoint(TINY),
+    [TINY_CHECKPOINT.replace('model.safetensors', 'config.json')]: Buffer.from(JSON.stringify(TINY)) };
+  const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/`;
+  const proxy = watchingProxy(upstreamUrl, files);
   servers.push(proxy);
   const repo = await listen(proxy);
+  let insecure = null;
+  if (networkAddress()) {
+    const open = watchingProxy(upstreamUrl, files);
+    servers.push(open);
+    insecure = await listen(open, networkAddress());
+  }
 
   const assets = await serveFolder(selfHostFolder, { cors: true });
   servers.push(assets.server);
@@ -83,7 +103,7 @@ export async function startSites({ text }) {
     '<arc-scope id="corrupt" text="To be, or not to be" model="/corrupt.arcs"></arc-scope>'].join('\n')));
   const site = await serveFolder(siteDir);
   servers.push(site.server);
-  return { repo, site: site.url, assets: assets.url, close: () => Promise.all(servers.map((s) => new Promise((ok) => {
+  return { repo, insecure, site: site.url, assets: assets.url, close: () => Promise.all(servers.map((s) => new Promise((ok) => {
     s.closeAllConnections?.();
     s.close(ok);
   }))) };

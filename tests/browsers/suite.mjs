@@ -4,7 +4,7 @@
 // slow, not wrong) and the largest difference from the engine's weights.
 import { after, before, describe, test } from 'node:test';
 import { startSites } from './sites.mjs';
-import { checkTutorial, checkTutorialBadModels } from './tutorial.mjs';
+import { checkTutorial, checkTutorialBadModels, checkTutorialCacheStorage } from './tutorial.mjs';
 import { checkEmbed } from './embed.mjs';
 import { checkCrossOrigin, checkElementBadModels } from './cross-origin.mjs';
 
@@ -38,6 +38,11 @@ export function browserSuite(launch) {
     });
     test('<arc-scope> self-hosted on another origin: the engine\'s arcs, a new text redrawn, the events', async () => {
       report('cross-origin element', await checkCrossOrigin(browser, sites, { text: TEXT, typed: TYPED }));
+    });
+    test('a page without Cache Storage (plain http off localhost) says a converted model is not kept, and why', async (t) => {
+      if (!sites.insecure) { t.skip('this machine has no network address besides loopback'); return; }
+      const notes = await checkTutorialCacheStorage(browser, sites);
+      console.log(`${browser.name}: the model bar said\n  ${Object.entries(notes).map(([k, v]) => `on ${k}: ${v}`).join('\n  ')}`);
     });
     test('a model that 404s and a corrupt one: the tutorial and the element say why, and do not go blank', async () => {
       const page = await checkTutorialBadModels(browser, sites);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { repoRoot } from '../package/consumer.mjs';
 import { engineAttention, expectedArcs } from './reference.mjs';
-import { DEFAULT_MODEL_FILE } from './sites.mjs';
+import { DEFAULT_MODEL_FILE, TINY_CHECKPOINT } from './sites.mjs';
 import { arcsEqual, noConsoleErrors, retype, until } from './steps.mjs';
 
 const MODEL = join(repoRoot, 'models', DEFAULT_MODEL_FILE); // the page's default model, /models/ on the server
@@ -53,4 +53,32 @@ export async function checkTutorialBadModels(browser, { repo }) {
     messages.push(shown.message);
   }
   return messages;
+}
+
+// A checkpoint converted in the page: on 127.0.0.1 (a secure context) the conversion is kept in Cache Storage; on the
+// machine's network address over http there is no Cache Storage (Firefox and WebKit give it only to secure contexts),
+// and the model bar says the model is not kept and why, and that the next visit loads it again.
+export async function checkTutorialCacheStorage(browser, { repo, insecure }) {
+  const notes = {};
+  for (const [where, origin] of [['127.0.0.1', repo], ['a network address', insecure]]) {
+    await browser.open(`${origin}#model=${encodeURIComponent(TINY_CHECKPOINT)}`);
+    const shown = await until(browser, `the converted model on ${where}`, (s) => s.ok, () => {
+      const status = document.getElementById('model-status');
+      return { ok: status.classList.contains('ok'), status: status.textContent, secure: isSecureContext,
+        cacheStorage: typeof caches !== 'undefined' };
+    });
+    assert.match(shown.status, /model\.safetensors: 1 layers × 1 heads, width 8, /);
+    if (origin === repo) {
+      assert.ok(shown.secure && shown.cacheStorage, `${browser.name}: 127.0.0.1 is a secure context with Cache Storage`);
+      assert.doesNotMatch(shown.status, /not kept|would not keep/);
+    } else {
+      assert.ok(!shown.secure && !shown.cacheStorage, `${browser.name}: plain http on ${origin} has no Cache Storage`);
+      assert.match(shown.status, /\(not kept: this page has no Cache Storage, which browsers give only to https pages and localhost, so the next visit loads it again\)/);
+    }
+    await until(browser, `arcs of the converted model on ${where}`, (n) => n > 0,
+      () => document.querySelectorAll('#view path[data-from]').length);
+    await noConsoleErrors(browser, `the tutorial on ${where}`);
+    notes[where] = shown.status;
+  }
+  return notes;
 }

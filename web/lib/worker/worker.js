@@ -74,7 +74,7 @@ export const ops = {
       if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
       return loadStream({ ...cached, name }, c, 'loading from the browser cache');
     });
-    if (!await keepModel(key, entry.model, ctx.progress)) entry.notes.push(NOT_KEPT);
+    if (!await keepModel(key, entry.model, ctx.progress)) entry.notes.push(notKept());
     return describe(key);
   },
 
@@ -311,15 +311,17 @@ async function convert(source, key, name, dtype, ctx) {
     }),
     load: async (file) => (entry = await loadStream({ ...file, name }, ctx, 'loading from the browser cache')).model,
     makeRoom,
-    stored: (kept) => { if (!kept) entry.notes.push(NOT_KEPT); },
+    stored: (kept) => { if (!kept) entry.notes.push(notKept()); },
   }, source, key, { dtype, progress: ctx.progress, signal: ctx.signal });
   return entry;
 }
 
-// What a model's notes say where the browser would not keep it (its storage is full, or kept in memory as in a
-// private window).
-const NOT_KEPT = 'the browser would not keep it in its storage (full, or a private window\'s): the next visit ' +
-  'loads it again';
+// What a model's notes say where the browser would not keep it: the page has no Cache Storage at all (browsers give it
+// only to https pages and localhost: WebKit and Firefox over plain http), or its storage is full or a private window's.
+const notKept = () => (typeof caches === 'undefined'
+  ? 'not kept: this page has no Cache Storage, which browsers give only to https pages and localhost, so the next ' +
+    'visit loads it again'
+  : 'the browser would not keep it in its storage (full, or a private window\'s): the next visit loads it again');
 
 // Frees the least recently used models until one of `bytes` fits beside the rest (KEEP_MODELS, MODELS_BYTES). Runs in
 // a turn, before the new model's memory is taken.
