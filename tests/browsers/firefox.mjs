@@ -4,8 +4,9 @@
 import puppeteer from 'puppeteer-core';
 
 export async function launchFirefox() {
+  // Generous timeouts: on a busy machine Firefox starts slowly, which is no failure of the page.
   const browser = await puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true,
-    protocolTimeout: 300_000 });
+    timeout: 180_000, protocolTimeout: 300_000 });
   try {
     const page = (await browser.pages())[0] ?? await browser.newPage();
     page.setDefaultTimeout(120_000);

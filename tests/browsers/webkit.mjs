@@ -17,18 +17,18 @@ const freePort = () => new Promise((ok, fail) => {
   s.on('error', fail);
 });
 
-// Resolves once the driver answers on port; rejects if its process ends first or it is silent for a minute.
+// Resolves once the driver answers on port; rejects if its process ends first or it is silent for three minutes.
 async function driverUp(port, child) {
   let exited = null;
   child.once('exit', (code, signal) => { exited = `WebKitWebDriver under xvfb-run exited (${signal ?? code})`; });
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+  for (const deadline = Date.now() + 180_000; Date.now() < deadline;) {
     if (exited) throw new Error(exited);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/status`)).ok) return;
     } catch { /* not listening yet */ }
     await new Promise((ok) => setTimeout(ok, 200));
   }
-  throw new Error(`WebKitWebDriver did not answer on port ${port} within a minute`);
+  throw new Error(`WebKitWebDriver did not answer on port ${port} within three minutes`);
 }
 
 export async function launchWebKit() {
