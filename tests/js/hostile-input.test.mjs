@@ -196,6 +196,7 @@ test('11. every numeric argument is a number or a clear Error; no silent default
     'headScores: seed': (v) => tiny.headScores({ seed: v }),
     'headScores: length': (v) => tiny.headScores({ length: v }),
     totalBytes: (v) => convert(TINY, checkpoint(TINY), { totalBytes: v }),
+    'fileStream: chunkBytes': (v) => tiny.fileStream({ chunkBytes: v }),
   };
   // Tokens: an id or one token's text, so '5' is the token "5" (and target null means no target).
   const tokens = {
@@ -227,6 +228,48 @@ test('11. every numeric argument is a number or a clear Error; no silent default
   console.log(`11: ${tried} values that are not numbers refused, over ${Object.keys(numeric).length} numeric ` +
     `options and ${Object.keys(tokens).length} token options`);
   assertUnharmed('11 (numbers)');
+});
+
+// Every option that sizes or counts something, given a number that is not one it can mean: each refused at once,
+// naming the option and its range (a stream with a chunk of 0, NaN or -1 bytes never ended).
+test('11b. sizes and counts: 0, negatives, NaN, Infinity and fractions are refused by name, never looped on', async () => {
+  const ids = e.encode('To be, or not to be');
+  const { logits } = shipped.forward(ids, { attention: false });
+  const { cache } = shipped.runWithCache(ids, { names: ['blocks.0.attn.hook_q', 'blocks.0.attn.hook_k'] });
+  const [q, k] = [cache['blocks.0.attn.hook_q'].data, cache['blocks.0.attn.hook_k'].data];
+  // option -> [call, the values it must refuse besides NaN, Infinity, -1 and 1.5]
+  const sizes = {
+    'fileStream: chunkBytes': [(v) => tiny.fileStream({ chunkBytes: v }), [0, -Infinity, 2 ** 31, 2 ** 53]],
+    k: [(v) => shipped.logitLens(ids, { k: v }), [0, 101]],
+    'k (topk)': [(v) => shipped.topk(logits, v), [0]],
+    size: [(v) => shipped.attentionThumbnail(q, k, 0, v), [0, ids.length + 1]],
+    window: [(v) => shipped.perplexity(ids, { window: v }), []],
+    maxTokens: [(v) => shipped.generate({ ids, maxTokens: v }), []],
+    topK: [(v) => shipped.generate({ ids, topK: v }), []],
+    'headScores: length': [(v) => tiny.headScores({ length: v }), [-(2 ** 31), 1e9]],
+    'headScores: seed': [(v) => tiny.headScores({ seed: v }), [2 ** 53]],
+    totalBytes: [(v) => e.loadModelStream({ chunks: [tinyBytes], totalBytes: v }), [0]],
+  };
+  let tried = 0;
+  for (const [label, [call, more]] of Object.entries(sizes)) {
+    const name = label.replace(/ \(.*\)$/, '');
+    for (const value of [NaN, Infinity, -1, 1.5, ...more]) {
+      await assert.rejects(async () => call(value),
+        { message: new RegExp(`^(${escaped(name)}|the model file's length) must be (an integer in \\[|a positive)`) },
+        `${label}: ${value}`);
+      tried++;
+    }
+  }
+  // The stream's own refusals are RangeErrors; a chunk size that is one reads the whole file, and ends.
+  assert.throws(() => tiny.fileStream({ chunkBytes: 0 }),
+    { name: 'RangeError', message: 'fileStream: chunkBytes must be an integer in [1, 1073741824], got 0' });
+  assert.throws(() => tiny.fileStream({ chunkBytes: '4' }), { name: 'TypeError' });
+  for (const chunkBytes of [1000, tinyBytes.length, 2 ** 30]) {
+    const read = new Uint8Array(await new Response(tiny.fileStream({ chunkBytes })).arrayBuffer());
+    assert.equal(Buffer.compare(bytesOf(read), bytesOf(tinyBytes)), 0, `chunkBytes ${chunkBytes}`);
+  }
+  console.log(`11b: ${tried} sizes and counts refused over ${Object.keys(sizes).length} options`);
+  assertUnharmed('11b (sizes and counts)');
 });
 
 test('12. hooks: a sparse array of length 2^31 or more, and empty heads or positions, are Errors', () => {
@@ -293,6 +336,51 @@ test("13. re-entrancy: inside generate's onToken, calls that run or change the m
   assert.equal(shipped.forward([1, 2, 3], { attention: false }).logits.length, 50257);
   console.log(`13: ${refused} calls from inside onToken refused (${Object.keys(calls).length} methods x 8 tokens)`);
   assertUnharmed('13 (re-entrancy)');
+});
+
+// The methods that return a promise refuse through it: a busy or freed model, or a bad argument, is a rejection
+// (as generate()'s always were), never an exception thrown before the promise exists, which a caller's .catch()
+// would miss.
+test('13b. every async method of a model rejects, never throws synchronously: busy, freed or given bad arguments', async () => {
+  const m = e.loadModel(tinyBytes);
+  const asyncMethods = Object.getOwnPropertyNames(Object.getPrototypeOf(m))
+    .filter((name) => m[name]?.constructor?.name === 'AsyncFunction').sort();
+  assert.deepEqual(asyncMethods, ['ablationSweepInSteps', 'generate', 'patchingSweepInSteps']);
+  const calls = {
+    generate: (a) => m.generate({ ids: [1, 2], maxTokens: 1, ...a }),
+    patchingSweepInSteps: (a) => m.patchingSweepInSteps({ clean: [1, 2, 3], corrupted: [1, 4, 3], answer: 1, wrong: 2, ...a }),
+    ablationSweepInSteps: (a) => m.ablationSweepInSteps({ input: [1, 2, 3], answer: 1, wrong: 2, ...a }),
+  };
+  const settle = (call) => {
+    let promise;
+    assert.doesNotThrow(() => { promise = call(); });
+    assert.ok(promise instanceof Promise);
+    return promise;
+  };
+  let rejected = 0;
+  await m.generate({ ids: [1, 2], maxTokens: 2, onToken: async () => {
+    for (const [name, call] of Object.entries(calls)) {
+      await assert.rejects(settle(() => call({})), { message: new RegExp(`^model\\.${name}: the model is generating`) });
+      rejected++;
+    }
+  } });
+  await m.ablationSweepInSteps({ input: [1, 2, 3], answer: 1, wrong: 2 }, async () => {
+    for (const [name, call] of Object.entries(calls)) {
+      await assert.rejects(settle(() => call({})), { message: new RegExp(`^model\\.${name}: the model is running ` +
+        'ablationSweepInSteps\\(\\)') });
+      rejected++;
+    }
+    return false;
+  });
+  const bad = { answer: 'two tokens', ids: null, maxTokens: 'many' };
+  for (const call of Object.values(calls)) await assert.rejects(settle(() => call(bad))), rejected++;
+  m.free();
+  for (const call of Object.values(calls)) {
+    await assert.rejects(settle(() => call({})), { message: 'this model has been freed' });
+    rejected++;
+  }
+  console.log(`13b: ${rejected} refusals of ${asyncMethods.length} async methods, each a rejection`);
+  assertUnharmed('13b (async refusals)');
 });
 
 test('14. convertCheckpoint: chunks that are not bytes are refused, not written as zero bytes', async () => {

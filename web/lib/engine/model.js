@@ -48,7 +48,19 @@ function described(v) {
 // '5' and [7] as 5 and 7, and an object's valueOf() would be called. The engine then checks the range (an integer
 // in [lo, hi]) in its own words, as it does for append() and attentionPattern(), which take the value unconverted.
 export function numberArg(value, what, expected = 'a number') {
-  if (typeof value !== 'number') throw new Error(`${what} must be ${expected}, got ${described(value)}`);
+  if (typeof value !== 'number') throw new TypeError(`${what} must be ${expected}, got ${described(value)}`);
+  return value;
+}
+
+// An integer argument in [lo, hi], as numberArg's and then in the words of the bindings' int_arg ("k must be an
+// integer in [1, 100], got 0"), for the counts and sizes the engine never sees (a stream's chunk size) or reads with
+// a meaning of its own (headScores' length 0). 0, NaN or a fraction where a size belongs would otherwise loop or
+// round silently.
+export function integerArg(value, what, lo, hi) {
+  numberArg(value, what, 'an integer');
+  if (!(Number.isInteger(value) && value >= lo && value <= hi)) {
+    throw new RangeError(`${what} must be an integer in [${lo}, ${hi}], got ${value}`);
+  }
   return value;
 }
 
@@ -212,14 +224,16 @@ export class Model {
   // user cancel: after each step, `await onStep({layersDone, layers})`; returning false stops the sweep (-> null), and
   // an error thrown there stops it with that error. Like generate(), the model is the sweep's until it returns.
   // -> the result as above.
-  patchingSweepInSteps({ clean, corrupted, answer, wrong } = {}, onStep = null) {
+  // Both are async functions, so every refusal (a busy or freed model, a bad argument) rejects, as generate()'s do,
+  // and never throws before a promise exists.
+  async patchingSweepInSteps({ clean, corrupted, answer, wrong } = {}, onStep = null) {
     this.#idle('patchingSweepInSteps');
     return this.#inSteps('patchingSweepInSteps', 'patching activations', () => this.core.SweepSteps.patching(
       this.handle, this.#ids(clean), this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')),
     onStep);
   }
 
-  ablationSweepInSteps({ input, answer, wrong, kind = 'zero' } = {}, onStep = null) {
+  async ablationSweepInSteps({ input, answer, wrong, kind = 'zero' } = {}, onStep = null) {
     this.#idle('ablationSweepInSteps');
     return this.#inSteps('ablationSweepInSteps', 'ablating heads', () => this.core.SweepSteps.ablation(this.handle,
       this.#ids(input), this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind), onStep);
@@ -340,10 +354,9 @@ export class Model {
   // length}. Index [l * H + h]. Restarts the KV cache.
   headScores({ seed = 0, length = 0, candidates = null } = {}) {
     this.#idle('headScores');
-    numberArg(seed, 'headScores: seed');
-    numberArg(length, 'headScores: length');
-    if (!Number.isInteger(seed) || seed < 0) throw new Error(`headScores: seed must be an integer >= 0, got ${seed}`);
-    if (!Number.isInteger(length)) throw new Error(`headScores: length must be an integer, got ${length}`);
+    integerArg(seed, 'headScores: seed', 0, Number.MAX_SAFE_INTEGER);
+    // 0 is the default length; the engine reads any other below 2 as 0 too, so they are refused here in its words.
+    if (length !== 0) integerArg(length, 'headScores: length', 2, Math.floor(this.config.n_ctx / 2));
     return engineCall('scoring the heads', () => this.core.headScores(this.handle,
       candidates ?? null, length, seed));
   }
@@ -365,11 +378,12 @@ export class Model {
     this.config.kvCache = this.handle.config().kvCache;
   }
 
-  // The model's .arcs file as a ReadableStream of copies of at most chunkBytes each, read from the engine's memory as
-  // they are pulled (for Cache Storage: new Response(model.fileStream())), so no whole copy is ever made. It errors
-  // if the model is freed before the end.
+  // The model's .arcs file as a ReadableStream of copies of at most chunkBytes each (an integer from 1 byte to 1 GB),
+  // read from the engine's memory as they are pulled (for Cache Storage: new Response(model.fileStream())), so no
+  // whole copy is ever made. It errors if the model is freed before the end.
   fileStream({ chunkBytes = 4 << 20 } = {}) {
     this.#check();
+    integerArg(chunkBytes, 'fileStream: chunkBytes', 1, MAX_CHUNK_BYTES);
     const handle = this.handle, pages = handle.filePageCount();
     let page = 0, at = 0;
     return new ReadableStream({
@@ -438,6 +452,8 @@ export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32
 }
 
 const SUM_BYTES = 4 << 20;
+// The largest chunk fileStream hands out: each is a copy in JavaScript.
+const MAX_CHUNK_BYTES = 1 << 30;
 
 // The engine's memory as bytes, as it is now. The plain module refreshes HEAPU8 whenever its memory grows; the threaded
 // one grows it from any thread, and only that thread's HEAPU8 follows: its Memory object's buffer is the current one.
