@@ -5,10 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make libgtest-dev libeigen3-dev emscripten chromium clang clang-format libclang-rt-14-dev
-          python3-torch python3-numpy python3-regex python3-onnx wabt
+          python3-torch python3-numpy python3-regex python3-onnx wabt clang-16
           python3-venv python3-ipykernel python3-nbclient python3-nbconvert jupyter-notebook
           firefox-esr webkit2gtk-driver xvfb xauth)
-# (python3-onnx and wabt are for scripts/bench.sh: the ONNX peers, and the relaxed SIMD loop in WebAssembly text;
+# (clang-16 compiles the relaxed-SIMD q8 kernel, which Emscripten's clang 14 cannot, and wabt checks its opcode;
+# python3-onnx and wabt are for scripts/bench.sh: the ONNX peers, and the relaxed SIMD loop in WebAssembly text;
 # python3-venv to jupyter-notebook for tests/jupyter: a fresh venv, a kernel, nbclient, nbconvert, the classic Notebook;
 # firefox-esr to xauth for tests/browsers: Firefox ESR, WebKitGTK's WebKitWebDriver and MiniBrowser, and the X server
 # xvfb-run starts for MiniBrowser, which has no headless mode)
