@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arcscope/core/error.h"
+#include "arcscope/core/files.h"
 #include "command.h"
 
 namespace arcscope::cli {
@@ -46,6 +47,18 @@ Args::Args(const std::vector<std::string>& argv, const std::map<std::string, boo
             arcscope::require(i + 1 < argv.size(), "option --" + key + " needs a value");
             values_[key] = argv[++i];
         }
+    }
+}
+
+void Args::refuse_outputs_over_inputs() const {
+    // The options commands write files to; every other option that names an existing file is read.
+    for (const char* output : {"out", "logits-bin"}) {
+        auto out = values_.find(output);
+        if (out == values_.end()) continue;
+        for (const auto& [key, value] : values_)
+            arcscope::require(key == output || value.empty() || !same_file(out->second, value),
+                              "--" + std::string(output) + " " + out->second + " is the file --" + key +
+                                  " reads: writing it would destroy the input (give another path)");
     }
 }
 
@@ -153,6 +166,7 @@ int main(int argc, char** argv) {
     }
     try {
         Args args(std::vector<std::string>(argv + 2, argv + argc), declared_options(it->second.usage));
+        args.refuse_outputs_over_inputs();
         return it->second.run(args);
     } catch (const std::bad_alloc&) {
         std::cerr << "error: out of memory: `arcscope " << name

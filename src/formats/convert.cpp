@@ -326,8 +326,12 @@ PagedBytes& Converter::finish() {
 }
 
 uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype, size_t chunk_bytes) {
-    GPT2Config config = config_from_hf_json(read_file_text(dir + "/config.json"));
-    const std::string st_path = dir + "/model.safetensors";
+    const std::string config_path = dir + "/config.json", st_path = dir + "/model.safetensors";
+    // The same file under any name (a link, "dir/./x"): the output would replace the checkpoint it is read from.
+    for (const std::string& input : {config_path, st_path})
+        require(!same_file(out_path, input), "the output " + out_path + " is the checkpoint's " + input +
+                                                 ": converting would overwrite its own input (give another --out)");
+    GPT2Config config = config_from_hf_json(read_file_text(config_path));
     struct stat info;
     require(::stat(st_path.c_str(), &info) == 0 && S_ISREG(info.st_mode), "cannot open " + st_path);
     std::FILE* fp = std::fopen(st_path.c_str(), "rb");

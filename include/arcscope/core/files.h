@@ -24,9 +24,12 @@ struct AlignedBytes {
 std::unique_ptr<AlignedBytes> read_file_aligned(const std::string& path);
 // The whole file at path as a string (config.json, a text to tokenize).
 std::string read_file_text(const std::string& path);
-// Writes n bytes to path, replacing it.
+// Writes n bytes to path, replacing it. A regular file is written beside its place and renamed into it when whole,
+// so a failed write leaves what was there; a device or pipe (/dev/stdout) is written to directly.
 void write_file(const std::string& path, const void* data, size_t n);
-// Writes the parts one after another to path, replacing it (a file held in pages).
+// Writes the parts one after another to path, replacing it as above (a file held in pages).
 void write_file(const std::string& path, const std::vector<std::pair<const uint8_t*, size_t>>& parts);
+// Whether two paths name one existing file (the same device and inode: "x" and "./x", a symbolic or hard link).
+bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace arcscope
