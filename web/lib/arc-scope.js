@@ -23,6 +23,7 @@ import { assets, DEFAULT_MODEL_NAME } from './assets.js';
 import { sharedEngine } from './worker-client.js';
 import { ArcView } from './views/arcs.js';
 import { Heatmap } from './views/heatmap.js';
+import { renderHeadLegend } from './views/head-legend.js';
 import { filterArcs, aggregate, range, topKFor } from './views/attention-math.js';
 import { EngineAttention, TensorAttention, selectView } from './views/attention-source.js';
 import { displayPiece, plainLabel } from './views/token-text.js';
@@ -120,7 +121,7 @@ export class ArcScopeElement extends ElementBase {
   #arcs = null;
   #matrix = null;
   #effects = null;     // mode="ablation": the layer x head heatmap
-  #fallback; #view; #caption; #error;
+  #fallback; #view; #legend; #caption; #error;
 
   constructor() {
     super();
@@ -140,11 +141,13 @@ export class ArcScopeElement extends ElementBase {
     const frame = part('figure', 'frame');
     this.#fallback = document.createElement('slot'); // the children, until the first drawing
     this.#view = part('div', 'view');
+    this.#legend = part('p', 'legend');  // arcs of every head: which colour is which head
+    this.#legend.hidden = true;
     this.#caption = part('figcaption', 'caption');
     this.#error = part('p', 'error');
     this.#error.setAttribute('role', 'alert');
     this.#error.hidden = true;
-    frame.append(this.#fallback, this.#view, this.#caption, this.#error);
+    frame.append(this.#fallback, this.#view, this.#legend, this.#caption, this.#error);
     root.append(frame);
   }
 
@@ -349,8 +352,13 @@ export class ArcScopeElement extends ElementBase {
       }
       this.#matrix.update(m, 1);
     }
+    const H = r.shape[1];
+    this.#legend.hidden = !(mode === 'arcs' && head === 'all');
+    if (!this.#legend.hidden) renderHeadLegend(this.#legend, H);
+    // A matrix has one colour: with head "all" it shows the heads' mean, and says so.
+    const heads = head !== 'all' ? `${head} over heads` : mode === 'matrix' && H > 1 ? `mean of ${H} heads` : 'all heads';
     const what = `${typeof layer === 'number' ? `layer ${layer}` : `${layer} over layers`} · ${
-      typeof head === 'number' ? `head ${head}` : head === 'all' ? 'all heads' : `${head} over heads`}`;
+      typeof head === 'number' ? `head ${head}` : heads}`;
     this.#caption.textContent = r.name ? `${what} · ${r.name}` : what;
     this.result = this.#resultOf(r, { layer, head, mode });
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));
@@ -367,6 +375,7 @@ export class ArcScopeElement extends ElementBase {
     const focused = this.#effects?.cells.indexOf(this.shadowRoot.activeElement) ?? -1;
     this.#error.hidden = true;
     this.#fallback.hidden = true;
+    this.#legend.hidden = true;
     this.#arcs = null;
     this.#matrix = null;
     const holder = document.createElement('div');

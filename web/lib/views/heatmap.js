@@ -44,6 +44,8 @@ export class Heatmap {
     }
     const svg = svgElement('svg', { class: 'heatmap', viewBox: `0 0 ${width} ${height}`, width, role: 'img',
       'aria-label': label }, null, undefined, doc);
+    // Its width over its height, for a stylesheet that scales it to fit a height (<arc-scope>'s view).
+    svg.style.setProperty('--heatmap-aspect', (width / height).toFixed(4));
     const text = (x, y, s, cls, rotate) => svgElement('text',
       { x, y, class: cls, ...(rotate ? { transform: `rotate(-60 ${x} ${y})` } : {}) }, svg, s);
     if (rowLabels) rowLabels.forEach((s, i) => text(left - 4, top + (i + 0.5) * cell, clip(s), 'row-label'));

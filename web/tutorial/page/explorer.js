@@ -11,7 +11,7 @@ import { renderHeadScores, renderTaughtNote, taughtHeads } from '../views/heads-
 import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/views/attention-math.js';
 import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../../lib/views/attention-source.js';
 import { plainLabel } from '../../lib/views/token-text.js';
-import { headColor, HEAD_COLORS } from '../../lib/views/palette.js';
+import { renderHeadLegend } from '../../lib/views/head-legend.js';
 import { buildSvg, drawPng, downloadSvg, downloadPng } from '../views/export.js';
 
 const $ = (id) => document.getElementById(id);
@@ -380,27 +380,8 @@ export class Explorer {
   // With all heads drawn, a key to their colours; clicking one shows that head alone.
   renderLegend() {
     const legend = $('head-legend');
-    const H = this.model.config.n_head;
     legend.hidden = this.state.head !== 'all' || this.state.mode !== 'arcs';
-    if (legend.hidden || legend.querySelectorAll('.chip').length === H) return;
-    // Past a dozen heads the colours come round again (GPT-2 XL's 25 heads in 12 colours): say so, not leave a reader
-    // to take head 12's arcs for head 0's.
-    const note = document.createElement('span');
-    note.className = 'legend-note';
-    note.textContent = H > HEAD_COLORS.length ? `${H} heads in ${HEAD_COLORS.length} colours: heads ` +
-      `${HEAD_COLORS.length} apart share one (0, ${HEAD_COLORS.length}, ${2 * HEAD_COLORS.length}…); click a head to ` +
-      'see it alone.' : '';
-    legend.replaceChildren(...Array.from({ length: H }, (_, h) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'chip';
-      const key = document.createElement('span');
-      key.className = 'key';
-      key.style.setProperty('background', headColor(h));
-      b.append(key, `head ${h}`);
-      b.addEventListener('click', () => this.set({ head: h }));
-      return b;
-    }), ...(note.textContent ? [note] : []));
+    if (!legend.hidden) renderHeadLegend(legend, this.model.config.n_head, (h) => this.set({ head: h }));
   }
 
   // The link's token= is the pinned query token, and only that: unpinning (a second click, Escape, focus leaving
