@@ -147,3 +147,26 @@ test('the worker\'s models make room before a model arrives: two at most, and on
   assert.deepEqual(freed, ['small', 'medium', 'large', 'small']);  // freed before XL arrives, not after
   assert.deepEqual([...models.keys()], ['xl']);
 });
+
+test('a model held for a use outside the engine\'s turns is passed over by eviction, and trimmed once let go', () => {
+  const freed = [];
+  const models = new LruMap({ maxEntries: 2, budget: 1.25e9, removable: (v) => v.users === 0,
+    onEvict: (v, key) => freed.push(key) });
+  const held = { users: 1 };
+  models.set('picked', held, 140e6);
+  models.set('medium', { users: 0 }, 400e6);
+  models.makeRoom(140e6);
+  models.set('small', { users: 0 }, 140e6);
+  assert.deepEqual(freed, ['medium']);              // the held one stays while its file is copied
+  assert.deepEqual([...models.keys()], ['picked', 'small']);
+  models.makeRoom(1.76e9);
+  models.set('xl', { users: 0 }, 1.76e9);
+  assert.deepEqual(freed, ['medium', 'small']);
+  assert.deepEqual([...models.keys()], ['picked', 'xl']);  // over the budget only while the held one is in use
+  held.users = 0;
+  models.trim();                                   // let go: over the budget, so it goes now
+  assert.deepEqual(freed, ['medium', 'small', 'picked']);
+  assert.deepEqual([...models.keys()], ['xl']);
+  models.trim();
+  assert.deepEqual([...models.keys()], ['xl']);    // the newest stays, whatever its size
+});

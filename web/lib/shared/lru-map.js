@@ -68,6 +68,8 @@ export class LruMap {
 
   // Evicts, oldest first, until one more value holding bytes would be within both bounds (before it arrives).
   makeRoom(bytes) { this.evict(undefined, { entries: 1, bytes }); }
+  // Evicts down to the bounds now (a value that was not removable may be now), the newest kept if keepNewest.
+  trim() { this.evict(this.keepNewest ? [...this.map.keys()].at(-1) : undefined); }
   // Oldest first, removable ones other than keep, until within both bounds, counting a value still to come
   // (incoming: {entries, bytes}): past the number any of them, past the budget those holding bytes.
   evict(keep, incoming = { entries: 0, bytes: 0 }) {

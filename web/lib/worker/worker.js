@@ -25,10 +25,13 @@ let engine = createEngine();  // Promise of the live engine; replaced after a cr
 // never shrinks, and a 1.76 GB GPT-2 XL beside a 0.87 GB large would leave little of the 4 GB the engine can have.
 const KEEP_MODELS = 2;
 const MODELS_BYTES = 1.25e9;
-// key (model URL or cache key) -> {model, name, size, notes}, least recently used first; one replaced or evicted is
-// freed
-const models = new LruMap({ maxEntries: KEEP_MODELS, budget: MODELS_BYTES, onEvict: ({ model }) => model.free() });
-const loading = new Map();    // key -> Promise of its load, so concurrent requests share one download
+// key (model URL or cache key) -> {model, name, size, notes, users}, least recently used first; one replaced or
+// evicted is freed. A model in use outside the engine's turns (users > 0: its file being copied to Cache Storage) is
+// never freed under its user: eviction passes over it, and one replaced meanwhile is freed when its last user lets
+// go (release), which also frees whatever it kept over the bounds.
+const models = new LruMap({ maxEntries: KEEP_MODELS, budget: MODELS_BYTES, removable: (entry) => entry.users === 0,
+  onEvict: (entry) => { if (entry.users > 0) entry.freeOnRelease = true; else entry.model.free(); } });
+const loading = new Map();    // key -> Promise of its load (or a pick's), so concurrent requests share one
 const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
 // The operations, by name. A page may add its own before it sends its first message (the tutorial's demos do,
@@ -64,18 +67,30 @@ export const ops = {
 
   // An .arcs file the user picked (its bytes, or the File itself, read as it loads): loaded and cached under key, so
   // a shared link (or the engine after a crash) can find it again.
+  // Requests for key meanwhile wait for it, and the model is held (not freed to make room for another) until its file
+  // is in Cache Storage.
   async loadModelBytes({ bytes, key, name }, ctx) {
     const file = bytes instanceof Blob ? { chunks: bytes.stream(), totalBytes: bytes.size, name }
       : { chunks: bytes, totalBytes: bytes?.length, name };
-    const entry = await loadStream(file, ctx, 'loading into the engine');
-    await withEngine(`keeping ${name}`, () => keep(key, entry));
-    sources.set(key, async (_, c) => {
-      const cached = await cachedModel(key);
-      if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
-      return loadStream({ ...cached, name }, c, 'loading from the browser cache');
-    });
-    if (!await keepModel(key, entry.model, ctx.progress)) entry.notes.push(notKept());
-    return describe(key);
+    const picked = (async () => {
+      const entry = await loadStream(file, ctx, 'loading into the engine');
+      entry.users++;
+      await withEngine(`keeping ${name}`, () => keep(key, entry));
+      sources.set(key, async (_, c) => {
+        const cached = await cachedModel(key);
+        if (!cached) throw new Error(`${name} is no longer in memory or in the browser's cache: open the file again`);
+        return loadStream({ ...cached, name }, c, 'loading from the browser cache');
+      });
+      return entry;
+    })();
+    track(key, picked);
+    const entry = await picked;
+    try {
+      if (!await keepModel(key, entry.model, ctx.progress)) entry.notes.push(notKept());
+      return describe(key, entry);
+    } finally {
+      await release(entry);
+    }
   },
 
   // Converts a Hugging Face checkpoint (URLs or Files) in the browser to dtype ('q16', 'q8' or 'f32'; without one,
@@ -168,7 +183,7 @@ export const ops = {
 
   // The models in wasm memory, least recently used first: [{key, name, size, config, notes}].
   async models() {
-    return [...models.keys()].map(describe);
+    return [...models.keys()].map((key) => describe(key));
   },
 
   // The engine's memory: {wasmBytes (it grows and never shrinks: the peak so far), modelBytes (the models in it)}.
@@ -270,10 +285,25 @@ function load(key, ctx) {
       const entry = await (sources.get(key) ?? loadUrl)(key, ctx);
       await withEngine(`keeping ${entry.name}`, () => keep(key, entry));
     })();
-    loading.set(key, job);
-    job.finally(() => loading.delete(key)).catch(() => {});
+    track(key, job);
   }
   return loading.get(key);
+}
+
+// Makes job the load of key that requests for key wait for, until it settles.
+function track(key, job) {
+  loading.set(key, job);
+  job.finally(() => { if (loading.get(key) === job) loading.delete(key); }).catch(() => {});
+}
+
+// Lets go of a model held for a use outside the engine's turns (entry.users); the last user's release frees it if it
+// was replaced meanwhile, and frees what is over the bounds now that it may go. In a turn, as every free is.
+async function release(entry) {
+  if (--entry.users > 0) return;
+  await withEngine('freeing models', () => {
+    if (entry.freeOnRelease && entry.model.live) entry.model.free();
+    models.trim();
+  });
 }
 
 async function loadUrl(url, ctx) {
@@ -331,7 +361,7 @@ const makeRoom = (bytes) => models.makeRoom(bytes);
 function entryFor(model, name) {
   const kv = kvCacheFor(model.config, model.fileBytes, self.navigator?.deviceMemory);
   if (kv.format !== model.config.kvCache) model.setKVCache(kv.format);
-  return { model, name, size: model.fileBytes, notes: kv.why ? [kv.why] : [] };
+  return { model, name, size: model.fileBytes, notes: kv.why ? [kv.why] : [], users: 0 };
 }
 
 // The chunks of a stream (a download or a File's), each awaited with the engine's turn given away; bytes as they are.
@@ -397,8 +427,7 @@ const keep = (key, entry) => models.set(key, entry, entry.size);
 // The entry for key, marked most recently used.
 const touch = (key) => models.get(key);
 
-function describe(key) {
-  const { model, name, size, notes } = models.peek(key);
+function describe(key, { model, name, size, notes } = models.peek(key)) {
   return { key, name, size, config: model.config, notes };
 }
 
