@@ -267,3 +267,39 @@ test('a checkpoint download is named from its start, and a failed conversion fre
     host.close();
   }
 });
+
+// Errors that name what is wrong, not the network: a picked file's key that is not loaded has nothing to download,
+// and a checkpoint source without its URLs was downloaded from "undefined" (a request for /undefined).
+test('an unloaded local: key and a checkpoint source without its URLs say so, and request nothing', async () => {
+  const requests = [];
+  const host = createServer((req, res) => { requests.push(req.url); res.writeHead(404).end(); });
+  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
+  const at = `http://127.0.0.1:${host.address().port}`;
+  try {
+    for (const key of ['local:picked.arcs:8192384', 'q16:local:model.safetensors:548105171']) {
+      const message = await failure(openModelFile(key));
+      assert.match(message, /^(picked\.arcs|model\.safetensors) \(.*\) is a model file picked from disk, and it is not loaded here nor kept in this browser's cache: pick the file again/);
+      assert.doesNotMatch(message, /could not reach|offline/);
+    }
+    const e = await engine();
+    const sources = [
+      [{}, /this one has no safetensorsUrl and no configUrl$/],
+      [{ safetensorsUrl: `${at}/model.safetensors` }, /this one has no configUrl$/],
+      [{ configUrl: `${at}/config.json`, safetensorsUrl: '' }, /this one has no safetensorsUrl$/],
+      [{ safetensorsUrl: 5, configUrl: `${at}/config.json` }, /this one has no safetensorsUrl$/],
+      [null, /got null$/],
+      ['https://huggingface.co/gpt2', /got string$/],
+      [{ files: [{ name: 'model.safetensors' }] }, /files must be the File objects of its model\.safetensors and config\.json$/],
+      [{ files: 'model.safetensors' }, /files must be the File objects/],
+    ];
+    for (const [source, expected] of sources) {
+      const message = await failure(convertToModel(converting(e), source, 'test:bad-source'));
+      assert.match(message, /^a checkpoint('s files must| source is \{safetensorsUrl, configUrl\})/, message);
+      assert.match(message, expected);
+      assert.doesNotMatch(message, /undefined|could not (reach|download)/);
+    }
+    assert.deepEqual(requests, []);
+  } finally {
+    host.close();
+  }
+});

@@ -2,13 +2,18 @@
 // URL (an .arcs file), a converted model kept in Cache Storage, or a Hugging Face checkpoint (model.safetensors +
 // config.json, from URLs or local Files) for the converter. Nothing here holds a whole file.
 import { CHECKPOINT_BYTES, CHECKPOINT_MOST, CONFIG_BYTES, download, fetchBytes } from '../shared/downloads.js';
-import { cachedModel, convertedKey, nameOf, storeModel } from '../shared/model-cache.js';
+import { cachedModel, convertedKey, nameOf, parseConvertedKey, storeModel } from '../shared/model-cache.js';
 
 // An .arcs file to load: {chunks, totalBytes, name, cached}, from Cache Storage if kept under key `url`, else
 // downloaded. ctx: {progress, signal} (signal cancels).
 export async function openModelFile(url, { progress = () => {}, signal } = {}) {
   const name = nameOf(url), cached = await cachedModel(url);
   if (cached) return { ...cached, name, cached: true };
+  // A file picked from disk (local:NAME:SIZE) exists only where it was picked: there is nothing to download.
+  if (/^local:/.test(parseConvertedKey(String(url)).key)) {
+    throw new Error(`${name} (${url}) is a model file picked from disk, and it is not loaded here nor kept in this ` +
+      'browser\'s cache: pick the file again (loadModelBytes) before using its key');
+  }
   const stage = 'downloading model';
   progress({ stage, loaded: 0, total: 0 });
   const meta = {};
@@ -70,6 +75,7 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
 // A checkpoint's config.json text (source as openCheckpoint's): a few kilobytes, read before the weights, and what
 // the default format is chosen by.
 export async function checkpointConfig(source, { progress = () => {}, signal } = {}) {
+  checkSource(source);
   if (source.files) {
     const files = [...source.files];
     const config = files.find((f) => f.name.endsWith('.json'));
@@ -82,6 +88,22 @@ export async function checkpointConfig(source, { progress = () => {}, signal } =
   const bytes = await fetchBytes(source.configUrl, 'downloading config.json',
     { progress, signal, limit: CONFIG_BYTES, most: 'a config.json may be' });
   return new TextDecoder().decode(bytes);
+}
+
+// A checkpoint source as openCheckpoint takes it, or an Error saying what one is: without this, a source missing its
+// URLs was downloaded from "undefined" (a request for /undefined) and blamed on the network.
+function checkSource(source) {
+  const isUrl = (u) => (typeof u === 'string' && u !== '') || u instanceof URL;
+  const files = source?.files;
+  if (files !== undefined && files !== null) {
+    if (typeof files[Symbol.iterator] === 'function' && [...files].every((f) => f instanceof Blob && 'name' in f)) return;
+    throw new Error('a checkpoint\'s files must be the File objects of its model.safetensors and config.json');
+  }
+  const missing = ['safetensorsUrl', 'configUrl'].filter((k) => !isUrl(source?.[k]));
+  if (missing.length === 0) return;
+  throw new Error(`a checkpoint source is {safetensorsUrl, configUrl} (the URLs of its model.safetensors and ` +
+    `config.json) or {files} (the two files picked from disk); ${source === null || typeof source !== 'object'
+      ? `got ${source === null ? 'null' : typeof source}` : `this one has no ${missing.join(' and no ')}`}`);
 }
 
 // Ends an async generator or a ReadableStream that may be part-read (a no-op on one already done).
