@@ -262,8 +262,8 @@ def parse_args(argv=None):
     return a
 
 
-def main():
-    a = parse_args()
+def main(argv=None):
+    a = parse_args(argv)
     os.makedirs(a.out, exist_ok=True)
     if a.arch == "gpt2":
         state = make_state(a.n_layer, a.n_head, a.n_embd, a.n_ctx, a.vocab, a.seed, a.qk_scale)

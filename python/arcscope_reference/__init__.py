@@ -8,10 +8,13 @@ default model's training. Import it with python/ on the path, from the repositor
   gpt2_reference          GPT-2 in PyTorch (Hugging Face's names and layout); load, save, perplexity
   hooked_reference        the same forward pass with TransformerLens's hook names
   interventions_reference patching, ablation, logit lens and direct logit attribution on those hooks
+  decoder_reference       GPT-2, GPT-NeoX, Llama, Qwen2 and Qwen3 in one forward pass, with TransformerLens's hooks
+  decoder_config          a decoder's architecture as data, read from config.json
+  decoder_layers          their layer kinds: norms, RoPE (llama3 scaling, partial), grouped attention, activations
   article_blocks          the article's attention blocks and positional encoding (the tutorial's sections 1-4)
   attention_reference     the wasm attention blocks' reference, JSON in and out (tests/js runs it as a script)
   bpe_tokenizer           GPT-2's byte-level BPE
-  safetensors_io          .safetensors read and write
+  safetensors_io          .safetensors read and write, sharded folders, bfloat16
   arcs_file               .arcs read (written from the format's documentation, not from the C++)
   corpus                  the training text: where it is, how it is read, where it is cut
   blas                    re-runs a process on OpenBLAS when Debian has it
