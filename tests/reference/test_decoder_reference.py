@@ -316,6 +316,27 @@ class Layouts(Folder):
             dref.from_tensors(dict(config, tie_word_embeddings=False), tensors)
 
 
+class Llama3(Folder):
+    def test_scaled_frequencies_and_untied_head_reach_the_model(self):
+        ckpt = self.checkpoint("llama3", 13, dict(arch="llama", n_layer=1, n_head=4, n_kv_head=1, n_embd=128,
+                                                  n_ctx=16384, vocab=100, rope_theta=500000),
+                               "--llama3-scaling", "32,1,4,8192", "--tie-word-embeddings", "false")
+        model = dref.load(ckpt)
+        plain = layers.rope_inv_freq(500000.0, 32)
+        self.assertTrue(torch.equal(model.inv_freq, layers.llama3_inv_freq(plain, 32.0, 1.0, 4.0, 8192.0)))
+        self.assertFalse(torch.equal(model.inv_freq, plain))
+        self.assertFalse(torch.equal(model.head, model.embed))
+        with open(os.path.join(ckpt, "config.json")) as f:
+            config = json.load(f)
+        self.assertEqual(config["rope_scaling"], {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                                                  "original_max_position_embeddings": 8192, "rope_type": "llama3"})
+        # positions far apart turn the low frequencies by visibly different angles with and without the scaling
+        ids = token_ids(T, 100, 13)
+        scaled = dref.run(model, ids)[2]["blocks.0.attn.hook_rot_k"]
+        model.inv_freq = plain
+        self.assertGreater(float((dref.run(model, ids)[2]["blocks.0.attn.hook_rot_k"] - scaled).abs().max()), 1e-3)
+
+
 class QwenNorms(Folder):
     def test_q_norm_k_norm_of_weight_one_normalize_each_head(self):
         ckpt = self.checkpoint("qwen3", 9, dict(arch="qwen3", n_layer=1, n_head=4, n_kv_head=2, head_dim=32,
