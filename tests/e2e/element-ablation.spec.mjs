@@ -6,13 +6,14 @@ import { watchConsole, addElement, DEFAULT_MODEL } from './helpers.mjs';
 
 const LINE = ' the quick brown fox jumps over the lazy dog. the quick brown fox jumps over the lazy';
 
-// model.ablationSweep in the page's main thread: {baseline, metric: number[]}.
+// model.ablationSweep in the page's main thread, on the text's tokens as the element reads them (no <|endoftext|>):
+// {baseline, metric: number[]}.
 function engineSweep(page, modelUrl, input, answer, wrong, kind) {
   return page.evaluate(async ({ modelUrl, input, answer, wrong, kind }) => {
     const { createEngine } = await import('/lib/arcscope.js');
     const engine = await createEngine();
     const model = engine.loadModel(new Uint8Array(await (await fetch(modelUrl)).arrayBuffer()));
-    const r = model.ablationSweep({ input, answer, wrong, kind });
+    const r = model.ablationSweep({ input, answer, wrong, kind, prependBos: false });  // the element's tokens
     model.free();
     return { baseline: r.baseline, metric: Array.from(r.heads.data), shape: r.heads.shape };
   }, { modelUrl, input, answer, wrong, kind });

@@ -27,8 +27,9 @@ function reference(page, url, { prompt, corrupted, answer, wrong, kind = 'zero' 
     const engine = await createEngine();
     const model = engine.loadModel(new Uint8Array(await (await fetch(url)).arrayBuffer()));
     const { ids } = model.tokenize(prompt);
-    const ablation = model.ablationSweep({ input: prompt, answer, wrong, kind });
-    const patching = corrupted ? model.patchingSweep({ clean: prompt, corrupted, answer, wrong }) : null;
+    // the page reads the prompts as engine.tokenize does, without <|endoftext|>
+    const ablation = model.ablationSweep({ input: prompt, answer, wrong, kind, prependBos: false });
+    const patching = corrupted ? model.patchingSweep({ clean: prompt, corrupted, answer, wrong, prependBos: false }) : null;
     const lens = model.logitLens(ids, { k: 3, target: answer });
     const dla = model.directLogitAttribution(ids, { token: answer });
     const all = model.forward(ids, { attention: true, allLogits: true });

@@ -1,6 +1,7 @@
 // interventions.test.mjs: runWithHooks, the patching and ablation sweeps, the logit lens and direct logit attribution
 // in wasm against the native CLI (arcscope patch / ablate / lens / attribute) on the shipped model: the same numbers,
-// bit for bit, since both builds sum in the same order. The values against PyTorch: tests/reference/
+// bit for bit, since both builds sum in the same order (the CLI reads a text without <|endoftext|>: prependBos false).
+// A text given to them is tokenized as toTokens does, <|endoftext|> first. The values against PyTorch: tests/reference/
 // test_interventions_engine.py; the sweeps' shortcuts against plain passes: tests/cpp/test_interventions.cpp.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,7 +43,7 @@ test('runWithHooks: the minimum shape posts rely on, and ablating the induction 
 test('the patching sweep in wasm equals arcscope patch', async () => {
   const m = await shipped();
   const clean = 'The fox jumps over the lazy dog', corrupted = 'The cat jumps over the lazy dog';
-  const mine = m.patchingSweep({ clean, corrupted, answer: ' and', wrong: '.' });
+  const mine = m.patchingSweep({ clean, corrupted, answer: ' and', wrong: '.', prependBos: false });
   const theirs = native('patch', '--clean', clean, '--corrupted', corrupted, '--answer', ' and', '--wrong', '.');
   assert.equal(mine.clean, Math.fround(theirs.clean));
   assert.equal(mine.firstDifference, theirs.first_difference);
@@ -55,7 +56,7 @@ test('the ablation sweep in wasm equals arcscope ablate, and a head of it equals
   const m = await shipped();
   const prompt = repeated.slice(0, -' dog'.length);
   for (const kind of ['zero', 'mean']) {
-    const mine = m.ablationSweep({ input: prompt, answer: ' dog', wrong: ' cat', kind });
+    const mine = m.ablationSweep({ input: prompt, answer: ' dog', wrong: ' cat', kind, prependBos: false });
     const theirs = native('ablate', '--text', prompt, '--answer', ' dog', '--wrong', ' cat', ...(kind === 'mean' ? ['--mean'] : []));
     assert.deepEqual(mine.heads.data, f32(theirs.heads));
     const ids = m.tokenize(prompt).ids, V = 50257;
@@ -91,12 +92,12 @@ test('the sweeps by layer give the same cells, report each layer, stop when aske
 test('the logit lens and direct logit attribution in wasm equal arcscope lens and attribute', async () => {
   const m = await shipped();
   const text = 'To be, or not to be, that is the';
-  const lens = m.logitLens(text, { k: 3, target: ' question' });
+  const lens = m.logitLens(text, { k: 3, target: ' question', prependBos: false });
   const theirs = native('lens', '--text', text, '--k', '3', '--target', ' question');
   assert.deepEqual(lens.top.map((l) => l.map((t) => t.map((x) => x.id))), theirs.top.map((l) => l.map((t) => t.map((x) => x.id))));
   assert.deepEqual(lens.topProbs, Float32Array.from(theirs.top.flat(2).map((x) => x.prob)));
   assert.deepEqual(lens.target, f32(theirs.target));
-  const dla = m.directLogitAttribution(text, { token: ' question' });
+  const dla = m.directLogitAttribution(text, { token: ' question', prependBos: false });
   // the last position's logit is the pass's own
   assert.equal(dla.logit, m.forward(m.tokenize(text).ids, { attention: false }).logits[m.tokenize(' question').ids[0]]);
   const parts = native('attribute', '--text', text, '--token', ' question');
@@ -117,10 +118,39 @@ test('bad requests are errors that say what is wrong', async () => {
   assert.throws(() => m.runWithHooks(ids, [{ hook: 'blocks.0.hook_mlp_out', values: [1, 2] }]),
     { message: 'blocks.0.hook_mlp_out: replacing it needs 384 values (3 positions), got 2' });
   assert.throws(() => m.patchingSweep({ clean: 'a b', corrupted: 'a b c', answer: 1, wrong: 2 }),
-    { message: 'patching needs prompts of the same length: the clean prompt has 2 tokens, the corrupted one 3' });
+    { message: 'patching needs prompts of the same length: the clean prompt has 3 tokens, the corrupted one 4' });
   assert.throws(() => m.patchingSweep({ clean: 'a b', corrupted: 'a b', answer: 1, wrong: 2 }), /the same tokens/);
   assert.throws(() => m.ablationSweep({ input: 'a', answer: ' Mary and', wrong: 1 }),
     { message: "answer ' Mary and' is 2 tokens; it must be exactly one (mind the leading space: ' Mary')" });
   assert.throws(() => m.directLogitAttribution('a b', { token: 60000 }), /token must be an integer in \[0, 50256\]/);
   assert.equal(m.forward(ids).logits.length, 50257); // still fine
+});
+
+test('the sweeps, the lens and the attribution read a text as toTokens does: <|endoftext|> first unless prependBos is false', async () => {
+  const m = await shipped();
+  const text = ' the quick brown fox jumps over the lazy dog. the quick brown fox jumps over the lazy';
+  const other = text.replaceAll(' fox', ' cat');  // the corrupted prompt, as many tokens
+  assert.equal(m.toTokens(text)[0], 50256);
+  assert.deepEqual(m.toTokens(text).slice(1), m.toTokens(text, { prependBos: false }));
+  // Each analysis on its prompt(s) given as they are (`as`), by toTokens' ids, or by the ids without <|endoftext|>.
+  const forms = {
+    text: (t) => t, bos: (t) => m.toTokens(t), plain: (t) => m.toTokens(t, { prependBos: false }) };
+  const calls = {
+    ablationSweep: (as, more) => m.ablationSweep({ input: as(text), answer: ' dog', wrong: ' cat', ...more }),
+    patchingSweep: (as, more) => m.patchingSweep({ clean: as(text), corrupted: as(other), answer: ' dog', wrong: ' cat',
+      ...more }),
+    logitLens: (as, more) => m.logitLens(as(text), { k: 2, target: ' dog', ...more }),
+    directLogitAttribution: (as, more) => m.directLogitAttribution(as(text), { token: ' dog', ...more }),
+  };
+  for (const [name, call] of Object.entries(calls)) {
+    assert.deepEqual(call(forms.text), call(forms.bos), `${name}(text) runs toTokens(text)`);
+    assert.deepEqual(call(forms.text, { prependBos: false }), call(forms.plain), `${name}(text, {prependBos: false})`);
+    assert.deepEqual(call(forms.plain, { prependBos: true }), call(forms.plain), `${name}: ids are taken as they are`);
+  }
+  assert.notDeepEqual(calls.logitLens(forms.text).shape, calls.logitLens(forms.plain).shape);
+  assert.deepEqual(await m.ablationSweepInSteps({ input: text, answer: ' dog', wrong: ' cat' }), calls.ablationSweep(forms.bos));
+  assert.deepEqual(await m.patchingSweepInSteps({ clean: text, corrupted: other, answer: ' dog', wrong: ' cat' }),
+    calls.patchingSweep(forms.bos));
+  const bos = calls.ablationSweep(forms.text).baseline, plain = calls.ablationSweep(forms.plain).baseline;
+  console.log(`induction prompt: logit(dog) - logit(cat) ${bos.toFixed(3)} with <|endoftext|> first, ${plain.toFixed(3)} without`);
 });

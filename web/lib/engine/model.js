@@ -206,17 +206,17 @@ export class Model {
   // logit(answer) - logit(wrong) at the last position (answer, wrong: one token each, as text or id).
   // -> {clean, corrupted, firstDifference, heads: {data (L * H), shape}, resid: {data (L * T), shape}}, each effect
   // normalised so that the clean prompt scores 1 and the corrupted 0.
-  patchingSweep({ clean, corrupted, answer, wrong } = {}) {
+  patchingSweep({ clean, corrupted, answer, wrong, prependBos = true } = {}) {
     this.#idle('patchingSweep');
-    return engineCall('patching activations', () => this.core.patchingSweep(this.handle, this.#ids(clean),
-      this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')));
+    return engineCall('patching activations', () => this.core.patchingSweep(this.handle, this.#ids(clean, prependBos),
+      this.#ids(corrupted, prependBos), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')));
   }
 
   // The metric with each head ablated alone at hook_z ('zero', or 'mean' over the positions). -> {baseline,
   // heads: {data (L * H), shape}}
-  ablationSweep({ input, answer, wrong, kind = 'zero' } = {}) {
+  ablationSweep({ input, answer, wrong, kind = 'zero', prependBos = true } = {}) {
     this.#idle('ablationSweep');
-    return engineCall('ablating heads', () => this.core.ablationSweep(this.handle, this.#ids(input),
+    return engineCall('ablating heads', () => this.core.ablationSweep(this.handle, this.#ids(input, prependBos),
       this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind));
   }
 
@@ -226,17 +226,18 @@ export class Model {
   // -> the result as above.
   // Both are async functions, so every refusal (a busy or freed model, a bad argument) rejects, as generate()'s do,
   // and never throws before a promise exists.
-  async patchingSweepInSteps({ clean, corrupted, answer, wrong } = {}, onStep = null) {
+  async patchingSweepInSteps({ clean, corrupted, answer, wrong, prependBos = true } = {}, onStep = null) {
     this.#idle('patchingSweepInSteps');
     return this.#inSteps('patchingSweepInSteps', 'patching activations', () => this.core.SweepSteps.patching(
-      this.handle, this.#ids(clean), this.#ids(corrupted), this.#token(answer, 'answer'), this.#token(wrong, 'wrong')),
+      this.handle, this.#ids(clean, prependBos), this.#ids(corrupted, prependBos), this.#token(answer, 'answer'),
+      this.#token(wrong, 'wrong')),
     onStep);
   }
 
-  async ablationSweepInSteps({ input, answer, wrong, kind = 'zero' } = {}, onStep = null) {
+  async ablationSweepInSteps({ input, answer, wrong, kind = 'zero', prependBos = true } = {}, onStep = null) {
     this.#idle('ablationSweepInSteps');
     return this.#inSteps('ablationSweepInSteps', 'ablating heads', () => this.core.SweepSteps.ablation(this.handle,
-      this.#ids(input), this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind), onStep);
+      this.#ids(input, prependBos), this.#token(answer, 'answer'), this.#token(wrong, 'wrong'), kind), onStep);
   }
 
   async #inSteps(method, doing, start, onStep) {
@@ -258,15 +259,15 @@ export class Model {
   // Each layer's residual stream through ln_final and the unembedding. -> {shape: [L, T, k], topIds, topProbs
   // (flat in that shape), top: [l][t] = [{id, token, prob}], target: Float32Array (L * T) | null}. k: 1 to 100;
   // target: a token (id or text), or null for none (the engine reads a negative id as none, so one is refused here).
-  logitLens(input, { k = 5, target = null } = {}) {
+  logitLens(input, { k = 5, target = null, prependBos = true } = {}) {
     this.#idle('logitLens');
     numberArg(k, 'k');
     const targetId = target === null ? -1 : this.#token(target, 'target');
     if (target !== null && targetId < 0) {
       throw new Error(`target must be an integer in [0, ${this.config.n_vocab - 1}] (or null for none), got ${target}`);
     }
-    const r = engineCall('reading the logit lens', () => this.core.logitLens(this.handle, this.#ids(input), k,
-      targetId));
+    const r = engineCall('reading the logit lens', () => this.core.logitLens(this.handle, this.#ids(input, prependBos),
+      k, targetId));
     const [L, T, K] = r.shape;
     r.top = Array.from({ length: L }, (_, l) => Array.from({ length: T }, (_, t) => Array.from({ length: K }, (_, i) => {
       const at = (l * T + t) * K + i;
@@ -278,15 +279,16 @@ export class Model {
   // The token's logit at the position (default: the last) split into the embedding's, each head's, each attention
   // bias's, each MLP's and ln_final's bias's share, as TransformerLens's apply_ln_to_stack reads them.
   // -> {logit, parts: [{name, value}]}; the values add up to the logit (in q8 and q16 to within their rounding).
-  directLogitAttribution(input, { token, position = -1 } = {}) {
+  directLogitAttribution(input, { token, position = -1, prependBos = true } = {}) {
     this.#idle('directLogitAttribution');
     numberArg(position, 'position');
-    return engineCall('attributing the logit', () => this.core.directLogitAttribution(this.handle, this.#ids(input),
-      this.#token(token, 'token'), position));
+    return engineCall('attributing the logit', () => this.core.directLogitAttribution(this.handle,
+      this.#ids(input, prependBos), this.#token(token, 'token'), position));
   }
 
-  // A text's ids (GPT-2's tokenizer, no <|endoftext|>), or ids as they are.
-  #ids(input) { return typeof input === 'string' ? this.tokenize(input).ids : input; }
+  // A text's ids as toTokens gives them (<|endoftext|> first unless prependBos is false, TransformerLens's
+  // prepend_bos), or ids as they are.
+  #ids(input, prependBos) { return typeof input === 'string' ? this.toTokens(input, { prependBos }) : input; }
 
   // One token, as text (' Mary') or id (the engine checks it is in the vocabulary).
   #token(value, what) {

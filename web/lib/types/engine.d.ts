@@ -346,6 +346,16 @@ export type HookName =
   | `blocks.${number}.mlp.hook_post`
   | 'ln_final.hook_normalized';
 
+/**
+ * How the analyses that take a text (the sweeps, the logit lens, the attribution) tokenize it: as toTokens does, with
+ * <|endoftext|> (50256) first unless prependBos is false, as TransformerLens's prepend_bos=True default does. Ids are
+ * taken as they are (engine.tokenize and the page's and the element's analyses give none).
+ */
+export interface TextInputOptions {
+  /** <|endoftext|> before a text's tokens (default true); ignored for ids */
+  prependBos?: boolean;
+}
+
 export interface RunWithCacheOptions {
   /** the names to record: an array, or a filter over hookNames (default: every name) */
   names?: readonly (HookName | string)[] | ((name: HookName) => boolean) | null;
@@ -509,34 +519,35 @@ export interface Model {
    * position; effects normalised so that clean = 1 and corrupted = 0.
    */
   patchingSweep(options: { clean: string | TokenIds; corrupted: string | TokenIds; answer: string | number;
-    wrong: string | number }): PatchingResult;
+    wrong: string | number } & TextInputOptions): PatchingResult;
   /** The metric with each head ablated alone at hook_z. */
   ablationSweep(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
-    kind?: 'zero' | 'mean' }): AblationResult;
+    kind?: 'zero' | 'mean' } & TextInputOptions): AblationResult;
   /**
    * patchingSweep a step (a batch of one layer's variants) at a time: after each step, onStep sees how far it got and
    * may return false to stop (the
    * promise then gives null) or throw to stop with that error. The model is the sweep's until the promise settles.
    */
   patchingSweepInSteps(options: { clean: string | TokenIds; corrupted: string | TokenIds; answer: string | number;
-    wrong: string | number }, onStep?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
+    wrong: string | number } & TextInputOptions, onStep?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
     Promise<PatchingResult | null>;
   /** ablationSweep a step at a time, as patchingSweepInSteps. */
   ablationSweepInSteps(options: { input: string | TokenIds; answer: string | number; wrong: string | number;
-    kind?: 'zero' | 'mean' }, onStep?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
+    kind?: 'zero' | 'mean' } & TextInputOptions, onStep?: ((progress: SweepProgress) => boolean | void | Promise<boolean | void>) | null):
     Promise<AblationResult | null>;
   /**
    * Each layer's residual stream (hook_resid_post) through ln_final and the unembedding. k: 1 to 100 (default 5);
    * target: one token (id or text) whose probability to report, or null (the default) for none.
    */
-  logitLens(input: string | TokenIds, options?: { k?: number; target?: string | number | null }): LogitLensResult;
+  logitLens(input: string | TokenIds, options?: { k?: number; target?: string | number | null } & TextInputOptions):
+    LogitLensResult;
   /**
    * The token's logit at a position split into parts that add up to it (TransformerLens's apply_ln_to_stack): exactly
    * up to float rounding in f32; q8 and q16 round each part's activations on their own, so there the parts miss the
    * logit by a little (measured: at most 9e-5 on GPT-2-small-shaped q8 weights, 5e-6 on the default model).
    */
-  directLogitAttribution(input: string | TokenIds, options: { token: string | number; position?: number }):
-    AttributionResult;
+  directLogitAttribution(input: string | TokenIds, options: { token: string | number; position?: number } &
+    TextInputOptions): AttributionResult;
   /** The KV cache's format from now on ('f16' halves its memory); the cached positions are cleared. */
   setKVCache(format: 'f32' | 'f16'): void;
   /**
