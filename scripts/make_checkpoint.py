@@ -4,7 +4,7 @@
   /usr/bin/python3 scripts/make_checkpoint.py --out DIR --n-layer 12 --n-head 12 --n-embd 768 --n-ctx 1024 \
       --vocab 50257 --seed 0
   /usr/bin/python3 scripts/make_checkpoint.py --arch llama --out DIR --n-layer 2 --n-head 9 --n-kv-head 3 \
-      --n-embd 576 --ffn 1536 --vocab 49152 --n-ctx 8192 --rope-theta 100000 --dtype BF16 --qk-scale 4   # SmolLM2-135M's
+      --n-embd 576 --ffn 1536 --vocab 49152 --n-ctx 8192 --rope-theta 100000 --dtype BF16 --qk-scale 4  # SmolLM2's
 
 --arch gpt2 (the default): config.json and model.safetensors as HF ships GPT-2: Conv1D weights stored (in, out), no
 lm_head (tied to wte), and the h.{i}.attn.bias causal-mask buffers (1, 1, n_ctx, n_ctx) plus h.{i}.attn.masked_bias,
@@ -175,7 +175,7 @@ def decoder_config(a):
     else:
         specific = {"attention_dropout": 0.0, "hidden_act": "silu", "num_key_value_heads": a.n_kv_head,
                     "rms_norm_eps": 1e-5 if a.arch == "llama" else 1e-6, "rope_theta": a.rope_theta}
-        if a.arch != "qwen2":  # Qwen2's config has neither: its head_dim is hidden_size / heads, its q/k/v always biased
+        if a.arch != "qwen2":  # Qwen2's has neither: its head_dim is hidden_size / heads, its q/k/v always biased
             specific.update({"attention_bias": a.attention_bias, "head_dim": a.head_dim, "rope_scaling": None})
         if a.arch == "llama":
             specific.update({"mlp_bias": False, "pretraining_tp": 1})

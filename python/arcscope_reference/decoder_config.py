@@ -35,7 +35,8 @@ class Architecture:
     positions: str = "learned"  # or "rope"
     rope_theta: float = 10000.0
     rotary_dim: int = 0        # rotating dimensions per head (even; head_dim unless partial, Pythia's 16 of 64)
-    rope_scaling: Optional[dict] = None  # llama3: factor, low_freq_factor, high_freq_factor, original_max_position_embeddings
+    # llama3: factor, low_freq_factor, high_freq_factor, original_max_position_embeddings
+    rope_scaling: Optional[dict] = None
     qkv_bias: bool = True
     o_bias: bool = True
     qk_norm: bool = False      # Qwen3: RMSNorm over head_dim of each q and k head, before RoPE

@@ -146,7 +146,7 @@ def load_folder(folder):
 def save_folder(folder, tensors, shards=1, metadata=None):
     """Write tensors (dict name -> array, in the order to split them) as model.safetensors (shards=1) or as `shards`
     files of about equal size, consecutive in that order, plus the index. Returns the files written."""
-    arrays = {name: (arr if isinstance(arr, np.ndarray) else arr.detach().cpu().numpy()) for name, arr in tensors.items()}
+    arrays = {name: arr if isinstance(arr, np.ndarray) else arr.detach().cpu().numpy() for name, arr in tensors.items()}
     if shards == 1:
         save(os.path.join(folder, SINGLE), arrays, metadata)
         return [SINGLE]
@@ -158,7 +158,8 @@ def save_folder(folder, tensors, shards=1, metadata=None):
     for k, name in enumerate(names):
         left = len(names) - k  # tensors still to place, this one included
         # a new shard once this one holds its share of the bytes, or when every later shard needs one of the rest
-        if not groups or (len(groups) < shards and (done >= len(groups) * total / shards or left == shards - len(groups))):
+        full = done >= len(groups) * total / shards
+        if not groups or (len(groups) < shards and (full or left == shards - len(groups))):
             groups.append([])
         groups[-1].append(name)
         done += arrays[name].nbytes

@@ -61,7 +61,7 @@ class Folder(unittest.TestCase):
 
     @classmethod
     def checkpoint(cls, name, seed, shape, *extra):
-        """scripts/make_checkpoint.py --out TMP/name --seed SEED, the shape ({"n_layer": 2, ...}) as its flags, extra."""
+        """make_checkpoint.py --out TMP/name --seed SEED, the shape ({"n_layer": 2, ...}) as its flags, extra."""
         out = os.path.join(cls.tmp, name)
         args = ["--out", out, "--seed", seed]
         for k, v in shape.items():
@@ -210,7 +210,8 @@ class GPT2IsOneConfiguration(Folder):
         _, g_cache = hooked_reference.run(g, ids)
         worst = max(relative(cache[n], g_cache[n]) for n in g_cache)
         print(f"\n  gpt2 as a configuration: logits {relative(logits, g_logits):.1e} of the largest apart, attention "
-              f"{float((attention - g_attention).abs().max()):.1e}, hooks {worst:.1e}; sharpness {sharpness(attention):.2f}")
+              f"{float((attention - g_attention).abs().max()):.1e}, hooks {worst:.1e}; "
+              f"sharpness {sharpness(attention):.2f}")
         self.assertLess(relative(logits, g_logits), 1e-5)
         self.assertLess(float((attention - g_attention).abs().max()), 1e-5)
         self.assertLess(worst, 1e-5)
@@ -258,9 +259,8 @@ class Storage(Folder):
         three = self.checkpoint("f32-3", 5, shape, "--shards", 3)
         f16 = self.checkpoint("f16", 5, shape, "--dtype", "F16", "--shards", 2)
         bf16 = self.checkpoint("bf16", 5, shape, "--dtype", "BF16")
-        self.assertEqual(sorted(os.listdir(three)), ["config.json", "model-00001-of-00003.safetensors",
-                                                     "model-00002-of-00003.safetensors",
-                                                     "model-00003-of-00003.safetensors", "model.safetensors.index.json"])
+        shards = [f"model-0000{i}-of-00003.safetensors" for i in (1, 2, 3)]
+        self.assertEqual(sorted(os.listdir(three)), ["config.json", *shards, "model.safetensors.index.json"])
         with open(os.path.join(three, safetensors_io.INDEX)) as f:
             index = json.load(f)
         ref = safetensors_io.load_folder(one)[0]
