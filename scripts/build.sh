@@ -21,8 +21,9 @@ if [ "$target" = wasm ] || [ "$target" = all ]; then
   export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j "$jobs"
-  # The threaded module, for cross-origin isolated pages: the whole engine again, compiled with -pthread.
+  # The threaded modules, for cross-origin isolated pages: the whole engine again, compiled with -pthread. Each build
+  # links a SIMD128 module and a relaxed-SIMD one (arcscope_core_relaxed*: its q8 kernel compiled by clang-16).
   emcmake cmake -S . -B build/wasm-threads -DCMAKE_BUILD_TYPE=Release -DARCSCOPE_WASM_THREADS=ON >/dev/null
-  cmake --build build/wasm-threads -j "$jobs" --target arcscope_core_wasm
+  cmake --build build/wasm-threads -j "$jobs" --target arcscope_core_wasm arcscope_core_relaxed_wasm
   node scripts/stage.mjs  # build/lib: the library with its wasm, tokenizer and default model beside it
 fi

@@ -15,8 +15,8 @@ using namespace arcscope::bindings;
 
 namespace kernels {
 
-// Every kernel of this (SIMD128) build against its scalar reference: {cases, q8MaxDiff, q8PortableMaxDiff, q16MaxDiff,
-// ...}.
+// Every kernel of this build (SIMD128 or relaxed SIMD) against its scalar reference: {cases, q8MaxDiff,
+// q8PortableMaxDiff, q16MaxDiff, ..., q8BitMismatches, q8Bits, ...}.
 val check(double seed) {
     return guarded("checking the kernels", [&] {
         arcscope::KernelCheck c = arcscope::check_kernels(uint64_t(seed));
@@ -27,6 +27,10 @@ val check(double seed) {
         o.set("q8PortableMaxDiff", c.q8_portable_max_diff);
         o.set("q16MaxDiff", c.q16_max_diff);
         o.set("q16PortableMaxDiff", c.q16_portable_max_diff);
+        o.set("q8BitMismatches", c.q8_bit_mismatches);
+        o.set("q16BitMismatches", c.q16_bit_mismatches);
+        o.set("q8Bits", c.q8_bits);
+        o.set("q16Bits", c.q16_bits);
         o.set("f32MaxDiff", c.f32_max_diff);
         o.set("activationMismatches", c.activation_mismatches);
         return o;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -16,6 +17,19 @@ namespace {
 struct Shape {
     int rows, cols, T;
 };
+
+// Outputs whose bits differ, and the FNV-1a hash h of a's bits folded on.
+int bit_mismatches(const std::vector<float>& a, const std::vector<float>& b, uint32_t& h) {
+    int n = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        uint32_t x, y;
+        std::memcpy(&x, &a[i], 4);
+        std::memcpy(&y, &b[i], 4);
+        n += x != y;
+        for (int k = 0; k < 4; ++k) h = (h ^ ((x >> (8 * k)) & 0xff)) * 16777619u;
+    }
+    return n;
+}
 
 double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
     double m = 0;
@@ -48,8 +62,12 @@ KernelCheck check_kernels(uint64_t seed) {
             linear_q(fast.data(), x.data(), s.T, view, b);
             linear_q_reference(ref.data(), x.data(), s.T, view, b);
             const double simd = max_abs_diff(fast, ref);
-            detail::linear_q_portable(fast.data(), x.data(), s.T, view, b);
-            const double portable = max_abs_diff(fast, ref);
+            std::vector<float> portable_out(fast.size());
+            detail::linear_q_portable(portable_out.data(), x.data(), s.T, view, b);
+            const double portable = max_abs_diff(portable_out, ref);
+            const bool q8 = type == DType::Q8;
+            (q8 ? check.q8_bit_mismatches : check.q16_bit_mismatches) +=
+                bit_mismatches(fast, portable_out, q8 ? check.q8_bits : check.q16_bits);
             double& simd_max = type == DType::Q8 ? check.q8_max_diff : check.q16_max_diff;
             double& portable_max = type == DType::Q8 ? check.q8_portable_max_diff : check.q16_portable_max_diff;
             simd_max = std::max(simd_max, simd);

@@ -2,6 +2,7 @@
 // walks tiles of 8 rows x TT tokens over the output.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "arcscope/core/threads.h"
@@ -47,7 +48,20 @@ inline float quantize_full_block(const float* x, int16_t* q, int limit) {
 
 }  // namespace
 
-QuantizedActs quantize_activations(const float* x, int T, int cols, int limit) {
+void split_7bit(int16_t* q, int blocks) {
+    for (int b = 0; b < blocks; ++b) {
+        int16_t* block = q + size_t(b) * kQBlock;
+        uint8_t parts[2 * kQBlock];
+        for (int k = 0; k < kQBlock; ++k) {
+            const int u = block[k] + kSplitOffset;  // [1, 16383]
+            parts[k] = uint8_t(u >> 7);
+            parts[kQBlock + k] = uint8_t(u & 127);
+        }
+        std::memcpy(block, parts, sizeof parts);
+    }
+}
+
+QuantizedActs quantize_activations(const float* x, int T, int cols, int limit, ActivationLayout layout) {
     // Grows to the largest (T, cols) seen, then never allocates again.
     thread_local std::vector<int16_t> q;
     thread_local std::vector<float> scale;
@@ -68,14 +82,16 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, int limit) {
                                                               : quantize_block(xb, n, qt + b * kQBlock, limit);
                 std::fill(qt + b * kQBlock + n, qt + (b + 1) * kQBlock, int16_t(0));
             }
+            if (layout) layout(qt, blocks);
         }
     });
     return {q.data(), scale.data(), ld, blocks};
 }
 
-void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt) {
+void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt,
+                 ActivationLayout layout) {
     const QFormat& f = w.format();
-    const QuantizedActs a = quantize_activations(x, T, w.cols, f.activation_max);
+    const QuantizedActs a = quantize_activations(x, T, w.cols, f.activation_max, layout);
     const int blocks = w.blocks();
     // Tokens per pass over the weights: their activations stay in L2 while the weights stream by.
     constexpr int kTokenChunk = 32;

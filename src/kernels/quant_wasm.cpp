@@ -3,9 +3,9 @@
 // loads 32 bytes as they are. Each token's activation pair is broadcast (v128.load32_splat) and i32x4.dot_i16x8_s
 // yields one row per lane. Per block of 32: the int32 sums become f32 and are scaled by (row scales x token scale).
 #ifdef __wasm_simd128__
-#include <wasm_simd128.h>
+#include "quant_wasm.h"
 
-#include "arcscope/kernels/quant_layout.h"
+#include <wasm_simd128.h>
 
 namespace arcscope {
 
@@ -73,12 +73,21 @@ static_assert(kQ8.record_bytes == kQRowGroup * (4 + kQBlock) && kQ16.record_byte
 
 }  // namespace
 
+detail::QTiles detail::simd128_tiles() {
+    return {kQ8Tiles, 4, kQ16Tiles, 4};
+}
+
+// Weak: the relaxed-SIMD modules link a strong one (quant_wasm_relaxed.cpp).
+__attribute__((weak)) detail::WasmKernel detail::wasm_kernel() {
+    return {simd128_tiles(), "wasm-simd128"};
+}
+
 void linear_q(float* out, const float* x, int T, const QView& w, const float* bias) {
-    detail::run_q_tiles(out, x, T, w, bias, {kQ8Tiles, 4, kQ16Tiles, 4});
+    detail::run_q_tiles(out, x, T, w, bias, detail::wasm_kernel().tiles);
 }
 
 const char* kernel_isa() {
-    return "wasm-simd128";
+    return detail::wasm_kernel().isa;
 }
 
 }  // namespace arcscope

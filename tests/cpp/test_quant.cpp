@@ -126,7 +126,59 @@ TEST(Quant, EveryKernelMatchesItsReference) {
         EXPECT_LT(c.q16_max_diff, 1e-4);
         EXPECT_LT(c.q16_portable_max_diff, 1e-4);
         EXPECT_EQ(c.activation_mismatches, 0);
+        EXPECT_EQ(c.q8_bit_mismatches, 0);  // the SIMD kernel and the plain one: the same bits
+        EXPECT_EQ(c.q16_bit_mismatches, 0);
         EXPECT_LT(c.f32_max_diff, 1e-4);  // f32 accumulation against a double reference
+    }
+}
+
+// The relaxed-SIMD q8 kernel's arithmetic (quant_wasm_relaxed.cpp), with i32x4.relaxed_dot_i8x16_i7x16_add_s as the
+// standard defines it for a second operand in [0, 127]: every 14-bit activation splits into two 7-bit parts, and
+// 128 (sum(w hi) - 64 sum(w)) + sum(w lo) is sum(w a) for every block, at the limits too.
+TEST(Quant, SevenBitSplitGivesTheSameSums) {
+    std::vector<int16_t> all(16384 + kQBlock - 16384 % kQBlock, 0);
+    for (int a = -kQ8.activation_max; a <= kQ8.activation_max; ++a) all[size_t(a + kQ8.activation_max)] = int16_t(a);
+    const std::vector<int16_t> plain = all;
+    detail::split_7bit(all.data(), int(all.size() / kQBlock));
+    for (size_t b = 0; b < all.size() / kQBlock; ++b) {
+        const auto* bytes = reinterpret_cast<const uint8_t*>(all.data() + b * kQBlock);
+        for (int k = 0; k < kQBlock; ++k) {
+            const int hi = bytes[k], lo = bytes[kQBlock + k], a = plain[b * kQBlock + k];
+            ASSERT_LE(hi, 127);
+            ASSERT_LE(lo, 127);
+            ASSERT_EQ(128 * hi + lo - detail::kSplitOffset, a);
+        }
+    }
+    // One lane of the relaxed dot: acc + 4 products of signed weights with bytes in [0, 127].
+    const auto dot_lane = [](int32_t acc, const int8_t* w, const uint8_t* x) {
+        for (int j = 0; j < 4; ++j) {
+            EXPECT_LE(x[j], 127);
+            acc += int32_t(w[j]) * x[j];
+        }
+        return acc;
+    };
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> weight(-kQ8.weight_max, kQ8.weight_max), act(-kQ8.activation_max, kQ8.activation_max);
+    for (int trial = 0; trial < 2000; ++trial) {
+        int8_t w[kQBlock];
+        int16_t a[kQBlock];
+        for (int k = 0; k < kQBlock; ++k) {
+            w[k] = int8_t(trial < 4 ? (trial % 2 ? kQ8.weight_max : -kQ8.weight_max) : weight(rng));
+            a[k] = int16_t(trial < 4 ? (trial / 2 ? kQ8.activation_max : -kQ8.activation_max) : act(rng));
+        }
+        int64_t want = 0;
+        for (int k = 0; k < kQBlock; ++k) want += int64_t(w[k]) * a[k];
+        detail::split_7bit(a, 1);
+        const auto* parts = reinterpret_cast<const uint8_t*>(a);
+        const uint8_t offset[4] = {64, 64, 64, 64};
+        int32_t acc = 0, off = 0;
+        for (int j = 0; j < kQBlock; j += 4) {
+            acc = dot_lane(acc, w + j, parts + j);
+            off = dot_lane(off, w + j, offset);
+        }
+        acc = (acc - off) * 128;
+        for (int j = 0; j < kQBlock; j += 4) acc = dot_lane(acc, w + j, parts + kQBlock + j);
+        ASSERT_EQ(acc, want) << "trial " << trial;
     }
 }
 
@@ -165,7 +217,7 @@ TEST(Quant, SumsAtTheOverflowBoundAreExact) {
 }
 
 TEST(Quant, QuantizedProductIsCloseToTheExactOne) {
-    // GPT-2-like magnitudes: x ~ N(0, 1), w ~ N(0, 1/cols). Per block, q8 weights with 16-bit activations cost well
+    // GPT-2-like magnitudes: x ~ N(0, 1), w ~ N(0, 1/cols). Per block, q8 weights with 14-bit activations cost well
     // under 1%; q16 (14-bit weights and activations) some 40 times less.
     for (DType type : kPacked) {
         const int rows = 96, cols = 768, T = 5;

@@ -19,6 +19,8 @@ test('SIMD128 kernels match the scalar reference on odd shapes, T = 1 and T > 1'
     assert.ok(c.q16PortableMaxDiff < 1e-4, `portable q16 kernel differs by ${c.q16PortableMaxDiff}`);
     assert.ok(c.f32MaxDiff < 1e-4, `f32 kernel differs from the reference by ${c.f32MaxDiff}`);
     assert.equal(c.activationMismatches, 0, 'SIMD128 activation quantizer differs from the scalar one');
+    assert.equal(c.q8BitMismatches, 0, 'SIMD128 q8 kernel and the plain one differ in their bits');
+    assert.equal(c.q16BitMismatches, 0, 'SIMD128 q16 kernel and the plain one differ in their bits');
   }
 });
 

@@ -26,14 +26,14 @@ from arcscope_reference.corpus import DEFAULT_DATA as TEXT
 TRAIN_SHARE = 0.9  # the first 90% of the tokens train (`heads --draw-share`, held_out_tokens())
 END_OF_TEXT = 50256  # never drawn by default (heads.h default_candidates)
 
-# Tolerances: the engine rounds every activation to 16 bits per block of 32 before each q8 product, the reference runs
+# Tolerances: the engine rounds every activation to 14 bits per block of 32 before each q8 product, the reference runs
 # float32 on the same (dequantized) weights, so they differ by activation rounding alone. Measured on the shipped
-# model: head scores at most 5.2e-5 apart (the CLI prints 4 decimals, so that is mostly its rounding), perplexity
-# 1.7e-6 relative (the README's 4 decimals add up to 1e-6), attention over real text 1.3e-4. The bounds are about 4x
-# those. (With 8-bit activations they were 1.2e-3, 5.0e-4 and 0.048.)
-HEAD_SCORE_TOLERANCE = 2e-4
-PERPLEXITY_TOLERANCE = 1e-5
-ATTENTION_TOLERANCE = 5e-4
+# model: head scores at most 2.1e-4 apart, perplexity 7.9e-6 relative, attention over real text 5.0e-4. The bounds
+# are about 4x those. (With 16-bit activations they were 5.2e-5, 1.7e-6 and 1.3e-4; with 8-bit ones 1.2e-3, 5.0e-4
+# and 0.048.)
+HEAD_SCORE_TOLERANCE = 8e-4
+PERPLEXITY_TOLERANCE = 3e-5
+ATTENTION_TOLERANCE = 2e-3
 SCORE_KINDS = ("previous_token", "first_token", "induction")
 
 

@@ -4,10 +4,11 @@
 //   scale = max|w| / W, q = round(w / scale) in [-W, W] (round to nearest, ties away from zero).
 //   q8:  W = 127 (int8).                 q16: W = 8191 (14 bits, held in int16).
 // Activations are quantized the same way at run time (ties to even), per token and per block of 32, into int16:
-//   with q8 weights to A = 32767 (16 bits), with q16 weights to A = 8191 (14 bits).
+//   A = 8191 (14 bits), with q8 and q16 weights alike.
 // A block's dot product is then exact in int32 (32 * W * A < 2^31: see kQ8/kQ16 below) and costs one f32 multiply-add
-// by the two scales. The int16 lanes were already there (i32x4.dot_i16x8_s, vpmaddwd), so 16-bit activations cost
-// q8 nothing; q16 reads twice the weight bytes and skips the widening.
+// by the two scales. q8 rounds to 14 bits, not 16, so that the relaxed-SIMD kernel (quant_wasm_relaxed.cpp) can feed
+// each activation as two 7-bit parts (a + 8192 = 128 hi + lo) to i32x4.relaxed_dot_i8x16_i7x16_add_s and still give
+// the same integers as every other kernel. q16 reads twice the weight bytes and skips the widening.
 //
 // Packed layout (what q_pack writes; the kernels read it in place, straight from the model file):
 //   rows are taken in groups of 8 (kQRowGroup), cols in blocks of 32; rows and cols are zero-padded up to that.
@@ -50,12 +51,12 @@ struct QFormat {
     int activation_max;   // A: activations round into [-A, A]
     size_t record_bytes;  // 8 scales + 8 x 32 weights
 };
-constexpr QFormat kQ8{1, 127, 32767, kQRowGroup*(4 + kQBlock * 1)};
+constexpr QFormat kQ8{1, 127, 8191, kQRowGroup*(4 + kQBlock * 1)};
 constexpr QFormat kQ16{2, 8191, 8191, kQRowGroup*(4 + kQBlock * 2)};
 static_assert(kQ8.record_bytes == 288 && kQ16.record_bytes == 544,
               "the records are documented (models/README.md) as 288 and 544 bytes");
 // The overflow bound: a block's int32 sum of 32 products, and each dot_i16x8 / pmaddwd pair before it, stays below
-// 2^31 even with every weight and activation at its limit (q8: 1.33e8; q16: 2,146,959,392 < 2,147,483,647).
+// 2^31 even with every weight and activation at its limit (q8: 3.3e7; q16: 2,146,959,392 < 2,147,483,647).
 constexpr bool block_sum_fits_int32(QFormat f) {
     return int64_t(kQBlock) * f.weight_max * f.activation_max <= INT32_MAX;
 }
@@ -103,7 +104,7 @@ void linear_f32(float* out, const float* x, int T, const float* w, int rows, int
 // Plain scalar f32 product, the reference for linear_f32.
 void linear_f32_reference(float* out, const float* x, int T, const float* w, int rows, int cols, const float* bias);
 
-// Which kernel family this build runs: "wasm-simd128", "avx2" or "portable".
+// Which kernel family this build runs: "wasm-relaxed-simd", "wasm-simd128", "avx2", "avx2+vnni" or "portable".
 const char* kernel_isa();
 
 }  // namespace arcscope

@@ -38,15 +38,25 @@ inline int record_q(const QFormat& f, const uint8_t* rec, int r, int k) {
 // (weights round ties away from zero at pack time; the difference only matters at exact halves).
 inline float quantize_block(const float* x, int n, int16_t* q, int limit);
 
+// A kernel's own layout of one token's quantized activations, rewritten in place (blocks * 32 int16).
+using ActivationLayout = void (*)(int16_t* q, int blocks);
+
 // x (T, cols) quantized per token and block into thread-local scratch that only grows:
 //   q (T, ld) int16 in [-limit, limit], zero-padded to ld = blocks * 32; scale (T, blocks).
+// With a layout, each token's row of q is then handed to it (e.g. split_7bit below).
 struct QuantizedActs {
     const int16_t* q;
     const float* scale;
     int ld;
     int blocks;
 };
-QuantizedActs quantize_activations(const float* x, int T, int cols, int limit);
+QuantizedActs quantize_activations(const float* x, int T, int cols, int limit, ActivationLayout layout = nullptr);
+
+// The relaxed-SIMD q8 layout: each block of 32 activations a in [-8191, 8191] becomes 64 bytes, hi[32] then lo[32],
+// with a + 8192 = 128 hi + lo and hi, lo in [0, 127], the range where i32x4.relaxed_dot_i8x16_i7x16_add_s is the
+// same on every engine. Then sum(w a) = 128 (sum(w hi) - 64 sum(w)) + sum(w lo), exactly, in int32.
+constexpr int kSplitOffset = 8192;
+void split_7bit(int16_t* q, int blocks);
 
 // A kernel tile: one group of 8 rows x TT tokens over `blocks` consecutive blocks. group = the first record;
 // xq (TT, ldq) / xs (TT, lds) = the first token's quantized activations and scales at the first block;
@@ -54,19 +64,22 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, int limit);
 using QTile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds,
                        float* res);
 
-// Runs tiles[tt - 1] (tt = 1..max_tt) over every group and token of out (T, rows) = x . W^T + bias.
-void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt);
+// Runs tiles[tt - 1] (tt = 1..max_tt) over every group and token of out (T, rows) = x . W^T + bias, the tiles reading
+// the activations in `layout` (null: plain int16).
+void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt,
+                 ActivationLayout layout = nullptr);
 
-// One ISA's tiles for both formats (what run_q_tiles is handed by linear_q).
+// One ISA's tiles for both formats (what run_q_tiles is handed by linear_q), and the q8 tiles' activation layout.
 struct QTiles {
     const QTile* q8;
     int q8_count;
     const QTile* q16;
     int q16_count;
+    ActivationLayout q8_layout = nullptr;
 };
 inline void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTiles& tiles) {
     if (w.type == DType::Q16) run_q_tiles(out, x, T, w, bias, tiles.q16, tiles.q16_count);
-    else run_q_tiles(out, x, T, w, bias, tiles.q8, tiles.q8_count);
+    else run_q_tiles(out, x, T, w, bias, tiles.q8, tiles.q8_count, tiles.q8_layout);
 }
 
 // The plain C++ kernel (linear_q itself where there is no SIMD), kept callable so tests check it in every build.
