@@ -4,6 +4,9 @@
 
 #include "model.h"
 
+#include <cfloat>
+#include <cmath>
+
 using emscripten::val;
 using namespace arcscope::bindings;
 
@@ -36,6 +39,11 @@ Intervention intervention_of(const val& spec, const GPT2Config& c, size_t i) {
     } else {
         iv.kind = Intervention::Kind::Replace;
         const std::vector<double> numbers = js_numbers(values, (at + ".values").c_str());
+        // A NaN or an infinity put in would surface as a non-finite logit blamed on the weights: name it here.
+        for (size_t j = 0; j < numbers.size(); ++j)
+            require(std::isfinite(numbers[j]) && std::fabs(numbers[j]) <= FLT_MAX,
+                    at + ".values[" + std::to_string(j) + "] is " + number_text(numbers[j]) +
+                        ": the values put in must be finite float32 numbers (at most 3.4e38 in magnitude)");
         iv.values.assign(numbers.begin(), numbers.end());
     }
     return iv;

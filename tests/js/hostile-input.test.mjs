@@ -296,6 +296,31 @@ test('12. hooks: a sparse array of length 2^31 or more, and empty heads or posit
   assertUnharmed('12 (hooks)');
 });
 
+// What an intervention puts in is checked where it goes in: a NaN or an infinity in its values was blamed on the
+// model's weights ("its weights overflow float32") once it reached the logits.
+test('12b. an intervention\'s values that are NaN, infinite or beyond float32 are named, not blamed on the weights', () => {
+  const ids = [1, 5, 9, 5, 1, 95];
+  const C = TINY.n_embd, plain = tiny.runWithHooks(ids, []).logits;
+  const values = (at, v) => { const a = new Array(ids.length * C).fill(0.5); a[at] = v; return a; };
+  for (const [hook, width] of [['blocks.0.hook_resid_pre', C], ['blocks.1.attn.hook_z', C], ['blocks.1.mlp.hook_post', 4 * C]]) {
+    for (const [v, shown] of [[NaN, 'nan'], [Infinity, 'inf'], [-Infinity, '-inf'], [1e39, '9.9999999999999994e\\+38'],
+      [-3.5e38, '-3.5e\\+38']]) {
+      const at = ids.length * width - 1;
+      const a = new Array(ids.length * width).fill(0.5);
+      a[at] = v;
+      for (const given of [a, Float64Array.from(a)]) {
+        assert.throws(() => tiny.runWithHooks(ids, [{ hook: 'blocks.0.attn.hook_z', ablate: 'zero' }, { hook, values: given }]),
+          { message: new RegExp(`^hooks\\[1\\]\\.values\\[${at}\\] is ${shown}: the values put in must be finite float32 ` +
+            'numbers \\(at most 3\\.4e38 in magnitude\\)$') }, `${hook} ${v}`);
+      }
+    }
+  }
+  // Finite values within float32 still go in, and the model is as it was.
+  assert.equal(tiny.runWithHooks(ids, [{ hook: 'blocks.0.hook_resid_pre', values: values(3, 3e38 / 1e30) }]).logits.length,
+    plain.length);
+  assertUnharmed('12b (intervention values)');
+});
+
 test("13. re-entrancy: inside generate's onToken, calls that run or change the model are refused", async () => {
   const prompt = [...e.encode('To be, or not to be, that')];
   const options = { ids: prompt, maxTokens: 8, temperature: 0.9, topK: 40, seed: 7 };
