@@ -97,11 +97,19 @@ export class EngineClient {
   }
 
   // Runs op in the worker. onProgress receives intermediate reports; the returned promise has .id for cancel().
+  // Every failure is a rejection, never a synchronous throw: arguments the browser cannot send to a worker (a
+  // function, a DOM node) reject naming the operation.
   call(op, args = {}, { onProgress, transfer = [] } = {}) {
     const id = this.nextId++;
     if (this.broken) return Object.assign(Promise.reject(new Error(this.broken)), { id });
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
-    this.worker.postMessage({ id, op, args }, transfer);
+    try {
+      this.worker.postMessage({ id, op, args }, transfer);
+    } catch (e) {
+      this.pending.get(id).reject(new Error(`${op}: its arguments cannot be sent to the engine's worker (${e.message})`,
+        { cause: e }));
+      this.pending.delete(id);
+    }
     promise.id = id;
     return promise;
   }
@@ -117,7 +125,12 @@ export class EngineClient {
 
   // Absolute URL -> the loaded model's info; concurrent and repeated requests share one load.
   loadModel(url, onProgress) {
-    const key = new URL(url, document.baseURI).href;
+    let key;
+    try {
+      key = new URL(url, document.baseURI).href;
+    } catch (e) {
+      return Promise.reject(new Error(`the model URL ${JSON.stringify(String(url))} is not a URL (${e.message})`));
+    }
     if (!this.models.has(key)) {
       const loading = this.call('loadModel', { url: key }, { onProgress });
       loading.catch(() => this.models.delete(key));
@@ -140,7 +153,7 @@ export class EngineClient {
   // An .arcs file (from a picker or a drop): the File itself, which the worker reads as it loads, or its bytes,
   // which are transferred to the worker.
   loadModelBytes(bytes, key, name, onProgress) {
-    const transfer = bytes instanceof Blob ? [] : [bytes.buffer];
+    const transfer = ArrayBuffer.isView(bytes) ? [bytes.buffer] : [];  // anything else the worker refuses in words
     return this.track(key, this.call('loadModelBytes', { bytes, key, name }, { onProgress, transfer }));
   }
 

@@ -70,6 +70,11 @@ export const ops = {
   // Requests for key meanwhile wait for it, and the model is held (not freed to make room for another) until its file
   // is in Cache Storage.
   async loadModelBytes({ bytes, key, name }, ctx) {
+    if (!(bytes instanceof Blob || bytes instanceof Uint8Array || bytes instanceof ArrayBuffer)) {
+      throw new Error(`loadModelBytes takes the .arcs file as a File (or Blob) or its bytes (a Uint8Array), got ${
+        bytes === null ? 'null' : typeof bytes}`);
+    }
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     const file = bytes instanceof Blob ? { chunks: bytes.stream(), totalBytes: bytes.size, name }
       : { chunks: bytes, totalBytes: bytes?.length, name };
     const picked = (async () => {
