@@ -130,7 +130,8 @@ for (const m of family) {
     await expect(page.locator('#loader')).not.toBeVisible({ timeout: test.info().timeout - 60_000 });
     const loaded = Date.now();
     const peakConverting = stop(saving), peak = stop();
-    await expect(page.locator('#model-status')).toContainText(`${m.layers} layers × ${m.heads} heads`);
+    // Named after the model picked, its URL being a mirror of it with its shape, not after the URL's path.
+    await expect(page.locator('#model-status')).toContainText(`${m.name}: ${m.layers} layers × ${m.heads} heads`);
     await expect(page.locator('#model-status')).toHaveClass(/ok/);
     const after = chromiumBytes(), engine = await engineCall(page, 'memory');
     const kept = await engineCall(page, 'models');

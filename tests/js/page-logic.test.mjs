@@ -10,6 +10,8 @@ import { displayPiece, plainLabel, spanLabels } from '../../web/lib/views/token-
 import { shapeText, tensorText } from '../../web/tutorial/page/printout.js';
 import { PromiseCache } from '../../web/lib/shared/promise-cache.js';
 import { xmlSafe } from '../../web/tutorial/views/export.js';
+import { checkpointName, nameFromUrl } from '../../web/tutorial/page/loader-ui.js';
+import { GPT2_FAMILY } from '../../web/tutorial/page/gpt2-family.js';
 
 // A seeded random causal attention tensor [L, H, T, T] whose rows sum to 1.
 function randomAttention(L, H, T, seed = 1) {
@@ -229,4 +231,21 @@ test("parseAttention: BigInts and objects that refer to themselves get the eleme
   assert.match(message({ tokens: ['a'], attention: [[[[1]]]], shape: [1n, 1, 1, 1] }),
     /^data: "shape" is a value JSON cannot hold \(it refers to itself, or holds a BigInt\) but "attention" is \[1,1,1,1\]$/);
   assert.match(message({ tokens: ['a'], attention: [[[[2n]]]] }), /the BigInt 2n: weights must be finite numbers/);
+});
+
+test("a checkpoint converted after picking a GPT-2 in the loader is named after it, not after its URL's path", () => {
+  const gpt2 = GPT2_FAMILY.find((m) => m.id === 'gpt2'), medium = GPT2_FAMILY.find((m) => m.id === 'gpt2-medium');
+  const hf = 'https://huggingface.co/openai-community/gpt2/resolve/main/model.safetensors';
+  const mirror = 'https://mirror.example/ckpt/model.safetensors';
+  // GPT-2 small's config.json, as Hugging Face has it
+  const config = { n_layer: 12, n_head: 12, n_embd: 768, n_positions: 1024, n_ctx: 1024, vocab_size: 50257 };
+  assert.equal(nameFromUrl(hf), 'gpt2');
+  assert.equal(checkpointName(hf, gpt2, null), 'gpt2');
+  assert.equal(checkpointName(mirror, gpt2, config), 'gpt2');
+  // not when the mirror's shape is another model's, its config could not be read, or nothing was picked
+  assert.equal(checkpointName(mirror, medium, config), 'ckpt/model.safetensors');
+  assert.equal(checkpointName(mirror, gpt2, { ...config, n_embd: 96 }), 'ckpt/model.safetensors');
+  assert.equal(checkpointName(mirror, gpt2, null), 'ckpt/model.safetensors');
+  assert.equal(checkpointName(mirror, null, config), 'ckpt/model.safetensors');
+  assert.equal(nameFromUrl('https://huggingface.co/someone/tiny-gpt2/resolve/main/model.safetensors'), 'someone/tiny-gpt2');
 });

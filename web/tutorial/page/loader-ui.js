@@ -102,8 +102,12 @@ export function setupLoader(engine, onLoaded) {
 
   renderFormats($('src-formats'));
   renderFamily($('src-family'));
+  // The family model last picked in the menu: kept when its URLs are replaced (a mirror of it), so that the model is
+  // named after it if its config.json has its shape.
+  let picked = familyModel();
   $('src-family').addEventListener('change', () => {
     const model = familyModel();
+    picked = model;
     showDefaultFormat();
     if (model) {
       const { safetensorsUrl, configUrl } = checkpointUrls(model);
@@ -131,7 +135,12 @@ export function setupLoader(engine, onLoaded) {
     if (!weights) return;
     if (!checkpointSource(weights)) { run(() => engine.loadModel(weights, progress)); return; } // an .arcs URL
     const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
-    run(() => engine.convertModel(source, weights, nameFromUrl(weights), progress, { dtype: formatToConvert(!!familyModel()) }));
+    run(async () => {
+      // Another URL than the picked model's own: a mirror of it, if its config.json says so.
+      const mirror = picked && nameFromUrl(weights) !== picked.id;
+      const name = checkpointName(weights, picked, mirror ? await fetchConfig(source.configUrl) : null);
+      return engine.convertModel(source, weights, name, progress, { dtype: formatToConvert(!!familyModel()) });
+    });
   });
 
   const takeFiles = (files) => {
@@ -159,7 +168,23 @@ export function setupLoader(engine, onLoaded) {
   drop.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); $('files').click(); } });
 }
 
+// A checkpoint's config.json, or null where it cannot be read here (the conversion then says why).
+const fetchConfig = (url) => fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+
+// What a checkpoint at the URL weights is called: the family model picked (picked) when the checkpoint's config
+// (its config.json, read) has that model's shape (a mirror of it), else the name its URL gives (nameFromUrl: the
+// family model's id for its own URL).
+export function checkpointName(weights, picked, config) {
+  const shaped = (m) => config?.n_layer === m.layers && config?.n_head === m.heads && config?.n_embd === m.width &&
+    (config?.n_positions ?? config?.n_ctx) === 1024 && config?.vocab_size === 50257;
+  return picked && shaped(picked) ? picked.id : nameFromUrl(weights);
+}
+
+// A model URL's name: a Hugging Face repository's id, a GPT-2 family checkpoint's own id, else the last two parts
+// of its path.
 export function nameFromUrl(url) {
+  const family = GPT2_FAMILY.find((m) => checkpointUrls(m).safetensorsUrl === url);
+  if (family) return family.id;
   const m = url.match(/huggingface\.co\/([^/]+\/[^/]+)\//);
   return m ? m[1] : url.split(/[?#]/)[0].split('/').slice(-2).join('/');
 }
