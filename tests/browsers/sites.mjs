@@ -6,7 +6,7 @@
 // - site and assets, two origins: a post on one (post.html; bad-models.html) that loads <arc-scope> from the
 //   self-host folder scripts/package.mjs writes into dist/, served with CORS on the other.
 import { createServer, request } from 'node:http';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { checkpoint } from '../js/crafted-files.mjs';
@@ -57,7 +57,10 @@ function watchingProxy(upstream, files) {
         res.writeHead(answer.statusCode, { ...answer.headers, 'content-length': html.length }).end(html);
       });
     });
-    forward.on('error', (e) => res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`${e.message}\n`));
+    forward.on('error', (e) => {
+      if (res.headersSent) res.destroy(); // the answer was under way: cut it, as the server would have
+      else res.writeHead(502, { 'Content-Type': 'text/plain' }).end(`${e.message}\n`);
+    });
     req.pipe(forward);
   });
 }
@@ -91,8 +94,9 @@ export async function startSites({ text }) {
 
   const assets = await serveFolder(selfHostFolder, { cors: true });
   servers.push(assets.server);
-  const siteDir = join(repoRoot, 'build', 'browsers', 'site');
-  mkdirSync(siteDir, { recursive: true });
+  // The post's own folder, one a run (its pages name this run's asset host), removed by close().
+  mkdirSync(join(repoRoot, 'build', 'browsers'), { recursive: true });
+  const siteDir = mkdtempSync(join(repoRoot, 'build', 'browsers', 'site-'));
   writeFileSync(join(siteDir, 'page-watch.js'), WATCH);
   writeFileSync(join(siteDir, 'corrupt.arcs'), corrupt);
   writeFileSync(join(siteDir, 'favicon.ico'), '');
@@ -103,8 +107,12 @@ export async function startSites({ text }) {
     '<arc-scope id="corrupt" text="To be, or not to be" model="/corrupt.arcs"></arc-scope>'].join('\n')));
   const site = await serveFolder(siteDir);
   servers.push(site.server);
-  return { repo, insecure, site: site.url, assets: assets.url, close: () => Promise.all(servers.map((s) => new Promise((ok) => {
-    s.closeAllConnections?.();
-    s.close(ok);
-  }))) };
+  const close = async () => {
+    await Promise.all(servers.map((s) => new Promise((ok) => {
+      s.closeAllConnections?.();
+      s.close(ok);
+    })));
+    rmSync(siteDir, { recursive: true, force: true });
+  };
+  return { repo, insecure, site: site.url, assets: assets.url, close };
 }

@@ -27,8 +27,13 @@ export function pageArcs(selector) {
 // Waits until the arcs under selector are exactly the expected ones (each weight within 1e-5). -> the comparison
 export async function arcsEqual(browser, what, selector, expected) {
   let comparison;
-  await until(browser, `${what}: arcs equal to the engine's`, (arcs) => (comparison = compareArcs(arcs, expected)).ok,
-    pageArcs, selector);
+  try {
+    await until(browser, `${what}: arcs equal to the engine's`, (arcs) => (comparison = compareArcs(arcs, expected)).ok,
+      pageArcs, selector);
+  } catch (e) {
+    e.message = `${e.message.slice(0, 300)}…\nthe last arcs against the engine's ${expected.length}: ${JSON.stringify(comparison)}`;
+    throw e;
+  }
   return comparison;
 }
 

@@ -28,7 +28,8 @@ export function browserSuite(launch) {
     });
     const report = (page, r) => console.log(`${browser.name}, ${page}: first arcs ${Math.round(r.firstArcs)} ms after ` +
       `navigation; ${arcCounts(r.arcs)} arcs drawn, largest difference from the engine ${largest(r.arcs)}` +
-      (r.matrixLargest !== undefined ? `, matrix ${r.matrixLargest.toExponential(2)}` : ''));
+      (r.matrixLargest !== undefined ? `, matrix ${r.matrixLargest.toExponential(2)}` : '') +
+      (r.build ? `; the page said "${r.build}"` : ''));
 
     test('the tutorial: the engine\'s arcs, redrawn as the reader types; the build named', async () => {
       report('tutorial', await checkTutorial(browser, sites, { text: TEXT, typed: TYPED }));
