@@ -1,5 +1,5 @@
 // stage.mjs: assembles build/lib/, the library as it is served and packed: web/lib's modules and CSS, the wasm
-// modules (plain and threaded), GPT-2's tokenizer file and the default model, each where web/lib/assets.js looks for it (beside itself), and
+// modules (plain and threaded, each in its SIMD128 and relaxed-SIMD build), GPT-2's tokenizer file and the default model, each where web/lib/assets.js looks for it (beside itself), and
 // version.js, the package's version from package.json (arcscope.js exports it).
 // build.sh runs it after the wasm build; the page's server overlays web/lib/ on it, so edits show without restaging.
 // Usage: node scripts/stage.mjs [OUT]   (default build/lib)
@@ -19,6 +19,10 @@ const assets = [
   // the threaded module, which arcscope.js picks on cross-origin isolated pages
   ...['.js', '.wasm', '.worker.js'].map((ext) =>
     [join(threadsBuild, `arcscope_core_threads${ext}`), `wasm/arcscope_core_threads${ext}`]),
+  // both with the relaxed-SIMD q8 kernel, which arcscope.js picks where the browser fuses its dot product
+  ...['.js', '.wasm'].map((ext) => [join(wasmBuild, `arcscope_core_relaxed${ext}`), `wasm/arcscope_core_relaxed${ext}`]),
+  ...['.js', '.wasm', '.worker.js'].map((ext) =>
+    [join(threadsBuild, `arcscope_core_relaxed_threads${ext}`), `wasm/arcscope_core_relaxed_threads${ext}`]),
   [join(wasmBuild, 'gpt2-tokenizer.bin'), 'models/gpt2-tokenizer.bin'],
   [join(root, 'models', 'shakespeare-4l.q8.arcs'), 'models/shakespeare-4l.q8.arcs'],
 ];

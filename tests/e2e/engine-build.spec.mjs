@@ -3,14 +3,19 @@
 import { test, expect } from '@playwright/test';
 import { watchConsole } from './helpers.mjs';
 
-const ONE_THREAD = 'SIMD128, one thread: this page is not cross-origin isolated (COOP and COEP headers), which threads need';
+const NOT_ISOLATED = 'one thread: this page is not cross-origin isolated (COOP and COEP headers), which threads need';
+// The build 'auto' picks here: relaxed SIMD where the CPU fuses its dot product, else SIMD128 (and why not relaxed).
+const probe = (page) => page.evaluate(async () => (await import('/lib/engine/relaxed-simd.js')).probeRelaxedSimd());
+const simdName = (p) => (p.fused ? 'relaxed SIMD' : 'SIMD128');
 
-test('the tutorial\'s model bar and the embed page name the SIMD128 build on one thread, and why', async ({ page }) => {
+test('the tutorial\'s model bar and the embed page name the build on one thread, and why', async ({ page }) => {
   const errors = watchConsole(page);
   await page.goto('./');
+  const p = await probe(page);
+  const ONE_THREAD = `${simdName(p)}, ${NOT_ISOLATED}`;
   await expect(page.locator('#engine-build')).toHaveText(`Engine: ${ONE_THREAD}`);
   expect(await page.evaluate(() => window.arcscopePage.engine.ready.then((r) => r.build))).toEqual(
-    { simd: 'SIMD128', threads: 1, summary: ONE_THREAD });
+    { simd: simdName(p), threads: 1, summary: ONE_THREAD, simdWhy: p.why });
   await page.goto('./embed.html');
   await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${ONE_THREAD}.`);
   expect(errors).toEqual([]);
@@ -25,6 +30,7 @@ test('createEngine says why it runs one thread when asked for one or handed its 
     const plain = await createEngine();
     return [asked.build.summary, handed.build.summary, plain.build.summary];
   });
-  expect(summaries).toEqual(['SIMD128, one thread: createEngine was asked for one',
-    "SIMD128, one thread: the wasm handed to createEngine is the one-thread module's", ONE_THREAD]);
+  const name = simdName(await probe(page));
+  expect(summaries).toEqual([`${name}, one thread: createEngine was asked for one`,
+    "SIMD128, one thread: the wasm handed to createEngine is the one-thread module's", `${name}, ${NOT_ISOLATED}`]);
 });

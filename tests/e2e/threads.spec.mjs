@@ -54,10 +54,13 @@ test('the tutorial page and <arc-scope> work on the threaded module', async ({ p
   expect(response.headers()['cross-origin-embedder-policy']).toBe('require-corp');
   await openPage(page);
   expect((await drawnArcs(page)).length).toBeGreaterThan(0);
-  // Both pages say so: the SIMD128 module on as many threads as the engine runs (one a core, up to 4).
+  // Both pages say so: the module 'auto' picks (relaxed SIMD where the CPU fuses its dot product, else SIMD128) on as
+  // many threads as the engine runs (one a core, up to 4).
   const threads = await page.evaluate(() => Math.min(4, navigator.hardwareConcurrency));
-  const summary = threads > 1 ? `SIMD128, ${threads} threads (the page is cross-origin isolated)`
-    : 'SIMD128, one thread: the device reports one core';
+  const fused = await page.evaluate(async () => (await import('/lib/engine/relaxed-simd.js')).probeRelaxedSimd().fused);
+  const name = fused ? 'relaxed SIMD' : 'SIMD128';
+  const summary = threads > 1 ? `${name}, ${threads} threads (the page is cross-origin isolated)`
+    : `${name}, one thread: the device reports one core`;
   await expect(page.locator('#engine-build')).toHaveText(`Engine: ${summary}`);
   await page.goto('./embed.html');
   await expect(page.locator('#example-arcs path[data-from]').first()).toBeAttached();

@@ -10,6 +10,7 @@
 // same message. Objects backed by wasm memory have free(); a FinalizationRegistry frees forgotten ones too.
 import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
+import { probeRelaxedSimd } from './engine/relaxed-simd.js';
 import { createTokenizer } from './engine/tokenizer.js';
 import { articleBlocks } from './engine/article.js';
 import { loadModel, loadModelStream, convertCheckpoint, convertToModel, defaultDtype } from './engine/model.js';
@@ -93,24 +94,46 @@ function oneThreadReason() {
   return hardwareThreads > 1 ? null : 'the device reports one core';
 }
 
-// The module to run: the threaded one when more than one thread is asked for (default: every core, up to 4) and
-// available; the plain one otherwise, and whenever the caller hands in its own wasm (it is the plain module's).
-// why: the reason for one thread, when it is one.
-async function coreFactory({ threads = hardwareThreads, wasmBinary, wasmUrl }) {
-  if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be a whole number from 1 up, got ${threads}`);
-  const why = threads === 1 ? 'createEngine was asked for one'
-    : wasmBinary || wasmUrl ? "the wasm handed to createEngine is the one-thread module's" : oneThreadReason();
-  if (!why) {
-    const { default: create } = await import('./wasm/arcscope_core_threads.js');
-    return { create, wasmUrl: assets.wasmThreads, threads: Math.min(threads, hardwareThreads) };
+// Which build's q8 kernel to run: 'relaxed' (relaxed SIMD's 8-bit dot product on 7-bit activation parts, the same
+// bits) where this engine runs it right and the CPU fuses it, else 'simd128'; options.simd forces one. Only the chosen
+// module is fetched. simdWhy: why not relaxed SIMD, when not.
+function chooseSimd({ simd = 'auto', wasmBinary, wasmUrl }) {
+  if (!['auto', 'relaxed', 'simd128'].includes(simd)) throw new Error(`simd must be 'auto', 'relaxed' or 'simd128', got '${simd}'`);
+  if (simd === 'simd128') return { simd, simdWhy: 'createEngine was asked for SIMD128' };
+  if (wasmBinary || wasmUrl) {
+    if (simd === 'relaxed') throw new Error("simd: 'relaxed' cannot run the wasm handed to createEngine (the SIMD128 module's)");
+    return { simd: 'simd128', simdWhy: "the wasm handed to createEngine is the SIMD128 module's" };
   }
-  return { create: createArcscopeCore, wasmUrl: wasmUrl ?? assets.wasm, threads: 1, why };
+  const probe = probeRelaxedSimd();
+  if (simd === 'relaxed' && !probe.runs) throw new Error(`simd: 'relaxed' cannot run here: ${probe.why}`);
+  if (simd === 'relaxed' || probe.fused) return { simd: 'relaxed', simdWhy: null };
+  return { simd: 'simd128', simdWhy: probe.why };
 }
 
-// Which build runs, in words for a page's status line: both modules are the SIMD128 build (there is no relaxed-SIMD
-// build yet), on one thread (and why) or several.
-function buildSummary({ threads, why }) {
-  return threads > 1 ? `SIMD128, ${threads} threads (the page is cross-origin isolated)` : `SIMD128, one thread: ${why}`;
+// The module to run: the threaded one when more than one thread is asked for (default: every core, up to 4) and
+// available; the plain one otherwise, and whenever the caller hands in its own wasm (it is the plain module's).
+// Each in its SIMD128 and its relaxed-SIMD build (chooseSimd). why: the reason for one thread, when it is one.
+async function coreFactory(options) {
+  const { threads = hardwareThreads, wasmBinary, wasmUrl } = options;
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be a whole number from 1 up, got ${threads}`);
+  const { simd, simdWhy } = chooseSimd(options);
+  const why = threads === 1 ? 'createEngine was asked for one'
+    : wasmBinary || wasmUrl ? "the wasm handed to createEngine is the one-thread module's" : oneThreadReason();
+  const relaxed = simd === 'relaxed';
+  if (!why) {
+    const { default: create } = relaxed ? await import('./wasm/arcscope_core_relaxed_threads.js')
+      : await import('./wasm/arcscope_core_threads.js');
+    return { create, wasmUrl: relaxed ? assets.wasmRelaxedThreads : assets.wasmThreads,
+      threads: Math.min(threads, hardwareThreads), simd, simdWhy };
+  }
+  const create = relaxed ? (await import('./wasm/arcscope_core_relaxed.js')).default : createArcscopeCore;
+  return { create, wasmUrl: wasmUrl ?? (relaxed ? assets.wasmRelaxed : assets.wasm), threads: 1, why, simd, simdWhy };
+}
+
+// Which build runs, in words for a page's status line: relaxed SIMD or SIMD128, on one thread (and why) or several.
+function buildSummary({ simd, threads, why }) {
+  const name = simd === 'relaxed' ? 'relaxed SIMD' : 'SIMD128';
+  return threads > 1 ? `${name}, ${threads} threads (the page is cross-origin isolated)` : `${name}, one thread: ${why}`;
 }
 
 export async function createEngine(options = {}) {
@@ -123,8 +146,12 @@ export async function createEngine(options = {}) {
   });
   // Worker threads share the matrix products; results are the same bits on any number (threads.h).
   const engine = { core, threads: core.setThreads(module.threads) };
-  // {simd, threads, summary}: the module that runs, for pages to say (the worker's init returns it).
-  engine.build = { simd: 'SIMD128', threads: engine.threads, summary: buildSummary({ ...module, threads: engine.threads }) };
+  // 'relaxed' | 'simd128': the build whose q8 kernel runs (the same bits either way).
+  engine.simd = module.simd;
+  // {simd, threads, summary, simdWhy}: the module that runs, for pages to say (the worker's init returns it);
+  // simdWhy says why SIMD128 runs and not relaxed SIMD (null when relaxed SIMD runs).
+  engine.build = { simd: module.simd === 'relaxed' ? 'relaxed SIMD' : 'SIMD128', threads: engine.threads,
+    summary: buildSummary({ ...module, threads: engine.threads }), simdWhy: module.simdWhy };
 
   // The article's attention blocks and its cost experiment (engine/article.js).
   Object.assign(engine, articleBlocks(core));
