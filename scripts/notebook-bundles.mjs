@@ -18,8 +18,12 @@ import { build } from 'vite';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const lib = join(root, 'build', 'lib');
 const out = join(root, 'build', 'notebook');
-// The threaded module is imported only on cross-origin isolated pages: left out of the bundle, never reached.
-const THREADED_GLUE = './wasm/arcscope_core_threads.js';
+// The threaded modules (SIMD128 and relaxed SIMD) are imported only on cross-origin isolated pages: left out of the
+// bundle, never reached. The relaxed-SIMD module's glue is bundled as the SIMD128 one is, since a notebook's engine
+// may choose it: its dynamic import becomes a static one (a dynamic import would bring Vite's preload helper, which
+// reads import.meta).
+const THREADED_GLUE = ['./wasm/arcscope_core_threads.js', './wasm/arcscope_core_relaxed_threads.js'];
+const RELAXED_GLUE = './wasm/arcscope_core_relaxed.js';
 
 if (!existsSync(join(lib, 'arc-scope.js'))) throw new Error(`notebook-bundles: ${lib} is missing; run ./scripts/build.sh wasm`);
 
@@ -33,9 +37,15 @@ function libFiles(referenced) {
       if (!id.startsWith(lib)) return null;
       const here = dirname(id);
       // The threaded glue stays a dynamic import, of a file the notebook does not carry (never reached there).
-      const glue = libPath(resolve(here, THREADED_GLUE));
-      if (code.includes(`import('${THREADED_GLUE}')`)) referenced.add(glue);
-      code = code.replaceAll(`import('${THREADED_GLUE}')`, `import(__arcscopeFile(${JSON.stringify(glue)}))`);
+      for (const threaded of THREADED_GLUE) {
+        const glue = libPath(resolve(here, threaded));
+        if (code.includes(`import('${threaded}')`)) referenced.add(glue);
+        code = code.replaceAll(`import('${threaded}')`, `import(__arcscopeFile(${JSON.stringify(glue)}))`);
+      }
+      if (code.includes(`import('${RELAXED_GLUE}')`)) {
+        code = `import * as __arcscopeRelaxedGlue from '${RELAXED_GLUE}';\n` +
+          code.replaceAll(`import('${RELAXED_GLUE}')`, 'Promise.resolve(__arcscopeRelaxedGlue)');
+      }
       const named = code.replace(/new URL\(\s*(['"])([^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g, (_, _q, rel) => {
         const path = libPath(resolve(here, rel.split('?')[0]));
         referenced.add(path);
@@ -100,9 +110,10 @@ writeFileSync(join(out, 'worker.js'), worker);
 writeFileSync(join(out, 'notebook.json'), `${JSON.stringify({
   version,
   // the lib/ files the library's payload carries beside the two bundles: every file they name but the modules
-  // bundled here, the threaded build (output frames are not cross-origin isolated) and the models (each .arcs file,
+  // bundled here, the threaded builds (output frames are not cross-origin isolated) and the models (each .arcs file,
   // the default one too, travels in a payload of its own: jupyter/arcscope/payload.py)
-  carry: referenced.filter((p) => !p.endsWith('.js') && !p.startsWith('wasm/arcscope_core_threads') && !p.endsWith('.arcs')),
+  carry: referenced.filter((p) => !p.endsWith('.js') && !/^wasm\/arcscope_core(_relaxed)?_threads/.test(p) &&
+    !p.endsWith('.arcs')),
   // <arc-scope>'s attributes (arc-scope-attributes.js) and the words its readers take (view-options.js)
   attributes: ATTRIBUTE_NAMES,
   words: { layer: words.LAYER_WORDS, head: words.HEAD_WORDS, mode: words.ELEMENT_MODES, theme: words.THEMES,
