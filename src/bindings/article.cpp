@@ -127,7 +127,7 @@ PositionalEncoding make_positional(double d_model, double max_seq_len) {
 }
 
 val positional_table(const PositionalEncoding& self) {
-    return matrix_value(self.table());
+    return guarded("reading the positional table", [&] { return matrix_value(self.table()); });
 }
 
 val positional_forward(const PositionalEncoding& self, val data, val shape) {

@@ -125,8 +125,10 @@ public:
         guarded("running a step of the sweep", [&] { patching_ ? patching_->next() : ablation_->next(); });
     }
     val result() const {
-        return patching_ ? patching_result(patching_->result(), config_)
-                         : ablation_result(ablation_->result(), config_);
+        return guarded("reading the sweep's result", [&] {
+            return patching_ ? patching_result(patching_->result(), config_)
+                             : ablation_result(ablation_->result(), config_);
+        });
     }
 
 private:
@@ -175,7 +177,7 @@ val attribution(Model& m, val ids, double token, double position) {
         val parts = val::array();
         for (const auto& [name, value] : a.parts) {
             val part = val::object();
-            part.set("name", name);
+            part.set("name", text_val(name));
             part.set("value", value);
             parts.call<void>("push", part);
         }

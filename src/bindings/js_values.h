@@ -8,8 +8,10 @@
 //     conversion, which writes to address 0 when malloc fails.
 #pragma once
 #include <emscripten/bind.h>
+#include <emscripten/em_asm.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arcscope/core/error.h"
@@ -26,30 +29,52 @@ namespace arcscope::bindings {
 using emscripten::val;
 
 // s as a JavaScript string, made without a malloc.
-inline val text_val(const std::string& s) {
+inline val text_val(std::string_view s) {
     return val::module_property("arcscopeText")(
         val(emscripten::typed_memory_view(s.size(), reinterpret_cast<const uint8_t*>(s.data()))));
 }
 
-[[noreturn]] inline void throw_js_error(const std::string& message) {
-    val::global("Error").new_(text_val(message)).throw_();
+// Throws a JavaScript Error whose message is `message` (a JavaScript string). The handle is released in JavaScript:
+// a JavaScript exception unwinds wasm frames without running destructors, so val.throw_() would leave one behind.
+[[noreturn]] inline void throw_js_error(const val& message) {
+    EM_ASM(
+        {
+            var text = Emval.toValue($0);
+            __emval_decref($0);
+            throw new Error(text);
+        },
+        message.as_handle());
+    __builtin_unreachable();
+}
+
+// "the engine's memory is full: ...", written without allocating: it is said when nothing can be allocated.
+inline val out_of_memory_message(const char* doing, const char* detail) {
+    char text[512];
+    const int n = std::snprintf(text, sizeof text,
+                                "the engine's memory is full: free a model (out of memory while %s%s)", doing, detail);
+    return text_val(std::string_view(text, n > 0 ? std::min(size_t(n), sizeof text - 1) : 0));
 }
 
 // Runs f; a C++ exception becomes a JavaScript Error. `doing` names the work for the messages a person reads when
-// memory runs out (std::bad_alloc and std::length_error say only "std::bad_alloc" and "vector").
+// memory runs out (std::bad_alloc and std::length_error say only "std::bad_alloc" and "vector"). The handlers only
+// read the exception into a JavaScript string (no wasm allocation); the Error is thrown after them, once the C++
+// exception is freed (thrown from inside a handler, each refusal left its exception, about 170 bytes, in wasm memory).
+// An exception of any type becomes an Error: one that escaped would reach JavaScript as a bare number.
 template <class F>
 auto guarded(const char* doing, F&& f) -> decltype(f()) {
+    val message = val::undefined();
     try {
         return f();
     } catch (const std::bad_alloc&) {
-        throw_js_error(std::string("the engine's memory is full: free a model (out of memory while ") + doing +
-                       "; wasm holds 4 GB at most, shared by every loaded model)");
+        message = out_of_memory_message(doing, "; wasm holds 4 GB at most, shared by every loaded model");
     } catch (const std::length_error&) {
-        throw_js_error(std::string("the engine's memory is full: free a model (out of memory while ") + doing +
-                       ": a buffer would exceed what wasm can address)");
+        message = out_of_memory_message(doing, ": a buffer would exceed what wasm can address");
     } catch (const std::exception& e) {
-        throw_js_error(e.what());
+        message = text_val(e.what());
+    } catch (...) {
+        message = text_val("internal error: an exception that is not a std::exception");
     }
+    throw_js_error(message);
 }
 
 inline std::string number_text(double v) {

@@ -54,7 +54,7 @@ public:
             val entry = val::object();
             entry.set("data", e.data);
             entry.set("shape", val::array(e.shape));
-            o.set(hook_name(e.hook), entry);
+            o.set(text_val(hook_name(e.hook)), entry);
         }
         return o;
     }
@@ -91,25 +91,29 @@ public:
     // tensor): views into wasm memory, to be copied out before anything else runs (a grown memory detaches them).
     double file_page_count() const { return double(gpt2_->file().pages().size()); }
     val file_page(double i) const {
-        const std::vector<ByteSpan>& pages = gpt2_->file().pages();
-        require(i >= 0 && i < double(pages.size()) && i == std::floor(i), "no such page of the model file");
-        const ByteSpan& p = pages[size_t(i)];
-        return val(emscripten::typed_memory_view(p.size, p.data));
+        return guarded("reading the model file", [&] {
+            const std::vector<ByteSpan>& pages = gpt2_->file().pages();
+            require(i >= 0 && i < double(pages.size()) && i == std::floor(i), "no such page of the model file");
+            const ByteSpan& p = pages[size_t(i)];
+            return val(emscripten::typed_memory_view(p.size, p.data));
+        });
     }
 
     val config() const {
-        const GPT2Config& c = gpt2_->config();
-        val o = val::object();
-        o.set("n_layer", c.n_layer);
-        o.set("n_head", c.n_head);
-        o.set("n_embd", c.n_embd);
-        o.set("n_ctx", c.n_ctx);
-        o.set("n_vocab", c.n_vocab);
-        o.set("dtype", val(dtype_name(gpt2_->weight_type())));
-        o.set("fileBytes", double(gpt2_->file().size()));
-        o.set("checksum", text_val(std::to_string(gpt2_->file().checksum())));
-        o.set("kvCache", val(kv_type_name(gpt2_->kv_type())));
-        return o;
+        return guarded("reading the model's config", [&] {
+            const GPT2Config& c = gpt2_->config();
+            val o = val::object();
+            o.set("n_layer", c.n_layer);
+            o.set("n_head", c.n_head);
+            o.set("n_embd", c.n_embd);
+            o.set("n_ctx", c.n_ctx);
+            o.set("n_vocab", c.n_vocab);
+            o.set("dtype", text_val(dtype_name(gpt2_->weight_type())));
+            o.set("fileBytes", double(gpt2_->file().size()));
+            o.set("checksum", text_val(std::to_string(gpt2_->file().checksum())));
+            o.set("kvCache", text_val(kv_type_name(gpt2_->kv_type())));
+            return o;
+        });
     }
 
     // ids -> {logits, logitsShape: [rows, n_vocab], attention, attentionShape: [L, H, T, T]}
@@ -199,9 +203,11 @@ public:
 
     // Every hook name of this model, in the order the pass reaches them.
     val hook_names() const {
-        val list = val::array();
-        for (const HookName& h : all_hooks(gpt2_->config())) list.call<void>("push", hook_name(h));
-        return list;
+        return guarded("listing the hooks", [&] {
+            val list = val::array();
+            for (const HookName& h : all_hooks(gpt2_->config())) list.call<void>("push", text_val(hook_name(h)));
+            return list;
+        });
     }
 
     // id -> {logits, logitsShape: [1, n_vocab], attention, attentionShape: [L, H, length]}
