@@ -3,7 +3,7 @@ independently (python/arcscope_reference/hooked_reference.py), name by name, on 
 checkpoint (12 layers, 12 heads, n_embd 768, the full vocabulary; n_ctx 64 keeps the file at 470 MB).
 
 f32 model: every name within 1e-4 of the reference, relative to the name's largest value (and at least 1e-4).
-q8 and q16 models: every name's 1 - cosine with the reference within a bound (q8: int8 weights, 16-bit activations;
+q8 and q16 models: every name's 1 - cosine with the reference within a bound (q8: int8 weights, 14-bit activations;
 q16: 14-bit weights and activations).
 Prints the largest difference for each kind of name.
 Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_hooks.py

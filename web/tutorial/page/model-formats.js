@@ -10,7 +10,7 @@ import { MAX_BYTES } from '../../lib/shared/downloads.js';
 export const MODEL_FORMATS = [
   { dtype: 'q16', line: '14-bit weights and activations · 265 MB for GPT-2 small · attention within 0.007 of ' +
     'float32 on sharp heads · prefill as fast as q8, decode about 1.3-1.5× q8\'s time · the default up to gpt2-large' },
-  { dtype: 'q8', line: 'int8 weights, 16-bit activations · 140 MB · sharp heads\' attention up to 0.2-0.4 off ' +
+  { dtype: 'q8', line: 'int8 weights, 14-bit activations · 140 MB · sharp heads\' attention up to 0.2-0.4 off ' +
     'float32 (their weight moves to other tokens), logits 1 − cosine about 2e-3 · fastest · the default for gpt2-xl, ' +
     'whose q16 file would be 3.3 GB' },
   { dtype: 'f32', line: 'float32 weights · 498 MB · attention within 0.00004 of PyTorch · prefill about 1.4×, decode ' +
