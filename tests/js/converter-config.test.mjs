@@ -4,7 +4,11 @@
 // wasm's 32-bit address space.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engine } from './support.mjs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { engine, repoRoot } from './support.mjs';
 import { checkpoint } from './crafted-files.mjs';
 
 const TINY = { model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], n_layer: 2, n_head: 2, n_embd: 32,
@@ -64,6 +68,32 @@ test('an lm_head.weight converts only when it equals wte.weight: one matrix hold
     /config\.json: tie_word_embeddings false with an lm_head\.weight that differs from wte\.weight is not supported/);
   await assert.rejects(convert(TINY, other), /lm_head\.weight differs from wte\.weight, though config\.json ties them/);
   await assert.rejects(convert(untied, st), /config\.json: tie_word_embeddings false, but the checkpoint has no lm_head\.weight/);
+});
+
+test('arcscope convert refuses the same fields, and writes nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'arcscope-convert-config-'));
+  try {
+    writeFileSync(join(dir, 'model.safetensors'), checkpoint(TINY));
+    const out = join(dir, 'model.arcs');
+    const convert = (config) => {
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+      return spawnSync(join(repoRoot, 'build', 'native', 'arcscope'), ['convert', '--in', dir, '--out', out,
+        '--dtype', 'q8'], { encoding: 'utf8', timeout: 120_000 });
+    };
+    for (const [fields, message] of [
+      [{ scale_attn_by_inverse_layer_idx: true }, /^error: config\.json: scale_attn_by_inverse_layer_idx true is not supported/],
+      [{ scale_attn_weights: false }, /^error: config\.json: scale_attn_weights false is not supported/],
+      [{ model_type: 'gpt_neox' }, /^error: config\.json: model_type 'gpt_neox' is not supported/],
+    ]) {
+      const run = convert({ ...TINY, ...fields });
+      assert.equal(run.status, 1, JSON.stringify(fields));
+      assert.match(run.stderr, message);
+      assert.equal(existsSync(out), false, 'nothing written');
+    }
+    assert.equal(convert(TINY).status, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a packed matrix beyond wasm\'s address space is refused by its size, not wrapped to a small one', async () => {
