@@ -34,8 +34,8 @@ public:
     long long get_int(const std::string& key, long long fallback, long long lo, long long hi) const;
     double get_double(const std::string& key, double fallback) const;  // a finite decimal number
     bool has(const std::string& flag) const;
-    // Throws Error if an output (--out, --logits-bin) names the same file as another option, e.g. `run --model m.arcs
-    // --out m.arcs` (compared as files, not strings: a link or "./m.arcs" is the same file).
+    // Throws Error if an output (--out, --logits-bin) is the file an input (--model, --tokenizer, --text-file, --file)
+    // names, e.g. `run --model m.arcs --out m.arcs` (compared as files, not strings: a link or "./m.arcs" is the same).
     void refuse_outputs_over_inputs() const;
 
 private:

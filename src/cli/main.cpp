@@ -51,14 +51,17 @@ Args::Args(const std::vector<std::string>& argv, const std::map<std::string, boo
 }
 
 void Args::refuse_outputs_over_inputs() const {
-    // The options commands write files to; every other option that names an existing file is read.
+    // The options commands write files to, and those whose files they read (--text is text, even if a file has its
+    // name; convert's --in DIR is checked by the converter, which knows the files in it).
     for (const char* output : {"out", "logits-bin"}) {
         auto out = values_.find(output);
         if (out == values_.end()) continue;
-        for (const auto& [key, value] : values_)
-            arcscope::require(key == output || value.empty() || !same_file(out->second, value),
-                              "--" + std::string(output) + " " + out->second + " is the file --" + key +
+        for (const char* input : {"model", "tokenizer", "text-file", "file"}) {
+            auto in = values_.find(input);
+            arcscope::require(in == values_.end() || !same_file(out->second, in->second),
+                              "--" + std::string(output) + " " + out->second + " is the file --" + input +
                                   " reads: writing it would destroy the input (give another path)");
+        }
     }
 }
 
