@@ -98,7 +98,9 @@ test('a conversion\'s key names its format (q8 keeps the bare key), and each for
   assert.throws(() => convertedKey(url, 'q4'), /dtype must be q8, q16 or f32, got 'q4'/);
   for (const dtype of ['q8', 'q16', 'f32']) assert.deepEqual(parseConvertedKey(convertedKey(url, dtype)), { key: url, dtype });
   assert.deepEqual(parseConvertedKey('models/x.arcs'), { key: 'models/x.arcs', dtype: 'q8' });
-  assert.deepEqual(MODEL_FORMATS.map((f) => f.dtype), DTYPES);  // the page's loader offers every format, q8 first
+  // The page's loader offers every format, q16 (the default up to gpt2-large) first.
+  assert.deepEqual(MODEL_FORMATS.map((f) => f.dtype), ['q16', 'q8', 'f32']);
+  assert.deepEqual([...DTYPES].sort(), MODEL_FORMATS.map((f) => f.dtype).sort());
 
   // Cache Storage as the worker has it (Node has none): one checkpoint converted to q8 and to q16 is two entries.
   const stored = new Map();
