@@ -156,6 +156,15 @@ test('a link to a model that does not load keeps its hash, says why, and offers 
   expect(errors.filter((e) => !/404|Not Found/.test(e))).toEqual([]);
 });
 
+test('a link to a truncated model file names the model once, then the engine\'s words', async ({ page, baseURL }) => {
+  await page.goto(`./#model=${encodeURIComponent('/hostile/truncated.arcs')}`);
+  const text = page.locator('#model-error-text');
+  await expect(text).toContainText('Could not load the model /hostile/truncated.arcs: truncated: ');
+  console.log(`shown: ${await text.textContent()}`);
+  // The worker's message starts with the absolute URL (for other callers); the page does not say it a second time.
+  await expect(text).not.toContainText(new URL('/hostile/truncated.arcs', baseURL).href);
+});
+
 test('a link to a model picked from disk elsewhere says the file must be picked again', async ({ page }) => {
   const hash = `#model=${encodeURIComponent('local:model.safetensors:548105171')}`;
   await page.goto(`./${hash}`);

@@ -119,8 +119,14 @@ async function switchModel(key) {
     await explorer.setModel(info);
     heads.setModel(info);
   } catch (e) {
-    modelFailed(key, `Could not load the model ${key}: ${e.message}`);
+    modelFailed(key, `Could not load the model ${key}: ${withoutUrl(e.message, key)}`);
   }
+}
+// The worker's words start with the model's URL where the engine's did not know it (a truncated file); the line
+// above names the model already, so it is not said twice.
+function withoutUrl(message, key) {
+  const url = new URL(key, document.baseURI).href;
+  return message.startsWith(`${url}: `) ? message.slice(url.length + 2) : message;
 }
 $('load-default').addEventListener('click', () => switchModel(DEFAULT_MODEL));
 $('model-error-pick').addEventListener('click', () => $('open-loader').click());
