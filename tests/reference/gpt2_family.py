@@ -20,6 +20,7 @@ from arcscope_reference import hooked_reference
 # Hugging Face's config numbers for each model; all share n_positions 1024 and the 50257-token vocabulary.
 FAMILY = {
     "distilgpt2": dict(n_layer=6, n_head=12, n_embd=768),
+    "gpt2": dict(n_layer=12, n_head=12, n_embd=768),
     "gpt2-medium": dict(n_layer=24, n_head=16, n_embd=1024),
     "gpt2-large": dict(n_layer=36, n_head=20, n_embd=1280),
     "gpt2-xl": dict(n_layer=48, n_head=25, n_embd=1600),
