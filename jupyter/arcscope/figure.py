@@ -73,10 +73,11 @@ def show(text, model=None, layer=None, head=None, mode="arcs", **attributes_):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     if not text.strip():
         raise ValueError("text is empty: give the text to run through the model")
-    if "src" in attributes_:
+    if attributes_.get("src") is not None:
         raise TypeError("show() runs a model on text, and src is precomputed attention: draw that with "
                         "arcscope.attention(tokens, pattern)")
     path = files.DEFAULT_MODEL if model is None else model
+    mode = "arcs" if mode is None else mode  # None is each argument's default
     config = model_file.read_config(path)
     attrs = attributes.element_attributes({"text": text, "layer": layer, "head": head, "mode": mode, **attributes_},
                                           layers=config["n_layer"], heads=config["n_head"])
@@ -125,8 +126,13 @@ class SavedPage:
         return f"<arcscope page {self.path!r}: {self.count} figures, {self.size} bytes>"
 
 
-def save_html(path, *figures, title="arcscope"):
-    """Writes a standalone HTML page of figures (from show() and attention()), carrying the payloads they need once."""
+def save_html(path, *figures, title=None):
+    """Writes a standalone HTML page of figures (from show() and attention()), carrying the payloads they need once.
+    title: the page's title, "arcscope" when None."""
+    if title is None:
+        title = "arcscope"
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str (or None for 'arcscope'), got {type(title).__name__}")
     if not figures:
         raise ValueError("save_html(path, *figures) needs at least one figure from arcscope.show() or "
                          "arcscope.attention()")

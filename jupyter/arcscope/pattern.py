@@ -4,7 +4,8 @@ Takes nested lists, numpy arrays and torch tensors (neither is imported here: an
 methods) of [L, H, T, T], [H, T, T] or [T, T]; a TransformerLens cache's stacked pattern,
 cache.stack_activation("pattern"), [L, batch, H, T, T] with batch 1; and a Hugging Face output_attentions tuple, one
 [batch, H, T, T] tensor per layer with batch 1. Every weight must be a finite number from 0 to 1, as the element
-requires: a wrong one is a ValueError naming where it is.
+requires: a wrong one is a ValueError naming where it is. True and False are not weights, in lists as in arrays and
+tensors of bools: they are refused.
 """
 
 import math
@@ -17,17 +18,33 @@ def _is_array(x):
     return hasattr(x, "shape") and hasattr(x, "tolist")
 
 
+# The most axes a pattern has: TransformerLens's stacked [layer, batch, head, query, key].
+MAX_AXES = 5
+
+
+def _refuse_bools(kind, dtype):
+    """A numpy dtype kind 'b' or a torch bool tensor: refused, as True and False are in lists."""
+    if kind == "b":
+        raise TypeError(f"pattern holds {dtype} values (True and False), not attention weights: give numbers from 0 "
+                        "to 1 (a mask is not a pattern; convert it with .astype(float) if that is what you mean)")
+
+
 def _array_values(x):
     """(array('f') of x's values in C order, shape) of a numpy array or torch tensor."""
     shape = [int(n) for n in x.shape]
     if hasattr(x, "detach"):  # torch: off the graph and the device, as float32
+        if str(x.dtype) == "torch.bool":  # checked before .float(), which would read True as 1
+            _refuse_bools("b", x.dtype)
+        if x.is_complex():
+            raise TypeError(f"pattern holds {x.dtype} values, not real numbers")
         x = x.detach().cpu().float()
         try:
             x = x.numpy()
         except (RuntimeError, ImportError):  # torch without numpy
             return array("f", x.flatten().tolist()), shape
     dtype = getattr(x, "dtype", None)
-    if getattr(dtype, "kind", "f") not in "fiub":
+    _refuse_bools(getattr(dtype, "kind", "f"), dtype)
+    if getattr(dtype, "kind", "f") not in "fiu":
         raise TypeError(f"pattern holds {dtype} values, not real numbers")
     values = array("f")
     values.frombytes(x.astype("<f4").tobytes())
@@ -37,9 +54,14 @@ def _array_values(x):
 
 
 def _nested_values(x):
-    """(array('f'), shape) of nested lists or tuples of numbers; ragged ones are refused."""
+    """(array('f'), shape) of nested lists or tuples of numbers; ragged ones, and nesting deeper than a pattern has
+    (or a list that holds itself), are refused before anything is walked."""
     shape, node = [], x
     while isinstance(node, (list, tuple)):  # the shape, along the first entries
+        if len(shape) == MAX_AXES:
+            raise ValueError(f"pattern is nested more than {MAX_AXES} lists deep: give [layer, head, query, key], "
+                             "[head, query, key] or [query, key] weights (or TransformerLens's [layer, batch, head, "
+                             "query, key])")
         shape.append(len(node))
         node = node[0] if node else None
     values = array("f")

@@ -94,6 +94,71 @@ class Attention(unittest.TestCase):
                 call()
 
 
+class Classes(unittest.TestCase):
+    """Whole classes of input, not one example each: None for any argument with a default, any nesting depth, bools
+    in every container a pattern comes in."""
+
+    def test_none_for_any_argument_with_a_default_means_that_default(self):
+        import inspect
+        calls = {"show": (lambda **kw: arcscope.show("To be", **kw)),
+                 "attention": (lambda **kw: arcscope.attention(TOKENS, causal(2, 3, 4), **kw))}
+        for name, call in calls.items():
+            defaults = [p.name for p in inspect.signature(getattr(arcscope, name)).parameters.values()
+                        if p.default is not inspect.Parameter.empty]
+            self.assertTrue(defaults, name)
+            plain = spec_of(call())
+            for param in defaults:
+                with self.subTest(f"{name}({param}=None)"):
+                    given = spec_of(call(**{param: None}))
+                    self.assertEqual(given["attributes"], plain["attributes"])
+                    self.assertEqual(given["data"], plain["data"])
+        # show() takes the element's other attributes too: each None at once, src included, is each one's default.
+        every = {a: None for a in arcscope.attributes.names() if a not in ("text", "model")}
+        self.assertEqual(spec_of(arcscope.show("To be", **every))["attributes"], spec_of(arcscope.show("To be"))["attributes"])
+        with tempfile.TemporaryDirectory() as d:
+            named, untitled = Path(d) / "a.html", Path(d) / "b.html"
+            arcscope.save_html(named, arcscope.show("To be"))
+            arcscope.save_html(untitled, arcscope.show("To be"), title=None)
+            self.assertIn("<title>arcscope</title>", untitled.read_text())
+            arcscope.save_html(named, arcscope.show("To be"), title="Mine & yours")
+            self.assertIn("<title>Mine &amp; yours</title>", named.read_text())
+        with self.assertRaisesRegex(TypeError, r"title must be a str \(or None for 'arcscope'\), got int"):
+            arcscope.save_html("never.html", arcscope.show("To be"), title=5)
+
+    def test_any_nesting_depth_is_refused_without_recursion(self):
+        for depth in (6, 50, 10_000, 1_000_000):
+            deep = 0.5
+            for _ in range(depth):
+                deep = [deep]
+            with self.subTest(depth=depth), self.assertRaisesRegex(ValueError, r"nested more than 5 lists deep"):
+                arcscope.attention(["a"], deep)
+        itself = []
+        itself.append(itself)
+        with self.assertRaisesRegex(ValueError, r"nested more than 5 lists deep"):
+            arcscope.attention(["a"], itself)
+        # Five levels is TransformerLens's stacked pattern, as lists: taken.
+        self.assertEqual(drawn_values(arcscope.attention(TOKENS, causal(2, 3, 4)[:, None].tolist()))[0], [2, 3, 4, 4])
+
+    def test_bools_are_refused_in_every_container(self):
+        mask = np.tril(np.ones((4, 4), dtype=bool))
+        forms = {
+            "a list of lists": mask.tolist(),
+            "a tuple of tuples": tuple(tuple(row) for row in mask.tolist()),
+            "a numpy bool array": mask,
+            "a numpy bool array [L, H, T, T]": mask[None, None],
+            "a torch bool tensor": torch.tensor(mask),
+            "a Hugging Face tuple of bool tensors": (torch.tensor(mask[None, None]),),
+            "a tuple of numpy bool arrays": (mask[None], mask[None]),
+            "numpy bool scalars in a list": [list(row) for row in mask],
+        }
+        for name, form in forms.items():
+            with self.subTest(name), self.assertRaisesRegex(TypeError, r"True|bool"):
+                arcscope.attention(TOKENS, form)
+        # Numbers that happen to be 0 and 1 are weights.
+        self.assertEqual(drawn_values(arcscope.attention(TOKENS, mask.astype(float)))[0], [1, 1, 4, 4])
+        self.assertEqual(drawn_values(arcscope.attention(TOKENS, torch.tensor(mask).float()))[0], [1, 1, 4, 4])
+
+
 class Show(unittest.TestCase):
     def test_attributes_reach_the_element(self):
         spec = spec_of(arcscope.show("To be", layer=0, head="all", mode="matrix", theme="dark", threshold=0.05, topk=0))
