@@ -88,17 +88,20 @@ function arcscopeOutput(spec) {
     return state.engine;
   }
 
-  // A model payload loaded into the worker under its key, once per page.
+  // A model payload loaded into the worker under its key, once per page and key. The payload is the bytes' (one per
+  // content), the key the file's name and size: the same bytes under another file name are another key, which the
+  // worker must hold too, or the element asks for a key nobody loaded.
   function model({ payload: id, key, name }) {
-    if (!state.models.has(id)) {
+    const loaded = `${id}\n${key}`;
+    if (!state.models.has(loaded)) {
       const loading = Promise.all([payload(id), engine()]).then(async ([blobs, client]) => {
         const bytes = new Uint8Array(await blobs.model.arrayBuffer());
         await client.loadModelBytes(bytes, key, name);
       });
-      loading.catch(() => state.models.delete(id));
-      state.models.set(id, loading);
+      loading.catch(() => state.models.delete(loaded));
+      state.models.set(loaded, loading);
     }
-    return state.models.get(id);
+    return state.models.get(loaded);
   }
 
   // A base64 string of little-endian float32 as a Float32Array.
