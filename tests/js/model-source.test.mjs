@@ -305,3 +305,13 @@ test('an unloaded local: key and a checkpoint source without its URLs say so, an
     host.close();
   }
 });
+
+// A stall timeout that setTimeout cannot hold (Infinity, or past 24.8 days, wraps to fire at once) or that is no
+// time at all made every download stall, or none: refused by name, and the clock keeps its setting.
+test('the stall timeout takes seconds above 0 and at most a day, and refuses the rest by name', async () => {
+  for (const bad of [0, -1, NaN, Infinity, 1e10, '5', null]) {
+    assert.throws(() => setStallTimeout(bad), { name: 'RangeError', message: /^stallSeconds must be a number of seconds above 0 and at most 86400, got / }, String(bad));
+  }
+  assert.equal(await failure(fetchBytes(`${base}/hostile/never.arcs`, 'downloading model')),
+    `the download of ${base}/hostile/never.arcs stalled: no answer from the server for 0.3 s`);
+});

@@ -6,7 +6,15 @@
 // download of this module's instance: the worker's (models, checkpoints; its configure op sets it) and the page's
 // (an <arc-scope src> file). Tests shorten it.
 let stallMs = 20_000;
-export function setStallTimeout(seconds) { stallMs = seconds * 1000; }
+// seconds: more than 0, at most a day (setTimeout's clock wraps past 24.8 days and would fire at once: every download
+// would stall).
+export function setStallTimeout(seconds) {
+  if (typeof seconds !== 'number' || !(seconds > 0 && seconds <= 86_400)) {
+    throw new RangeError(`stallSeconds must be a number of seconds above 0 and at most 86400, got ${
+      typeof seconds === 'number' ? seconds : typeof seconds}`);
+  }
+  stallMs = seconds * 1000;
+}
 // Every download also has a size bound, counted in the bytes that arrive (decoded: a compressed body counts what
 // it inflates to), so an endless stream or a compression bomb stops at the bound. A model: a wasm32 engine cannot
 // hold a file beyond this. config.json: a GPT-2 config is about 1 kB.

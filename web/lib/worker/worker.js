@@ -44,7 +44,7 @@ export const ops = {
 
   // Downloads give up after this many seconds without data (tests shorten it).
   async configure({ stallSeconds }) {
-    if (stallSeconds > 0) setStallTimeout(stallSeconds);
+    if (stallSeconds !== undefined) setStallTimeout(stallSeconds);
     return { ok: true };
   },
 
