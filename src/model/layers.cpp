@@ -37,7 +37,36 @@ void layernorm_forward(float* out, const float* x, int T, int C, const float* w,
 
 void scale_shift_forward(float* x, int T, int C, const float* w, const float* b) {
     for (int t = 0; t < T; ++t)
-        for (int i = 0; i < C; ++i) x[size_t(t) * C + i] = x[size_t(t) * C + i] * w[i] + b[i];
+        if (b)
+            for (int i = 0; i < C; ++i) x[size_t(t) * C + i] = x[size_t(t) * C + i] * w[i] + b[i];
+        else
+            for (int i = 0; i < C; ++i) x[size_t(t) * C + i] = x[size_t(t) * C + i] * w[i];
+}
+
+void rmsnorm_forward(float* out, const float* x, int T, int C, const float* w, float eps) {
+    parallel_for(T, 6.0 * T * C, [&](int t0, int t1) {  // rows apart on the threads: the same bits
+        for (int t = t0; t < t1; ++t) {
+            const float* xt = x + size_t(t) * C;
+            float* ot = out + size_t(t) * C;
+            F4 a[kLanes / 4] = {};
+            int i = 0;
+            for (; i + kLanes <= C; i += kLanes)
+                for (int k = 0; k < kLanes / 4; ++k) {
+                    const F4 v = load4(xt + i + 4 * k);
+                    a[k] += v * v;
+                }
+            float lane[kLanes];
+            std::memcpy(lane, a, sizeof lane);
+            float sum = 0;
+            for (int k = 0; k < kLanes; ++k) sum += lane[k];
+            for (; i < C; ++i) sum += xt[i] * xt[i];
+            const float inv = 1.0f / std::sqrt(sum / C + eps);
+            if (w)
+                for (i = 0; i < C; ++i) ot[i] = xt[i] * inv * w[i];
+            else
+                for (i = 0; i < C; ++i) ot[i] = xt[i] * inv;
+        }
+    });
 }
 
 void gelu_forward(float* x, int rows, int width) {
@@ -46,6 +75,40 @@ void gelu_forward(float* x, int rows, int width) {
             const float k = 0.7978845608028654f;  // sqrt(2 / pi)
             return 0.5f * v * (1.0f + portable_tanh(k * (v + 0.044715f * v * v * v)));
         });
+    });
+}
+
+void gelu_erf_forward(float* x, int rows, int width) {
+    parallel_for(rows, 30.0 * rows * width, [&](int r0, int r1) {
+        map4(x + size_t(r0) * width, size_t(r1 - r0) * width, [](F4 v) {
+            return 0.5f * v * portable_erfc(v * -0.70710678118654752f);  // Phi(x) = erfc(-x / sqrt 2) / 2
+        });
+    });
+}
+
+namespace {
+
+F4 silu(F4 v) {
+    return v / (1.0f + portable_exp(-v));
+}
+
+}  // namespace
+
+void silu_forward(float* x, int rows, int width) {
+    parallel_for(rows, 20.0 * rows * width,
+                 [&](int r0, int r1) { map4(x + size_t(r0) * width, size_t(r1 - r0) * width, silu); });
+}
+
+void swiglu_forward(float* gate, const float* up, int rows, int width) {
+    parallel_for(rows, 20.0 * rows * width, [&](int r0, int r1) {
+        const size_t begin = size_t(r0) * width, end = size_t(r1) * width;
+        size_t i = begin;
+        for (; i + 4 <= end; i += 4) store4(gate + i, silu(load4(gate + i)) * load4(up + i));
+        for (; i < end; ++i) {  // the last one to three, through a zero-padded vector
+            F4 v{};
+            v[0] = gate[i];
+            gate[i] = silu(v)[0] * up[i];
+        }
     });
 }
 

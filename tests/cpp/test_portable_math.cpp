@@ -1,5 +1,6 @@
 // The four-lane exp and tanh against the one-value formulas they replaced (bit for bit, over a sweep of every
-// 4099th float pattern and the edges of each range), and against libm in double precision.
+// 4099th float pattern and the edges of each range), and against libm in double precision; erfc and the double
+// functions of portable_math_double.h against libm.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "arcscope/core/portable_math.h"
+#include "arcscope/core/portable_math_double.h"
 
 using namespace arcscope;
 
@@ -135,4 +137,72 @@ TEST(PortableMath, TailsGoThroughTheSameLanes) {
         const std::vector<float> t = four_at_a_time(xs, [](F4 v) { return portable_tanh(v); });
         for (size_t i = 0; i < n; ++i) EXPECT_TRUE(same(t[i], tanh_one(xs[i]))) << "tanh(" << xs[i] << "), n = " << n;
     }
+}
+
+TEST(PortableMath, ErfcCloseToLibm) {
+    // Relative error within 2e-6 where erfc is above 1e-8; beyond, exact GELU's x erfc(|x|/sqrt 2) / 2 is below
+    // 1e-7 |x|, and what matters is that erfc goes to 0 (and 2 - erfc to 2) there.
+    std::vector<float> xs;
+    for (float x = -12.0f; x <= 12.0f; x += 1.0f / 1024) xs.push_back(x);
+    const std::vector<float> e = four_at_a_time(xs, [](F4 v) { return portable_erfc(v); });
+    double worst = 0, worst_abs = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+        const double want = std::erfc(double(xs[i]));
+        worst_abs = std::max(worst_abs, std::fabs(e[i] - want));
+        if (want > 1e-8) worst = std::max(worst, std::fabs(e[i] - want) / want);
+    }
+    std::printf("erfc, %zu values in [-12, 12]: largest relative error %.3g (where above 1e-8), absolute %.3g\n",
+                xs.size(), worst, worst_abs);
+    EXPECT_LE(worst, 2e-6);
+    EXPECT_LE(worst_abs, 2.5e-7);
+    const std::vector<float> edges =
+        four_at_a_time({INFINITY, -INFINITY, NAN, 0.0f}, [](F4 v) { return portable_erfc(v); });
+    EXPECT_EQ(edges[0], 0.0f);
+    EXPECT_EQ(edges[1], 2.0f);
+    EXPECT_TRUE(std::isnan(edges[2]));
+    EXPECT_EQ(edges[3], 1.0f);
+}
+
+TEST(PortableMath, DoubleFunctionsCloseToLibm) {
+    // Within a few double ulps of glibc's (itself within one of exact), over the ranges RoPE's tables use.
+    const auto ulps = [](double got, double want) {
+        return std::fabs(got - want) / std::fabs(std::nextafter(want, INFINITY) - want);
+    };
+    double exp_u = 0, log_u = 0, pow_u = 0, sin_abs = 0, cos_abs = 0;
+    for (double x = -700; x <= 700; x += 0.0137) exp_u = std::max(exp_u, ulps(portable_exp_double(x), std::exp(x)));
+    for (double x = 1e-300; x < 1e300; x *= 1.0123) log_u = std::max(log_u, ulps(portable_log_double(x), std::log(x)));
+    for (double theta : {10000.0, 100000.0, 500000.0, 1000000.0, 1.5})
+        for (double y = 0; y < 1; y += 1.0 / 512)
+            pow_u = std::max(pow_u, ulps(portable_pow_double(theta, y), std::pow(theta, y)));
+    // sin and cos: absolute, against values of at most 1 (an ulp of which is 2^-52 near 1)
+    for (double x = -1e6; x <= 1e6; x += 0.9173) {
+        double s, c;
+        portable_sincos_double(x, &s, &c);
+        sin_abs = std::max(sin_abs, std::fabs(s - std::sin(x)));
+        cos_abs = std::max(cos_abs, std::fabs(c - std::cos(x)));
+    }
+    std::printf(
+        "double functions against libm: exp %.2f ulp, log %.2f ulp, pow %.2f ulp; sin %.3g, cos %.3g absolute "
+        "over [-1e6, 1e6]\n",
+        exp_u, log_u, pow_u, sin_abs, cos_abs);
+    EXPECT_LE(exp_u, 2.0);
+    EXPECT_LE(log_u, 2.0);
+    EXPECT_LE(pow_u, 16.0);  // y ln(theta) is rounded near 14: its ulp is 8 of the power's
+    EXPECT_LE(sin_abs, 4e-16);
+    EXPECT_LE(cos_abs, 4e-16);
+}
+
+TEST(PortableMath, SinCosRoundToLibmsFloats) {
+    // RoPE rounds sin and cos of float angles to float: every such rounding here equals libm's.
+    size_t mismatches = 0, n = 0;
+    for (float x = 0.0f; x < 140000.0f; x = x * 1.0001f + 1e-3f, ++n) {
+        double s, c;
+        portable_sincos_double(x, &s, &c);
+        if (float(s) != float(std::sin(double(x))) || float(c) != float(std::cos(double(x)))) {
+            if (++mismatches <= 10) ADD_FAILURE() << "sincos(" << x << ")";
+        }
+    }
+    std::printf("sin and cos of %zu float angles in [0, 1.4e5), rounded to float: %zu differ from libm's\n", n,
+                mismatches);
+    EXPECT_EQ(mismatches, 0u);
 }

@@ -1,9 +1,10 @@
-// portable_math.h: exp and tanh for the forward pass, computed with the same float operations in every build, so
+// portable_math.h: exp, tanh and erfc for the forward pass, computed with the same float operations in every build, so
 // the native and wasm engines give bit-identical activations (libm's expf/tanhf differ in the last bit between
 // glibc and Emscripten's libc, and one flipped bit can flip an int8 activation rounding downstream).
 // Four lanes at a time (SSE natively, SIMD128 in wasm), each lane exactly what the one-value formula gives: the
 // special cases are selected by masks, not branches. Accuracy (tests/cpp/test_portable_math.cpp): exp within 2 ulp;
-// tanh within 2^-22 absolute, 2.5 ulp where |x| >= 0.5 (near 0, e^2x - 1 cancels; GELU adds tanh to 1 anyway). Needs
+// tanh within 2^-22 absolute, 2.5 ulp where |x| >= 0.5 (near 0, e^2x - 1 cancels; GELU adds tanh to 1 anyway); erfc
+// within 2e-6 relative where it is above 1e-8 (exact GELU's x Phi(x) within 2.5e-7 |x|). Needs
 // -ffp-contract=off natively (set in CMakeLists.txt): a fused multiply-add would round differently from wasm, which has
 // none.
 #pragma once
@@ -58,6 +59,28 @@ inline F4 portable_tanh(F4 x) {
     t = select4(high, splat4(1.0f), t);
     t = select4(low, splat4(-1.0f), t);
     return select4(nan, x, t);
+}
+
+// erfc(x) = 1 - erf(x), from |x|: t = 1 / (1 + |x|/2), erfc(|x|) = t e^(-x^2 + P(t)), P of degree 9 fitted by
+// Chebyshev (Numerical Recipes' erfcc, relative error 1.2e-7 in exact arithmetic; float's roundings in x^2 and P
+// bring it to 2e-6 relative where erfc(|x|) > 1e-8), then 2 - erfc(|x|) for negative x. NaN for NaN.
+inline F4 portable_erfc(F4 x) {
+    using namespace math_detail;
+    const I4 nan = x != x, negative = x < 0.0f;
+    const F4 z = select4(nan, splat4(0.0f), select4(negative, -x, x));
+    const F4 t = 1.0f / (1.0f + 0.5f * z);
+    F4 p = splat4(0.17087277f);
+    p = p * t + -0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t + -1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t + -0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t + -1.26551223f;
+    const F4 e = t * portable_exp(p - z * z);  // portable_exp gives 0 below -87: erfc(9.3) is below float's range
+    return select4(nan, x, select4(negative, 2.0f - e, e));
 }
 
 }  // namespace arcscope
