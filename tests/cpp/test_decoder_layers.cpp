@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arcscope/core/error.h"
+#include "arcscope/core/threads.h"
 #include "model/layers.h"
 #include "model/rope.h"
 
@@ -272,4 +273,62 @@ TEST(DecoderLayers, GroupedQueryHeadsReadTheirKeyValueHead) {
     for (int h = 0; h < 14; ++h) EXPECT_EQ(kv_head_of(h, 14, 2), h / 7);  // Qwen2.5-0.5B
     for (int h = 0; h < 12; ++h) EXPECT_EQ(kv_head_of(h, 12, 12), h);     // ungrouped
     for (int h = 0; h < 8; ++h) EXPECT_EQ(kv_head_of(h, 8, 1), 0);        // multi-query
+}
+
+namespace {
+
+// FNV-1a over the bits of some floats, continuing from h.
+uint32_t fnv1a(uint32_t h, const std::vector<float>& v) {
+    for (float x : v) {
+        uint32_t b;
+        std::memcpy(&b, &x, 4);
+        for (int k = 0; k < 4; ++k) h = (h ^ ((b >> (8 * k)) & 0xff)) * 16777619u;
+    }
+    return h;
+}
+
+// Every function's output over inputs large enough to be split over the threads, hashed.
+uint32_t decoder_layers_hash() {
+    uint32_t h = 2166136261u;
+    for (const FrequencyCase& c : kCases) {
+        const int half = c.rotary_dim / 2, P = 4096;
+        std::vector<float> cos(size_t(P) * half), sin(cos.size());
+        rope_table(cos.data(), sin.data(), P, c.rotary_dim, c.theta, c.scaling);
+        h = fnv1a(fnv1a(h, cos), sin);
+        const int T = 256, H = 4, d = c.rotary_dim * 2;  // enough work for the threads, as the others below
+        std::vector<float> x = input_values(T * H * d, 64);
+        rope_forward(x.data(), T, H, d, c.rotary_dim, cos.data() + size_t(P - T) * half,
+                     sin.data() + size_t(P - T) * half, H * d);
+        h = fnv1a(h, x);
+    }
+    const int rows = 64, width = 1000;
+    std::vector<float> x = input_values(rows * width, 100), out(x.size());
+    rmsnorm_forward(out.data(), x.data(), rows, width, input_values(width, 300, 5).data(), 1e-5f);
+    h = fnv1a(h, out);
+    std::vector<float> act = input_values(rows * width, 60, 11);
+    gelu_erf_forward(act.data(), rows, width);
+    h = fnv1a(h, act);
+    act = input_values(rows * width, 60, 13);
+    silu_forward(act.data(), rows, width);
+    h = fnv1a(h, act);
+    act = input_values(rows * width, 60, 17);
+    swiglu_forward(act.data(), x.data(), rows, width);
+    return fnv1a(h, act);
+}
+
+}  // namespace
+
+TEST(DecoderLayers, SameBitsInEveryBuildAndWithThreads) {
+    // The wasm build gives this same hash: this file and test_portable_math.cpp built by em++ (-O3 -msimd128
+    // -ffp-contract=off) with googletest's sources, layers.cpp, rope.cpp and threads.cpp, and run under Node, pass
+    // whole. A change of the value here is a change of the engine's numbers.
+    const int before = threads();
+    set_threads(1);
+    const uint32_t one = decoder_layers_hash();
+    const int n = set_threads(kMaxThreads);
+    const uint32_t many = decoder_layers_hash();
+    set_threads(before);
+    std::printf("decoder layers' output hash: %08x with one thread, %08x with %d\n", one, many, n);
+    EXPECT_EQ(one, many);
+    EXPECT_EQ(one, 0x2253dd65u);
 }
