@@ -97,13 +97,16 @@ void GPT2::check_ids(const int* ids, int n) const {
 }
 
 // Finite weights can still overflow float32 on some input; NaN logits would be drawn as blank arcs and sampled
-// as token 0, so they are an error instead.
-void GPT2::check_finite(const float* logits, int rows, int V, int first_position) const {
+// as token 0, so they are an error instead. changed: hooks or a given residual stream put values into the pass, which
+// share the blame.
+void GPT2::check_finite(const float* logits, int rows, int V, int first_position, bool changed) const {
     for (size_t i = 0; i < size_t(rows) * V; ++i)
         if (!std::isfinite(logits[i]))
             throw Error("the model produced a non-finite logit (" + std::string(std::isnan(logits[i]) ? "NaN" : "Inf") +
                         ") at position " + std::to_string(first_position + int(i / V)) + " for token " +
-                        std::to_string(int(i % V)) + ": its weights overflow float32 on this input");
+                        std::to_string(int(i % V)) +
+                        (changed ? ": its weights or the values put into the pass overflow float32 on this input"
+                                 : ": its weights overflow float32 on this input"));
 }
 
 void GPT2::set_kv_type(KVType type) {
@@ -353,7 +356,7 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
         if (final_hook) wte_.apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
         else unembed(x_.data() + size_t(last) * C, 1, logits_.data());
     }
-    check_finite(logits_.data(), rows, V, p0 + T - rows);
+    check_finite(logits_.data(), rows, V, p0 + T - rows, !from_tokens);
     logits_rows_ = rows;
     has_attention_ = attention;
     attn_queries_ = T;

@@ -315,9 +315,12 @@ test('12b. an intervention\'s values that are NaN, infinite or beyond float32 ar
       }
     }
   }
-  // Finite values within float32 still go in, and the model is as it was.
+  // Finite values within float32 still go in, and the model is as it was; values that make the pass overflow share
+  // the blame with the weights, where the message named the weights alone.
   assert.equal(tiny.runWithHooks(ids, [{ hook: 'blocks.0.hook_resid_pre', values: values(3, 3e38 / 1e30) }]).logits.length,
     plain.length);
+  assert.throws(() => tiny.runWithHooks(ids, [{ hook: 'blocks.1.hook_mlp_out', values: new Array(ids.length * C).fill(3e38) }]),
+    /non-finite logit \((NaN|Inf)\) at position 5 .*: its weights or the values put into the pass overflow float32 on this input$/);
   assertUnharmed('12b (intervention values)');
 });
 

@@ -192,7 +192,7 @@ private:
     void check_tokens(const int* tokens, int n) const;
     void check_pattern(const char* what, int T, int head) const;
     void keys_transposed(const float* k, int stride, int T, int head, int ld, float* kt) const;
-    void check_finite(const float* logits, int rows, int V, int first_position) const;
+    void check_finite(const float* logits, int rows, int V, int first_position, bool changed) const;
     // The sequences of the chunk being run, their rows one after another: one for a pass (its hooks, its residual
     // stream or null for token ids), one per variant for resume_variants. Variants keep their keys and values to
     // themselves (own_kt_, own_v_); a pass stores them in the KV cache.
