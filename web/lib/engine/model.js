@@ -357,7 +357,7 @@ export class Model {
   headScores({ seed = 0, length = 0, candidates = null } = {}) {
     this.#idle('headScores');
     integerArg(seed, 'headScores: seed', 0, Number.MAX_SAFE_INTEGER);
-    // 0 is the default length; the engine would read a negative one as 0 too, so the rest are refused here, in its words.
+    // 0 is the default length; the engine would read a negative one as 0 too, so the rest are refused here.
     if (length !== 0) integerArg(length, 'headScores: length', 2, Math.floor(this.config.n_ctx / 2));
     return engineCall('scoring the heads', () => this.core.headScores(this.handle,
       candidates ?? null, length, seed));
