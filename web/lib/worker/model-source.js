@@ -96,7 +96,8 @@ function checkSource(source) {
   const isUrl = (u) => (typeof u === 'string' && u !== '') || u instanceof URL;
   const files = source?.files;
   if (files !== undefined && files !== null) {
-    if (typeof files[Symbol.iterator] === 'function' && [...files].every((f) => f instanceof Blob && 'name' in f)) return;
+    const picked = typeof files[Symbol.iterator] === 'function' && [...files];
+    if (picked && picked.every((f) => f instanceof Blob && 'name' in f)) return;
     throw new Error('a checkpoint\'s files must be the File objects of its model.safetensors and config.json');
   }
   const missing = ['safetensorsUrl', 'configUrl'].filter((k) => !isUrl(source?.[k]));
