@@ -14,7 +14,7 @@ import { drawnArcs, engineAttention, example, jupyterBuild, largestArcDifference
 let given, site, server, alone;
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   given = prepareExample();
   alone = join(jupyterBuild, 'served');
   rmSync(alone, { recursive: true, force: true });
