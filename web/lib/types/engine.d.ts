@@ -603,6 +603,13 @@ export interface CreateEngineOptions {
    * runs on one. Results are the same bits on any number.
    */
   threads?: number;
+  /**
+   * Which build's q8 kernel runs (default 'auto'): 'relaxed' relaxed SIMD's 8-bit dot product on 7-bit activation
+   * parts, 'simd128' SIMD128's; 'auto' takes relaxed where the engine validates it, its sums are exact and the
+   * instruction is fused (a start-up probe), else SIMD128. The same bits either way; only the chosen module is
+   * fetched. 'relaxed' where it cannot run is an error saying why.
+   */
+  simd?: 'auto' | 'relaxed' | 'simd128';
   /** the wasm module's bytes (else fetched from wasmUrl) */
   wasmBinary?: Bytes;
   /** where the wasm module is (default: defaultAssets.wasm); relative to the page, or in Node to the cwd */
@@ -619,11 +626,17 @@ export interface Engine {
   readonly core: unknown;
   /** the threads the engine runs on: 1 with the plain module, more with the threaded one */
   readonly threads: number;
+  /** the build whose q8 kernel runs (createEngine's simd option): the same bits either way */
+  readonly simd: 'relaxed' | 'simd128';
   /**
-   * Which build runs, for a page to say: `simd` 'SIMD128' (the only build so far), `threads` as above, and `summary`
-   * in words, with the reason for one thread (e.g. "SIMD128, one thread: this page is not cross-origin isolated …").
+   * Which build runs, for a page to say: `simd` 'relaxed SIMD' or 'SIMD128', `threads` as above, `summary` in words
+   * with the reason for one thread (e.g. "SIMD128, one thread: this page is not cross-origin isolated …"), and
+   * `simdWhy`, why SIMD128 runs and not relaxed SIMD (null when relaxed SIMD runs).
    */
-  readonly build: { readonly simd: 'SIMD128'; readonly threads: number; readonly summary: string };
+  readonly build: {
+    readonly simd: 'relaxed SIMD' | 'SIMD128'; readonly threads: number; readonly summary: string;
+    readonly simdWhy: string | null;
+  };
 
   /** A single attention head: d_model -> d_head. seed: an unsigned 32-bit integer (default 42). */
   singleHeadAttention(dModel: number, dHead: number, options?: { seed?: number }): SingleHeadAttention;
