@@ -53,7 +53,8 @@ public:
     // config.json's text -> the format a conversion gets without a dtype ("q16" or "q8": default_format.h).
     static val default_dtype(val config_json) {
         return guarded("reading config.json", [&] {
-            return text_val(dtype_name(default_weight_type(config_from_hf_json(js_string(config_json, "config.json")))));
+            return text_val(
+                dtype_name(default_weight_type(config_from_hf_json(js_string(config_json, "config.json")))));
         });
     }
     // chunk: Uint8Array, copied into a reused wasm buffer (JavaScript keeps chunks to about a megabyte).

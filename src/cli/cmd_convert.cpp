@@ -13,7 +13,9 @@
 namespace arcscope::cli {
 namespace {
 
-GPT2Config checkpoint_config(const std::string& dir) { return config_from_hf_json(read_file_text(dir + "/config.json")); }
+GPT2Config checkpoint_config(const std::string& dir) {
+    return config_from_hf_json(read_file_text(dir + "/config.json"));
+}
 
 int run(const Args& args) {
     const std::optional<std::string> asked = args.get("dtype");

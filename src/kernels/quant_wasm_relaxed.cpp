@@ -46,7 +46,7 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
         v128_t acc03[TT], acc47[TT];
         v128_t off03 = wasm_i32x4_splat(0), off47 = wasm_i32x4_splat(0);
         for (int t = 0; t < TT; ++t) acc03[t] = acc47[t] = wasm_i32x4_splat(0);
-        // Rolled: unrolled, LLVM hoists the loads of every quad and V8 spills the accumulators (as quant_wasm.cpp).
+            // Rolled: unrolled, LLVM hoists the loads of every quad and V8 spills the accumulators (as quant_wasm.cpp).
 #pragma clang loop unroll(disable)
         for (int j = 0; j < kQuads; ++j) {
             v128_t w03, w47;

@@ -158,7 +158,8 @@ TEST(Quant, SevenBitSplitGivesTheSameSums) {
         return acc;
     };
     std::mt19937 rng(7);
-    std::uniform_int_distribution<int> weight(-kQ8.weight_max, kQ8.weight_max), act(-kQ8.activation_max, kQ8.activation_max);
+    std::uniform_int_distribution<int> weight(-kQ8.weight_max, kQ8.weight_max),
+        act(-kQ8.activation_max, kQ8.activation_max);
     for (int trial = 0; trial < 2000; ++trial) {
         int8_t w[kQBlock];
         int16_t a[kQBlock];

@@ -15,10 +15,10 @@ struct KernelCheck {
     int q16_bit_mismatches = 0;       // integers, same order of float operations: must be 0 in every build)
     uint32_t q8_bits = 2166136261u;   // FNV-1a of linear_q's q8 output bits over all shapes: equal across the wasm
     uint32_t q16_bits = 2166136261u;  // builds (SIMD128, relaxed SIMD), whose random inputs are the same
-    double f32_max_diff = 0;        // largest |linear_f32 - linear_f32_reference|
-    int activation_mismatches = 0;  // int16 values or scales where the kernels' activation quantizer and the
-                                    // reference's differ, at either limit (must be 0: the int32 sums are meant
-                                    // to be identical)
+    double f32_max_diff = 0;          // largest |linear_f32 - linear_f32_reference|
+    int activation_mismatches = 0;    // int16 values or scales where the kernels' activation quantizer and the
+                                      // reference's differ, at either limit (must be 0: the int32 sums are meant
+                                      // to be identical)
 };
 
 KernelCheck check_kernels(uint64_t seed);
