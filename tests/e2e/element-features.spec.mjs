@@ -164,7 +164,7 @@ test('theme="dark" and "light" override the reader\'s preference; bad values are
     maxHeight: getComputedStyle(el.shadowRoot.querySelector('.view')).maxHeight,
     caption: getComputedStyle(el.shadowRoot.querySelector('.caption')).color,
     parts: [...el.shadowRoot.querySelectorAll('[part]')].map((p) => p.getAttribute('part')),
-  }))).toEqual({ maxHeight: '80px', caption: 'rgb(4, 5, 6)', parts: ['frame', 'view', 'caption', 'error'] });
+  }))).toEqual({ maxHeight: '80px', caption: 'rgb(4, 5, 6)', parts: ['frame', 'view', 'legend', 'caption', 'error'] });
   const bad = page.locator('#bad');
   for (const value of ['sepia', '', 'Dark']) {
     expect(await change(bad, { name: 'theme', value })).toBe(`theme "${value}" is not valid: use "auto", "light" or "dark"`);
