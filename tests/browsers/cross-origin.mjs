@@ -22,7 +22,10 @@ export async function checkCrossOrigin(browser, { site, assets }, { text, typed 
   let { events } = await browser.run(pageWatch);
   const ready = events.filter((e) => e.type === 'arcscope-ready').map((e) => e.detail);
   assert.equal(ready.length, 1, `${browser.name}: one arcscope-ready`);
-  assert.deepEqual({ ...ready[0], config: undefined }, { model: DEFAULT_MODEL_FILE, config: undefined, layers: 4, heads: 4 });
+  assert.deepEqual({ ...ready[0], config: undefined, build: undefined },
+    { model: DEFAULT_MODEL_FILE, config: undefined, layers: 4, heads: 4, build: undefined });
+  // The engine's build: one thread, since the library is on another origin (so not cross-origin isolated either).
+  assert.match(ready[0].build.summary, /^(SIMD128|relaxed SIMD), one thread: /, `${browser.name}: the build`);
   assert.deepEqual(ready[0].config, { ...ready[0].config, n_layer: 4, n_head: 4, dtype: 'q8' });
   assert.deepEqual(rendered(events), [{ tokens: before.T, layer: VIEW.layer, head: VIEW.head, mode: 'arcs' }]);
   const firstArcs = events.find((e) => e.type === 'arcscope-rendered').at;

@@ -277,7 +277,8 @@ test('src= and the data property draw without the engine, nested or flat, and lo
   }
   expect(await flat.evaluate((el) => el.result.tokens)).toEqual(tokens);
   await expect(flat.locator('.caption')).toHaveText('layer 3 · all heads'); // no "model" given
-  expect(ready).toEqual([{ model: null, config: null, layers: 4, heads: 4 }, { model: null, config: null, layers: 4, heads: 4 }]);
+  expect(ready).toEqual([{ model: null, config: null, layers: 4, heads: 4, build: null },
+    { model: null, config: null, layers: 4, heads: 4, build: null }]);
   expect(requests.filter((r) => ENGINE_FILES.test(r))).toEqual([]);
   expect(page.workers()).toHaveLength(0);
 });

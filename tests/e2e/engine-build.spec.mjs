@@ -34,3 +34,17 @@ test('createEngine says why it runs one thread when asked for one or handed its 
   expect(summaries).toEqual([`${name}, one thread: createEngine was asked for one`,
     "SIMD128, one thread: the wasm handed to createEngine is the one-thread module's", `${name}, ${NOT_ISOLATED}`]);
 });
+
+test('<arc-scope>\'s arcscope-ready says which build of the engine draws it', async ({ page }) => {
+  await page.goto('./embed.html');
+  const name = simdName(await probe(page));
+  const detail = await page.evaluate(() => new Promise((resolve, reject) => {
+    const el = Object.assign(document.createElement('arc-scope'), { text: 'To be, or not to be' });
+    el.addEventListener('arcscope-ready', (e) => resolve(e.detail), { once: true });
+    el.addEventListener('arcscope-error', (e) => reject(new Error(e.detail.message)), { once: true });
+    document.body.append(el);
+  }));
+  expect(detail.build).toEqual({ simd: name, threads: 1, summary: `${name}, ${NOT_ISOLATED}`,
+    simdWhy: detail.build.simd === 'SIMD128' ? expect.any(String) : null });
+  expect(detail.layers).toBe(4);
+});

@@ -11,8 +11,8 @@
 // in src's JSON shape; its attention may be a Float32Array. The attention comes from one of data, src or a model:
 // giving two is an error, and so is text with data or src (their tokens come with the attention).
 // Children (an <img> of the arcs for feed readers, say) show until the first drawing, then hide.
-// Events: arcscope-ready ({model, config, layers, heads}: a model or attention data loaded, each time it changes;
-// config is null for data and src), arcscope-rendered ({tokens, layer, head, mode}; element.result =
+// Events: arcscope-ready ({model, config, layers, heads, build}: a model or attention data loaded, each time it changes;
+// config and build are null for data and src), arcscope-rendered ({tokens, layer, head, mode}; element.result =
 // {tokens, ids, attention, shape, layer, head, mode, pattern(), drawnArcs()}) and arcscope-error ({message}), once
 // per failed render. result.attention is the whole [L, H, T, T] tensor when it is at most 16 MB and null past that
 // (GPT-2 small past 166 tokens); result.pattern(layer, head) gives any head's or aggregate's (T, T), exactly, always.
@@ -259,11 +259,11 @@ export class ArcScopeElement extends ElementBase {
   // reject here); arcscope-ready fires once the model is in memory.
   async #analyze(modelUrl, text) {
     const engine = sharedEngine();
-    await engine.ready;
+    const { build } = await engine.ready;
     const info = await engine.loadModel(modelUrl);
     // The default model by its own name, not by its URL's (a bundler's copy has a hash in it).
     const name = info.key === DEFAULT_MODEL ? DEFAULT_MODEL_NAME : info.name;
-    this.#announce(info.key, name, info.config, [info.config.n_layer, info.config.n_head]);
+    this.#announce(info.key, name, info.config, [info.config.n_layer, info.config.n_head], build);
     const r = await cached(`${info.key}\n${text}`, () => analysis(engine, info.key, text));
     return { ...r, name, config: info.config };
   }
@@ -302,10 +302,11 @@ export class ArcScopeElement extends ElementBase {
     return this.#parsed.value;
   }
 
-  #announce(source, model, config, [layers, heads]) {
+  // build: the engine's (engine.build: which module runs, on how many threads and why), null without the engine.
+  #announce(source, model, config, [layers, heads], build = null) {
     if (source === this.#announced) return;
     this.#announced = source;
-    this.dispatchEvent(new CustomEvent('arcscope-ready', { detail: { model, config, layers, heads } }));
+    this.dispatchEvent(new CustomEvent('arcscope-ready', { detail: { model, config, layers, heads, build } }));
   }
 
   // loading="lazy": the render waits until the element comes within 200px of the viewport.

@@ -1,6 +1,6 @@
 // element.d.ts: the types of arc-scope.js, the <arc-scope> element. Importing the module defines the element.
 // tests/js/declarations.test.mjs checks that the names here match the JavaScript.
-import type { ModelConfig, NumberArray } from './engine.js';
+import type { EngineBuild, ModelConfig, NumberArray } from './engine.js';
 
 /** An integer layer from 0 to n_layer - 1, or every layer combined. */
 export type ArcScopeLayer = number | 'mean' | 'max';
@@ -93,6 +93,11 @@ export interface ArcScopeReadyDetail {
   layers: number;
   /** n_head */
   heads: number;
+  /**
+   * the engine's build, as engine.build (which module runs, on how many threads and why, e.g. summary "SIMD128, one
+   * thread: this page is not cross-origin isolated …"); null for data and src, which need no engine
+   */
+  build: EngineBuild | null;
 }
 
 /** arcscope-rendered's detail: a view was drawn (element.result holds it). */

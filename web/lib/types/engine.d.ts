@@ -620,6 +620,16 @@ export interface CreateEngineOptions {
   tokenizerUrl?: string | URL;
 }
 
+/** Which build of the engine runs (engine.build). */
+export interface EngineBuild {
+  readonly simd: 'relaxed SIMD' | 'SIMD128';
+  readonly threads: number;
+  /** in words, with the reason for one thread */
+  readonly summary: string;
+  /** why SIMD128 runs and not relaxed SIMD; null when relaxed SIMD runs */
+  readonly simdWhy: string | null;
+}
+
 /** The engine: one wasm instance with GPT-2's tokenizer. */
 export interface Engine {
   /** the raw Emscripten module (internal: its members may change between versions) */
@@ -633,10 +643,7 @@ export interface Engine {
    * with the reason for one thread (e.g. "SIMD128, one thread: this page is not cross-origin isolated …"), and
    * `simdWhy`, why SIMD128 runs and not relaxed SIMD (null when relaxed SIMD runs).
    */
-  readonly build: {
-    readonly simd: 'relaxed SIMD' | 'SIMD128'; readonly threads: number; readonly summary: string;
-    readonly simdWhy: string | null;
-  };
+  readonly build: EngineBuild;
 
   /** A single attention head: d_model -> d_head. seed: an unsigned 32-bit integer (default 42). */
   singleHeadAttention(dModel: number, dHead: number, options?: { seed?: number }): SingleHeadAttention;

@@ -1,6 +1,6 @@
 // worker-client.d.ts: the types of worker-client.js, the page side of the engine worker (protocol: web/README.md).
 // tests/js/declarations.test.mjs checks that the names here match the JavaScript.
-import type { HeadScores, ModelConfig, StopReason, TokenIds, TopToken } from './engine.js';
+import type { EngineBuild, HeadScores, ModelConfig, StopReason, TokenIds, TopToken } from './engine.js';
 
 /** A loaded model, as the worker describes it. */
 export interface ModelInfo {
@@ -77,7 +77,7 @@ export interface GenerateProgress {
 
 /** The library worker's operations: args, result and progress of each. */
 export interface WorkerOps {
-  init: { args: Record<string, never>; result: { ok: true }; progress: never };
+  init: { args: Record<string, never>; result: { ok: true; build: EngineBuild }; progress: never };
   configure: { args: { stallSeconds: number }; result: { ok: true }; progress: never };
   prefetch: { args: { url: string }; result: undefined; progress: never };
   tokenize: { args: { text: string; labels?: boolean }; result: { ids: number[]; labels?: TokenLabel[] }; progress: never };
@@ -143,8 +143,9 @@ export declare class EngineClient {
   broken: string | null;
   /** true once the worker has sent its first message */
   started: boolean;
-  /** resolves when the engine in the worker has started, with its build (Engine's build: SIMD128, threads and why) */
-  readonly ready: CallPromise<{ ok: true; build: { simd: 'SIMD128'; threads: number; summary: string } }>;
+  /** resolves when the engine in the worker has started, with its build (Engine's build: which module, threads and
+   * why) */
+  readonly ready: CallPromise<{ ok: true; build: EngineBuild }>;
   /** (internal) the id of the next call */
   nextId: number;
   /** (internal) calls waiting for an answer, by id */
