@@ -6,23 +6,18 @@
 
 #include "arcscope/core/error.h"
 #include "arcscope/formats/convert.h"
-#include "arcscope/formats/default_format.h"
 #include "arcscope/formats/model_file.h"
 #include "command.h"
 
 namespace arcscope::cli {
 namespace {
 
-GPT2Config checkpoint_config(const std::string& dir) {
-    return config_from_hf_json(read_file_text(dir + "/config.json"));
-}
-
 int run(const Args& args) {
     const std::optional<std::string> asked = args.get("dtype");
-    const std::string dtype = asked ? *asked : dtype_name(default_weight_type(checkpoint_config(args.require("in"))));
-    uint64_t bytes = convert_checkpoint_dir(args.require("in"), args.require("out"), parse_dtype(dtype, "--dtype"));
-    std::printf("wrote %s (%s, %llu bytes, %s%s)\n", args.require("out").c_str(), human_bytes(bytes).c_str(),
-                (unsigned long long)bytes, dtype.c_str(), asked ? "" : ": the default for this shape");
+    const std::optional<DType> dtype = asked ? std::optional<DType>(parse_dtype(*asked, "--dtype")) : std::nullopt;
+    const ConvertedFile out = convert_checkpoint_dir(args.require("in"), args.require("out"), dtype);
+    std::printf("wrote %s (%s, %llu bytes, %s%s)\n", args.require("out").c_str(), human_bytes(out.bytes).c_str(),
+                (unsigned long long)out.bytes, dtype_name(out.dtype), asked ? "" : ": the default for this shape");
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "arcscope/core/error.h"
 #include "arcscope/core/files.h"
 #include "arcscope/core/sizes.h"
+#include "arcscope/formats/default_format.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/kernels/quant.h"
 
@@ -325,20 +326,22 @@ PagedBytes& Converter::finish() {
     return out_;
 }
 
-uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype, size_t chunk_bytes) {
+ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& out_path, std::optional<DType> dtype,
+                                     size_t chunk_bytes) {
     const std::string config_path = dir + "/config.json", st_path = dir + "/model.safetensors";
     // The same file under any name (a link, "dir/./x"): the output would replace the checkpoint it is read from.
     for (const std::string& input : {config_path, st_path})
         require(!same_file(out_path, input), "the output " + out_path + " is the checkpoint's " + input +
                                                  ": converting would overwrite its own input (give another --out)");
     GPT2Config config = config_from_hf_json(read_file_text(config_path));
+    const DType weight_type = dtype ? *dtype : default_weight_type(config);
     struct stat info;
     require(::stat(st_path.c_str(), &info) == 0 && S_ISREG(info.st_mode), "cannot open " + st_path);
     std::FILE* fp = std::fopen(st_path.c_str(), "rb");
     require(fp != nullptr, "cannot open " + st_path);
     std::unique_ptr<Converter> conv;
     try {
-        conv = std::make_unique<Converter>(config, dtype, uint64_t(info.st_size));
+        conv = std::make_unique<Converter>(config, weight_type, uint64_t(info.st_size));
     } catch (...) {
         std::fclose(fp);
         throw;
@@ -358,7 +361,7 @@ uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_p
     std::vector<std::pair<const uint8_t*, size_t>> parts;
     for (const ByteSpan& page : out.spans()) parts.emplace_back(page.data, page.size);
     write_file(out_path, parts);
-    return out.size();
+    return {out.size(), weight_type};
 }
 
 }  // namespace arcscope

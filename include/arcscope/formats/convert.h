@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,9 +106,14 @@ private:
     std::vector<uint64_t> hf_shape(const TensorSpec& spec, bool& transpose) const;
 };
 
-// Native convenience: reads DIR/config.json and DIR/model.safetensors in chunks, writes out_path.
-// Returns the output size in bytes.
-uint64_t convert_checkpoint_dir(const std::string& dir, const std::string& out_path, DType dtype,
-                                size_t chunk_bytes = 1 << 20);
+// What convert_checkpoint_dir wrote.
+struct ConvertedFile {
+    uint64_t bytes;  // the output's size
+    DType dtype;     // the format asked for, or the default for the checkpoint's shape (default_format.h)
+};
+// Native convenience: reads DIR/config.json and DIR/model.safetensors in chunks, writes out_path in dtype (none: the
+// default for the checkpoint's shape).
+ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& out_path, std::optional<DType> dtype,
+                                     size_t chunk_bytes = 1 << 20);
 
 }  // namespace arcscope
