@@ -32,6 +32,7 @@ import torch
 from . import decoder_config
 from . import decoder_layers as layers
 from . import safetensors_io
+from .hook_points import hook_points
 
 
 class Decoder:
@@ -204,20 +205,11 @@ def _linear(x, w, b):
 def run(model, ids, hooks=None):
     """ids (T,) -> (logits (T, V), attention (L, H, T, T), cache {name: tensor}). hooks {name: fn(tensor) -> tensor or
     None} run at their point in the pass; a returned tensor replaces the activation from there on."""
-    hooks = hooks or {}
-    cache = {}
+    point, cache = hook_points(hooks)
     arch = model.arch
     H, KV, d = arch.n_head, arch.n_kv_head, arch.head_dim
     ids = torch.as_tensor(ids, dtype=torch.long)
     T = ids.shape[0]
-
-    def point(name, value):
-        if name in hooks:
-            edited = hooks[name](value.clone())
-            if edited is not None:
-                value = edited
-        cache[name] = value.clone()
-        return value
 
     def norm(name, x, w, b):
         return layers.norm_finish(point(name, layers.norm_normalized(arch.norm, x, arch.eps)), w, b)

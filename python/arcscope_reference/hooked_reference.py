@@ -12,6 +12,8 @@ import math
 
 import torch
 
+from .hook_points import hook_points
+
 
 def _layer_norm_parts(x, eps):
     """x (T, C) -> (x - mean) / sqrt(var + eps), the part TransformerLens's hook_normalized holds."""
@@ -28,21 +30,12 @@ def _gelu_new(x):
 def run(model, ids, hooks=None):
     """ids (T,) -> (logits (T, V), cache {name: tensor}). hooks {name: fn(tensor) -> tensor or None} run at their
     point in the pass; a returned tensor replaces the activation from there on, as TransformerLens's hooks do."""
-    hooks = hooks or {}
-    cache = {}
+    point, cache = hook_points(hooks)
     cfg = model.cfg
     C, H = cfg.n_embd, cfg.n_head
     d = C // H
     ids = torch.as_tensor(ids, dtype=torch.long)
     T = ids.shape[0]
-
-    def point(name, value):
-        if name in hooks:
-            edited = hooks[name](value.clone())
-            if edited is not None:
-                value = edited
-        cache[name] = value.clone()
-        return value
 
     x = model.wte.weight[ids] + model.wpe.weight[:T]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
