@@ -73,21 +73,9 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
                 acc47[t] = dot_add(w47, x, acc47[t]);
             }
         }
-        // As the SIMD128 kernel: int32 -> f32, times (row scales x token scale), the same two roundings.
-        const v128_t ws_lo = wasm_v128_load(rec);
-        const v128_t ws_hi = wasm_v128_load(rec + 16);
-        for (int t = 0; t < TT; ++t) {
-            const v128_t s = wasm_f32x4_splat(xs[size_t(t) * lds + b]);
-            f_lo[t] =
-                wasm_f32x4_add(f_lo[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc03[t]), wasm_f32x4_mul(ws_lo, s)));
-            f_hi[t] =
-                wasm_f32x4_add(f_hi[t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc47[t]), wasm_f32x4_mul(ws_hi, s)));
-        }
+        detail::add_scaled_block<TT>(f_lo, f_hi, acc03, acc47, rec, xs, lds, b);  // as the SIMD128 kernel's
     }
-    for (int t = 0; t < TT; ++t) {
-        wasm_v128_store(res + t * kQRowGroup, f_lo[t]);
-        wasm_v128_store(res + t * kQRowGroup + 4, f_hi[t]);
-    }
+    detail::store_tile<TT>(res, f_lo, f_hi);
 }
 
 constexpr detail::QTile kQ8Tiles[] = {tile<1>, tile<2>, tile<3>, tile<4>};
