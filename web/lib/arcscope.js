@@ -130,9 +130,12 @@ async function coreFactory(options) {
   return { create, wasmUrl: wasmUrl ?? (relaxed ? assets.wasmRelaxed : assets.wasm), threads: 1, why, simd, simdWhy };
 }
 
+// A build's name as pages say it.
+const simdName = (simd) => (simd === 'relaxed' ? 'relaxed SIMD' : 'SIMD128');
+
 // Which build runs, in words for a page's status line: relaxed SIMD or SIMD128, on one thread (and why) or several.
 function buildSummary({ simd, threads, why }) {
-  const name = simd === 'relaxed' ? 'relaxed SIMD' : 'SIMD128';
+  const name = simdName(simd);
   return threads > 1 ? `${name}, ${threads} threads (the page is cross-origin isolated)` : `${name}, one thread: ${why}`;
 }
 
@@ -150,7 +153,7 @@ export async function createEngine(options = {}) {
   engine.simd = module.simd;
   // {simd, threads, summary, simdWhy}: the module that runs, for pages to say (the worker's init returns it);
   // simdWhy says why SIMD128 runs and not relaxed SIMD (null when relaxed SIMD runs).
-  engine.build = { simd: module.simd === 'relaxed' ? 'relaxed SIMD' : 'SIMD128', threads: engine.threads,
+  engine.build = { simd: simdName(module.simd), threads: engine.threads,
     summary: buildSummary({ ...module, threads: engine.threads }), simdWhy: module.simdWhy };
 
   // The article's attention blocks and its cost experiment (engine/article.js).

@@ -47,8 +47,8 @@ function withFirst(first, rest) {
 }
 
 // A checkpoint as the converter reads it: {configText, size, chunks: async iterable of model.safetensors}.
-// source is {safetensorsUrl, configUrl} or {files: [File, File]} (model.safetensors + config.json, any order).
-// Nothing holds the whole checkpoint: the download (or the file) streams straight into the converter.
+// source is {safetensorsUrl, configUrl} or {files: [File, File]} (model.safetensors + config.json, any order), with
+// configText where config.json was read already. Nothing holds the whole checkpoint: the download (or the file) streams straight into the converter.
 export async function openCheckpoint(source, { progress = () => {}, signal } = {}) {
   const configText = await checkpointConfig(source, { progress, signal });
   if (source.files) {
@@ -76,6 +76,7 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
 // the default format is chosen by.
 export async function checkpointConfig(source, { progress = () => {}, signal } = {}) {
   checkSource(source);
+  if (source.configText !== undefined) return source.configText;
   if (source.files) {
     const files = [...source.files];
     const config = files.find((f) => f.name.endsWith('.json'));

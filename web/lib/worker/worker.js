@@ -103,8 +103,8 @@ export const ops = {
   // is convertedKey(key, dtype): the result's key says the format.
   async convertModel({ source, key, name, dtype }, ctx) {
     if (dtype === undefined) {
-      const config = await checkpointConfig(source, ctx);
-      dtype = await withEngine('reading config.json', (e) => e.defaultDtype(config));
+      source = { ...source, configText: await checkpointConfig(source, ctx) };  // read once: the conversion reuses it
+      dtype = await withEngine('reading config.json', (e) => e.defaultDtype(source.configText));
     }
     key = convertedKey(key, dtype);
     sources.set(key, (_, c) => convert(source, key, name, dtype, c));
