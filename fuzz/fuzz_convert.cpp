@@ -7,7 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
-    arcscope::GPT2Config c;
+    arcscope::ModelConfig c;
     c.n_layer = 1;
     c.n_head = 1;
     c.n_embd = 32;

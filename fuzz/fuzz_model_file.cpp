@@ -6,7 +6,7 @@
 
 #include "arcscope/core/error.h"
 #include "arcscope/formats/model_file.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A private, exactly sized copy: ASan then flags any read past the end, and f32 data is 4-byte aligned.
@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (bool verify : {true, false}) {
         try {
             arcscope::ModelFile file = arcscope::ModelFile::parse(bytes.data(), bytes.size(), verify);
-            arcscope::GPT2 model(file);
+            arcscope::Decoder model(file);
             int ids[2] = {0, file.config().n_vocab - 1};
             model.forward(ids, std::min(2, file.config().n_ctx), ForwardOptions().with_attention().with_all_logits());
             model.reset();

@@ -92,7 +92,7 @@ void fuzz_tensor(Input& in) {
 }
 
 void fuzz_config(Input& in) {
-    arcscope::GPT2Config c;
+    arcscope::ModelConfig c;
     c.n_layer = in.dim();
     c.n_head = in.dim();
     c.n_embd = in.dim();
@@ -104,7 +104,7 @@ void fuzz_config(Input& in) {
     } catch (const arcscope::Error&) {
         return;
     }
-    const auto specs = arcscope::gpt2_tensor_specs(c, t);
+    const auto specs = arcscope::tensor_specs(c, t);
     const arcscope::FileLayout layout = arcscope::plan_layout(specs);
     u128 exact = 0;
     for (const auto& s : specs) exact += (u128(s.bytes) + 63) / 64 * 64;
@@ -113,7 +113,7 @@ void fuzz_config(Input& in) {
     // beyond the limit before allocating it; a small one it converts (zero weights), to exactly the layout's size.
     const std::vector<uint8_t> header = arcscope::testing::header_only_safetensors(c);
     u128 data = 0;
-    for (const auto& s : arcscope::gpt2_tensor_specs(c, arcscope::DType::F32)) data += s.bytes;
+    for (const auto& s : arcscope::tensor_specs(c, arcscope::DType::F32)) data += s.bytes;
     const bool small = layout.file_size() < kAllocateBelow && data < kAllocateBelow;
     if (layout.file_size() <= arcscope::kMaxBufferBytes && !small) return;  // would really allocate gigabytes
     arcscope::Converter conv(c, t, uint64_t(header.size() + data));

@@ -49,7 +49,7 @@ HeadScores score_heads(const float* attention, int n_layer, int n_head, int leng
     return s;
 }
 
-std::vector<int> default_candidates(const GPT2Config& config) {
+std::vector<int> default_candidates(const ModelConfig& config) {
     std::vector<int> ids;
     ids.reserve(size_t(config.n_vocab));
     for (int id = 0; id < config.n_vocab; ++id)
@@ -57,8 +57,8 @@ std::vector<int> default_candidates(const GPT2Config& config) {
     return ids;
 }
 
-HeadScores analyze_heads(GPT2& model, const std::vector<int>& candidates, int length, uint64_t seed) {
-    const GPT2Config& c = model.config();
+HeadScores analyze_heads(Decoder& model, const std::vector<int>& candidates, int length, uint64_t seed) {
+    const ModelConfig& c = model.config();
     if (length <= 0) length = std::min(50, c.n_ctx / 2);
     require(2 * int64_t(length) <= c.n_ctx, "heads: 2 x length = " + std::to_string(2 * int64_t(length)) +
                                                 " tokens do not fit the model's context of " + std::to_string(c.n_ctx));

@@ -24,16 +24,16 @@ size_t element_count(const std::vector<int>& shape) {
 }
 
 // Columns of a hook's row: all of them, or for q/k/v/z those of one head.
-int row_width(const HookName& hook, const GPT2Config& c) {
+int row_width(const HookName& hook, const ModelConfig& c) {
     return hook.point == HookPoint::MlpPost ? 4 * c.n_embd : c.n_embd;
 }
 
-void check_token(int id, const GPT2Config& c, const char* what) {
+void check_token(int id, const ModelConfig& c, const char* what) {
     require(id >= 0 && id < c.n_vocab, std::string(what) + " token id " + std::to_string(id) +
                                            " is outside the vocabulary [0, " + std::to_string(c.n_vocab) + ")");
 }
 
-void check_prompt(const std::vector<int>& ids, const GPT2Config& c, const char* what) {
+void check_prompt(const std::vector<int>& ids, const ModelConfig& c, const char* what) {
     require(!ids.empty(), std::string(what) + " is empty: it has no tokens to run");
     require(ids.size() <= size_t(c.n_ctx), std::string(what) + " has " + std::to_string(ids.size()) +
                                                " tokens; the model reads at most " + std::to_string(c.n_ctx));
@@ -74,7 +74,7 @@ const char* intervention_kind_name(Intervention::Kind kind) {
     }
 }
 
-InterventionHooks::InterventionHooks(const GPT2Config& config, std::vector<Intervention> list, int T)
+InterventionHooks::InterventionHooks(const ModelConfig& config, std::vector<Intervention> list, int T)
     : config_(config), T_(T), list_(std::move(list)) {
     for (const Intervention& iv : list_) {
         const std::string name = hook_name(iv.hook);
@@ -134,8 +134,8 @@ void InterventionHooks::visit(const HookSite& site, float* values) {
     }
 }
 
-void run_with_interventions(GPT2& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits) {
-    const GPT2Config& c = model.config();
+void run_with_interventions(Decoder& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits) {
+    const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");
     const int T = int(ids.size());
     std::vector<HookName> to_average;
@@ -152,7 +152,7 @@ void run_with_interventions(GPT2& model, const std::vector<int>& ids, std::vecto
     model.forward(ids.data(), T, ForwardOptions().with_all_logits(all_logits).with_hooks(&hooks));
 }
 
-float logit_difference(const GPT2& model, int answer, int wrong) {
+float logit_difference(const Decoder& model, int answer, int wrong) {
     const int V = model.config().n_vocab;
     const float* last = model.logits() + size_t(model.logits_rows() - 1) * V;
     return last[answer] - last[wrong];
@@ -160,9 +160,9 @@ float logit_difference(const GPT2& model, int answer, int wrong) {
 
 namespace {
 
-// The metric of each variant of a batch from layer l (GPT2::resume_variants), through the LM head's rows of the
+// The metric of each variant of a batch from layer l (Decoder::resume_variants), through the LM head's rows of the
 // answer and the wrong answer only.
-std::vector<float> metrics(GPT2& model, int layer, const std::vector<Variant>& variants, int answer, int wrong) {
+std::vector<float> metrics(Decoder& model, int layer, const std::vector<Variant>& variants, int answer, int wrong) {
     std::vector<float> logits(variants.size() * 2), out(variants.size());
     model.resume_variants(layer, variants, {answer, wrong}, logits.data());
     for (size_t v = 0; v < variants.size(); ++v) out[v] = logits[2 * v] - logits[2 * v + 1];
@@ -178,10 +178,10 @@ std::vector<HookName> names_of(std::initializer_list<HookPoint> points, int n_la
 
 }  // namespace
 
-PatchingSweep::PatchingSweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+PatchingSweep::PatchingSweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
                              int wrong)
     : model_(model), corrupted_(corrupted), answer_(answer), wrong_(wrong) {
-    const GPT2Config& c = model.config();
+    const ModelConfig& c = model.config();
     check_prompt(clean, c, "the clean prompt");
     check_prompt(corrupted, c, "the corrupted prompt");
     require(clean.size() == corrupted.size(), "patching needs prompts of the same length: the clean prompt has " +
@@ -223,14 +223,14 @@ bool PatchingSweep::done() const {
 // Before the first difference the two runs agree, so those residual effects stay 0.
 void PatchingSweep::next() {
     require(!done(), "the patching sweep has run every layer");
-    const GPT2Config& c = model_.config();
+    const ModelConfig& c = model_.config();
     const int T = int(corrupted_.size()), H = c.n_head, C = c.n_embd, d = out_.first_difference, l = layer_;
     // Anything run on the model since leaves a KV cache the variants cannot read: run the corrupted prompt again.
     if (model_.cached_prefix(corrupted_.data(), T) < d) model_.forward(corrupted_.data(), T);
     const std::vector<float>& mine = cached(*corrupted_cache_, {HookPoint::ResidPre, l});
     const std::vector<float>& theirs = cached(*clean_cache_, {HookPoint::ResidPre, l});
     const int count = H + (T - d), begin = next_variant_;
-    const int end = GPT2::variant_batch_end(begin, count, [&](int i) { return i < H ? T - d : T - (d + i - H); });
+    const int end = Decoder::variant_batch_end(begin, count, [&](int i) { return i < H ? T - d : T - (d + i - H); });
     std::vector<InterventionHooks> hooks;
     std::vector<std::vector<float>> streams;
     hooks.reserve(size_t(end - begin));  // the variants point into both
@@ -263,16 +263,16 @@ void PatchingSweep::next() {
     if (end == count) ++layer_;
 }
 
-Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+Patching patching_sweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
                         int wrong) {
     PatchingSweep sweep(model, clean, corrupted, answer, wrong);
     while (!sweep.done()) sweep.next();
     return sweep.result();
 }
 
-AblationSweep::AblationSweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind)
+AblationSweep::AblationSweep(Decoder& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind)
     : model_(model), T_(int(ids.size())), answer_(answer), wrong_(wrong), kind_(kind) {
-    const GPT2Config& c = model.config();
+    const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");
     check_token(answer, c, "the answer");
     check_token(wrong, c, "the wrong answer");
@@ -298,9 +298,9 @@ bool AblationSweep::done() const {
 // anything run on the model meanwhile changes nothing here).
 void AblationSweep::next() {
     require(!done(), "the ablation sweep has run every layer");
-    const GPT2Config& c = model_.config();
+    const ModelConfig& c = model_.config();
     const int H = c.n_head, l = layer_, begin = next_head_;
-    const int end = GPT2::variant_batch_end(begin, H, [&](int) { return T_; });
+    const int end = Decoder::variant_batch_end(begin, H, [&](int) { return T_; });
     const std::vector<float> means = kind_ == Intervention::Kind::Mean
                                          ? std::vector<float>(means_.begin() + ptrdiff_t(size_t(l) * c.n_embd),
                                                               means_.begin() + ptrdiff_t(size_t(l + 1) * c.n_embd))
@@ -318,14 +318,14 @@ void AblationSweep::next() {
     if (end == H) ++layer_;
 }
 
-Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind) {
+Ablation ablation_sweep(Decoder& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind) {
     AblationSweep sweep(model, ids, answer, wrong, kind);
     while (!sweep.done()) sweep.next();
     return sweep.result();
 }
 
-LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target) {
-    const GPT2Config& c = model.config();
+LogitLens logit_lens(Decoder& model, const std::vector<int>& ids, int k, int target) {
+    const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");
     require(k >= 1 && k <= c.n_vocab, "k must be in [1, " + std::to_string(c.n_vocab) + "], got " + std::to_string(k));
     if (target >= 0) check_token(target, c, "the target");
@@ -364,8 +364,8 @@ LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target
     return out;
 }
 
-Attribution direct_logit_attribution(GPT2& model, const std::vector<int>& ids, int token, int position) {
-    const GPT2Config& c = model.config();
+Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids, int token, int position) {
+    const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");
     check_token(token, c, "the attributed");
     const int T = int(ids.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, hd = c.head_dim();

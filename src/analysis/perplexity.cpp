@@ -13,8 +13,8 @@ double Perplexity::value() const {
     return std::exp(nll);
 }
 
-Perplexity perplexity(GPT2& model, const std::vector<int>& ids, int window) {
-    const GPT2Config& c = model.config();
+Perplexity perplexity(Decoder& model, const std::vector<int>& ids, int window) {
+    const ModelConfig& c = model.config();
     if (window <= 0) window = c.n_ctx;
     require(window <= c.n_ctx, "perplexity: window " + std::to_string(window) + " exceeds the model's context of " +
                                    std::to_string(c.n_ctx));

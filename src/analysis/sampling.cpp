@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "arcscope/core/error.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 
 namespace arcscope {
 
@@ -88,7 +88,7 @@ const char* stop_reason_name(StopReason r) {
     }
 }
 
-Generator::Generator(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params)
+Generator::Generator(Decoder& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params)
     : model_(model), sampler_(params), left_(max_tokens) {
     require(max_tokens >= 0, "the number of tokens to generate must be >= 0");
     model_.forward(prompt.data(), int(prompt.size()));
@@ -112,7 +112,7 @@ bool Generator::step(int& id, bool attention) {
     return true;
 }
 
-StopReason generate(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params,
+StopReason generate(Decoder& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params,
                     const std::function<bool(int)>& on_token) {
     Generator gen(model, prompt, max_tokens, params);
     for (int id = 0; gen.step(id);)

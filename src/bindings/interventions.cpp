@@ -19,7 +19,7 @@ std::vector<int> int_list(const val& v, const std::string& what) {
 }
 
 // One JavaScript hook: {hook: name, heads?: [...], positions?: [...], ablate?: 'zero' | 'mean', values?: numbers}.
-Intervention intervention_of(const val& spec, const GPT2Config& c, size_t i) {
+Intervention intervention_of(const val& spec, const ModelConfig& c, size_t i) {
     const std::string at = "hooks[" + std::to_string(i) + "]";
     require(js_string(spec.typeOf()) == "object" && !spec.isNull(),
             at + " must be an object such as {hook: 'blocks.0.attn.hook_z', heads: [0], ablate: 'zero'}");
@@ -51,14 +51,14 @@ Intervention intervention_of(const val& spec, const GPT2Config& c, size_t i) {
 
 val run_with_hooks(Model& m, val ids, val given_hooks, bool all_logits) {
     return guarded("running the model with hooks", [&] {
-        const GPT2Config& c = m.gpt2().config();
+        const ModelConfig& c = m.decoder().config();
         const val hooks = plain(given_hooks, "hooks");  // read once, before anything is allocated for them
         const std::vector<int> v = m.prompt(ids);
         require(hooks.isArray(), "hooks must be an array, got " + js_description(hooks));
         std::vector<Intervention> list;
         for (int i = 0, n = hooks["length"].as<int>(); i < n; ++i)
             list.push_back(intervention_of(hooks[i], c, size_t(i)));
-        run_with_interventions(m.gpt2(), v, std::move(list), all_logits);
+        run_with_interventions(m.decoder(), v, std::move(list), all_logits);
         return m.result(false);
     });
 }
@@ -70,7 +70,7 @@ val grid(const std::vector<float>& values, int rows, int cols) {
     return o;
 }
 
-val patching_result(const Patching& p, const GPT2Config& c) {
+val patching_result(const Patching& p, const ModelConfig& c) {
     val o = val::object();
     o.set("clean", p.clean);
     o.set("corrupted", p.corrupted);
@@ -80,7 +80,7 @@ val patching_result(const Patching& p, const GPT2Config& c) {
     return o;
 }
 
-val ablation_result(const Ablation& a, const GPT2Config& c) {
+val ablation_result(const Ablation& a, const ModelConfig& c) {
     val o = val::object();
     o.set("baseline", a.baseline);
     o.set("heads", grid(a.heads, c.n_layer, c.n_head));
@@ -100,9 +100,9 @@ class SweepSteps {
 public:
     static SweepSteps* patching(Model& m, val clean, val corrupted, double answer, double wrong) {
         return guarded("patching activations", [&] {
-            const GPT2Config& c = m.gpt2().config();
+            const ModelConfig& c = m.decoder().config();
             auto s = std::make_unique<SweepSteps>(c);
-            s->patching_ = std::make_unique<PatchingSweep>(m.gpt2(), m.prompt(clean), m.prompt(corrupted),
+            s->patching_ = std::make_unique<PatchingSweep>(m.decoder(), m.prompt(clean), m.prompt(corrupted),
                                                            int_arg(answer, "answer", 0, c.n_vocab - 1),
                                                            int_arg(wrong, "wrong", 0, c.n_vocab - 1));
             return s.release();
@@ -110,15 +110,15 @@ public:
     }
     static SweepSteps* ablation(Model& m, val ids, double answer, double wrong, val kind) {
         return guarded("ablating heads", [&] {
-            const GPT2Config& c = m.gpt2().config();
+            const ModelConfig& c = m.decoder().config();
             auto s = std::make_unique<SweepSteps>(c);
             s->ablation_ =
-                std::make_unique<AblationSweep>(m.gpt2(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
+                std::make_unique<AblationSweep>(m.decoder(), m.prompt(ids), int_arg(answer, "answer", 0, c.n_vocab - 1),
                                                 int_arg(wrong, "wrong", 0, c.n_vocab - 1), ablation_kind(kind));
             return s.release();
         });
     }
-    explicit SweepSteps(const GPT2Config& c) : config_(c) {}
+    explicit SweepSteps(const ModelConfig& c) : config_(c) {}
     bool done() const { return patching_ ? patching_->done() : ablation_->done(); }
     int layers_done() const { return patching_ ? patching_->layers_done() : ablation_->layers_done(); }
     void next() {
@@ -132,7 +132,7 @@ public:
     }
 
 private:
-    GPT2Config config_;
+    ModelConfig config_;
     std::unique_ptr<PatchingSweep> patching_;
     std::unique_ptr<AblationSweep> ablation_;
 };
@@ -154,8 +154,8 @@ val ablation(Model& m, val ids, double answer, double wrong, val kind_name) {
 
 val lens(Model& m, val ids, double k, double target) {
     return guarded("reading the logit lens", [&] {
-        const GPT2Config& c = m.gpt2().config();
-        const LogitLens l = logit_lens(m.gpt2(), m.prompt(ids), int_arg(k, "k", 1, 100),
+        const ModelConfig& c = m.decoder().config();
+        const LogitLens l = logit_lens(m.decoder(), m.prompt(ids), int_arg(k, "k", 1, 100),
                                        target < 0 ? -1 : int_arg(target, "target", 0, c.n_vocab - 1));
         val o = val::object();
         o.set("topIds", int32_array(l.top_ids.data(), l.top_ids.size()));
@@ -168,9 +168,9 @@ val lens(Model& m, val ids, double k, double target) {
 
 val attribution(Model& m, val ids, double token, double position) {
     return guarded("attributing the logit", [&] {
-        const GPT2Config& c = m.gpt2().config();
+        const ModelConfig& c = m.decoder().config();
         const Attribution a =
-            direct_logit_attribution(m.gpt2(), m.prompt(ids), int_arg(token, "token", 0, c.n_vocab - 1),
+            direct_logit_attribution(m.decoder(), m.prompt(ids), int_arg(token, "token", 0, c.n_vocab - 1),
                                      int_arg(position, "position", -c.n_ctx, c.n_ctx - 1));
         val o = val::object();
         o.set("logit", a.logit);

@@ -41,7 +41,7 @@ public:
     // total_bytes: the length of model.safetensors, checked against its header before the output is allocated.
     static ModelConverter* create(val config_json, val dtype_name, double total_bytes) {
         return guarded("starting the conversion", [&] {
-            const GPT2Config config = config_from_hf_json(js_string(config_json, "config.json"));
+            const ModelConfig config = config_from_hf_json(js_string(config_json, "config.json"));
             // No dtype: the default format for this shape (default_format.h).
             const DType dtype = dtype_name.isUndefined() ? default_weight_type(config)
                                                          : parse_dtype(js_string(dtype_name, "dtype"), "dtype");
@@ -101,7 +101,7 @@ public:
     double allocated_bytes() const { return double(conv_.allocated_bytes()); }
 
 private:
-    ModelConverter(const GPT2Config& c, DType t, uint64_t total_bytes) : conv_(c, t, total_bytes) {}
+    ModelConverter(const ModelConfig& c, DType t, uint64_t total_bytes) : conv_(c, t, total_bytes) {}
     Converter conv_;
     std::vector<uint8_t> staging_;
     bool handed_over_ = false;
@@ -201,8 +201,8 @@ using namespace arcscope;
 // -> {previousToken, firstToken, induction: Float32Array (L * H), shape: [L, H], length}
 val head_scores(model_bindings::Model& m, val candidates, double length_arg, double seed) {
     return guarded("scoring the heads", [&] {
-        GPT2& g = m.gpt2();
-        const GPT2Config& c = g.config();
+        Decoder& g = m.decoder();
+        const ModelConfig& c = g.config();
         std::vector<int> pool = candidates.isNull() || candidates.isUndefined()
                                     ? default_candidates(c)
                                     : token_ids(candidates, c.n_vocab, "candidates");
@@ -221,8 +221,8 @@ val head_scores(model_bindings::Model& m, val candidates, double length_arg, dou
 // ids -> {nll (nats per token), perplexity, predicted}; window <= 0: n_ctx
 val perplexity_of(model_bindings::Model& m, val ids, double window) {
     return guarded("measuring perplexity", [&] {
-        const GPT2Config& c = m.gpt2().config();
-        Perplexity p = perplexity(m.gpt2(), token_ids(ids, c.n_vocab), int_arg(window, "window", 0, c.n_ctx));
+        const ModelConfig& c = m.decoder().config();
+        Perplexity p = perplexity(m.decoder(), token_ids(ids, c.n_vocab), int_arg(window, "window", 0, c.n_ctx));
         val o = val::object();
         o.set("nll", p.nll);
         o.set("perplexity", p.value());

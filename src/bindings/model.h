@@ -7,7 +7,7 @@
 #include "arcscope/analysis/sampling.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/formats/model_file.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "arcscope/model/hooks.h"
 #include "js_values.h"
 
@@ -21,7 +21,7 @@ using namespace arcscope::bindings;  // guarded, token_ids, float32_array: the b
 class JSCache : public Hooks {
 public:
     // Positions [first, first + T) of the pass.
-    JSCache(const GPT2Config& c, const std::vector<HookName>& names, int T, int first) : T_(T), first_(first) {
+    JSCache(const ModelConfig& c, const std::vector<HookName>& names, int T, int first) : T_(T), first_(first) {
         for (HookSlot& s : hook_slots(c, names, T, first))
             entries_.push_back(
                 {s.hook, std::move(s.shape), s.elements, val::global("Float32Array").new_(double(s.elements))});
@@ -84,15 +84,15 @@ public:
     }
     // A validated file that `owner` keeps alive (from_bytes' and the loader's buffer, the converter's pages).
     static Model* over(const ModelFile& file, std::shared_ptr<const void> owner) {
-        return new Model(std::make_unique<GPT2>(file, std::move(owner)));
+        return new Model(std::make_unique<Decoder>(file, std::move(owner)));
     }
 
     // The file the model runs on, in the pages it is held in (one, or the converter's header page and one a
     // tensor): views into wasm memory, to be copied out before anything else runs (a grown memory detaches them).
-    double file_page_count() const { return double(gpt2_->file().pages().size()); }
+    double file_page_count() const { return double(decoder_->file().pages().size()); }
     val file_page(double i) const {
         return guarded("reading the model file", [&] {
-            const std::vector<ByteSpan>& pages = gpt2_->file().pages();
+            const std::vector<ByteSpan>& pages = decoder_->file().pages();
             require(i >= 0 && i < double(pages.size()) && i == std::floor(i), "no such page of the model file");
             const ByteSpan& p = pages[size_t(i)];
             return val(emscripten::typed_memory_view(p.size, p.data));
@@ -101,17 +101,17 @@ public:
 
     val config() const {
         return guarded("reading the model's config", [&] {
-            const GPT2Config& c = gpt2_->config();
+            const ModelConfig& c = decoder_->config();
             val o = val::object();
             o.set("n_layer", c.n_layer);
             o.set("n_head", c.n_head);
             o.set("n_embd", c.n_embd);
             o.set("n_ctx", c.n_ctx);
             o.set("n_vocab", c.n_vocab);
-            o.set("dtype", text_val(dtype_name(gpt2_->weight_type())));
-            o.set("fileBytes", double(gpt2_->file().size()));
-            o.set("checksum", text_val(std::to_string(gpt2_->file().checksum())));
-            o.set("kvCache", text_val(kv_type_name(gpt2_->kv_type())));
+            o.set("dtype", text_val(dtype_name(decoder_->weight_type())));
+            o.set("fileBytes", double(decoder_->file().size()));
+            o.set("checksum", text_val(std::to_string(decoder_->file().checksum())));
+            o.set("kvCache", text_val(kv_type_name(decoder_->kv_type())));
             return o;
         });
     }
@@ -120,7 +120,7 @@ public:
     val forward(val ids, bool attention, bool all_logits) {
         return guarded("running the model", [&] {
             std::vector<int> v = prompt(ids);
-            gpt2_->forward(v.data(), int(v.size()),
+            decoder_->forward(v.data(), int(v.size()),
                            ForwardOptions().with_attention(attention).with_all_logits(all_logits));
             return result(false);
         });
@@ -128,12 +128,12 @@ public:
 
     // ids, names (TransformerLens hook names, hooks.h) -> {first, logits, logitsShape, cache: {name: {data, shape}}}:
     // one forward pass that records only the names asked for. With reuse n > 0, up to n of the first positions are
-    // kept from the KV cache where the last passes left these very tokens (GPT2::forward_from), and the result covers
+    // kept from the KV cache where the last passes left these very tokens (Decoder::forward_from), and the result covers
     // positions first.. only.
     val run_with_cache(val ids, val names, bool all_logits, val reuse) {
         return guarded("running the model with a cache", [&] {
             std::vector<int> v = prompt(ids);
-            const GPT2Config& c = gpt2_->config();
+            const ModelConfig& c = decoder_->config();
             const val list = plain(names, "names");
             require(list.isArray(), "names must be an array of hook names, got " + js_description(list));
             std::vector<HookName> hooks;
@@ -145,9 +145,9 @@ public:
             }
             const int T = int(v.size());
             const int most = int_arg(reuse, "reuse", 0, c.n_ctx);
-            const int first = std::min(most, gpt2_->cached_prefix(v.data(), T));
+            const int first = std::min(most, decoder_->cached_prefix(v.data(), T));
             JSCache cache(c, hooks, T - first, first);
-            gpt2_->forward_from(first, v.data(), T, ForwardOptions().with_all_logits(all_logits).with_hooks(&cache));
+            decoder_->forward_from(first, v.data(), T, ForwardOptions().with_all_logits(all_logits).with_hooks(&cache));
             val o = result(false);
             o.set("first", first);
             o.set("cache", cache.entries());
@@ -159,7 +159,7 @@ public:
     // probabilities, or with head null every head's (n_head, T, T): the bits of forward()'s capture.
     val attention_pattern(val q, val k, val head) const {
         return guarded("computing an attention pattern", [&] {
-            const GPT2Config& c = gpt2_->config();
+            const ModelConfig& c = decoder_->config();
             const int T = queries_and_keys(q, k);
             const bool all = head.isNull() || head.isUndefined();
             const int h0 = all ? 0 : int_arg(head, "head", 0, c.n_head - 1);
@@ -168,26 +168,26 @@ public:
             std::vector<float> out(buffer_elements("attention pattern (heads x T x T)",
                                                    {uint64_t(heads), uint64_t(T), uint64_t(T)}, sizeof(float)));
             for (int h = 0; h < heads; ++h)
-                gpt2_->attention_pattern(qv.data(), kv.data(), T, h0 + h, out.data() + size_t(h) * T * T);
+                decoder_->attention_pattern(qv.data(), kv.data(), T, h0 + h, out.data() + size_t(h) * T * T);
             return float32_array(out.data(), out.size());
         });
     }
 
-    // One head of the same, max-pooled to size x size (GPT2::attention_thumbnail), without its T x T.
+    // One head of the same, max-pooled to size x size (Decoder::attention_thumbnail), without its T x T.
     val attention_thumbnail(val q, val k, val head, val size) const {
         return guarded("computing an attention thumbnail", [&] {
             const int T = queries_and_keys(q, k);
-            const int h = int_arg(head, "head", 0, gpt2_->config().n_head - 1), s = int_arg(size, "size", 1, T);
+            const int h = int_arg(head, "head", 0, decoder_->config().n_head - 1), s = int_arg(size, "size", 1, T);
             const std::vector<float> qv = floats_from(q), kv = floats_from(k);
             std::vector<float> out(size_t(s) * s);
-            gpt2_->attention_thumbnail(qv.data(), kv.data(), T, h, s, out.data());
+            decoder_->attention_thumbnail(qv.data(), kv.data(), T, h, s, out.data());
             return float32_array(out.data(), out.size());
         });
     }
 
     // q and k: a layer's hook_q and hook_k data, checked -> T.
     int queries_and_keys(const val& q, const val& k) const {
-        const GPT2Config& c = gpt2_->config();
+        const ModelConfig& c = decoder_->config();
         const val f32 = val::global("Float32Array");
         for (const val* v : {&q, &k})
             require(v->instanceof (f32), std::string(v == &q ? "q" : "k") +
@@ -205,7 +205,7 @@ public:
     val hook_names() const {
         return guarded("listing the hooks", [&] {
             val list = val::array();
-            for (const HookName& h : all_hooks(gpt2_->config())) list.call<void>("push", text_val(hook_name(h)));
+            for (const HookName& h : all_hooks(decoder_->config())) list.call<void>("push", text_val(hook_name(h)));
             return list;
         });
     }
@@ -213,21 +213,21 @@ public:
     // id -> {logits, logitsShape: [1, n_vocab], attention, attentionShape: [L, H, length]}
     val append(const val& id, bool attention) {
         return guarded("appending a token", [&] {
-            gpt2_->append(int_arg(id, "token id", 0, gpt2_->config().n_vocab - 1),
+            decoder_->append(int_arg(id, "token id", 0, decoder_->config().n_vocab - 1),
                           ForwardOptions().with_attention(attention));
             return result(true);
         });
     }
 
-    void reset() { gpt2_->reset(); }
+    void reset() { decoder_->reset(); }
     // 'f32' or 'f16' (kv_cache.h); empties the cache.
     void set_kv_cache(const val& type) {
         guarded("choosing the KV cache", [&] {
             require(type.isString(), "kvCache must be 'f32' or 'f16', got " + js_description(type));
-            gpt2_->set_kv_type(parse_kv_type(js_string(type, "the KV cache type")));
+            decoder_->set_kv_type(parse_kv_type(js_string(type, "the KV cache type")));
         });
     }
-    int length() const { return gpt2_->length(); }
+    int length() const { return decoder_->length(); }
 
     // Starts a generation (sampling.h's Generator, the loop the CLI runs too): runs the prompt.
     void start_generation(val ids, double max_tokens, double temperature, double top_k, double top_p, double seed) {
@@ -241,7 +241,7 @@ public:
             p.seed = uint64_t(seed);
             p.validate();
             generator_.reset();
-            generator_ = std::make_unique<Generator>(*gpt2_, token_ids(ids, gpt2_->config().n_vocab),
+            generator_ = std::make_unique<Generator>(*decoder_, token_ids(ids, decoder_->config().n_vocab),
                                                      int_arg(max_tokens, "maxTokens", 0, INT32_MAX), p);
         });
     }
@@ -264,14 +264,14 @@ public:
         });
     }
 
-    GPT2& gpt2() { return *gpt2_; }
+    Decoder& decoder() { return *decoder_; }
 
     // Ids checked against the vocabulary and the context.
     std::vector<int> prompt(const val& ids) const {
-        std::vector<int> v = token_ids(ids, gpt2_->config().n_vocab);
-        require(v.size() <= size_t(gpt2_->config().n_ctx), "sequence of " + std::to_string(v.size()) +
+        std::vector<int> v = token_ids(ids, decoder_->config().n_vocab);
+        require(v.size() <= size_t(decoder_->config().n_ctx), "sequence of " + std::to_string(v.size()) +
                                                                " tokens is longer than the model's context (n_ctx " +
-                                                               std::to_string(gpt2_->config().n_ctx) + ")");
+                                                               std::to_string(decoder_->config().n_ctx) + ")");
         return v;
     }
 
@@ -279,21 +279,21 @@ public:
     val result(bool one_row) const;
 
 private:
-    explicit Model(std::unique_ptr<GPT2> g) : gpt2_(std::move(g)) {}
+    explicit Model(std::unique_ptr<Decoder> g) : decoder_(std::move(g)) {}
 
-    std::unique_ptr<GPT2> gpt2_;
+    std::unique_ptr<Decoder> decoder_;
     std::unique_ptr<Generator> generator_;  // the generation under way, if any
 };
 
 inline val Model::result(bool one_row) const {
-    const GPT2Config& c = gpt2_->config();
+    const ModelConfig& c = decoder_->config();
     val o = val::object();
-    const int rows = gpt2_->logits_rows();
-    o.set("logits", float32_array(gpt2_->logits(), size_t(rows) * c.n_vocab));
+    const int rows = decoder_->logits_rows();
+    o.set("logits", float32_array(decoder_->logits(), size_t(rows) * c.n_vocab));
     o.set("logitsShape", val::array(std::vector<int>{rows, c.n_vocab}));
-    if (gpt2_->attention()) {
-        const int q = gpt2_->attention_queries(), k = gpt2_->attention_keys();
-        o.set("attention", float32_array(gpt2_->attention(), gpt2_->attention_values()));
+    if (decoder_->attention()) {
+        const int q = decoder_->attention_queries(), k = decoder_->attention_keys();
+        o.set("attention", float32_array(decoder_->attention(), decoder_->attention_values()));
         o.set("attentionShape", one_row ? val::array(std::vector<int>{c.n_layer, c.n_head, k})
                                         : val::array(std::vector<int>{c.n_layer, c.n_head, q, k}));
     } else {

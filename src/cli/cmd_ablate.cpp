@@ -11,12 +11,12 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const auto kind = args.has("mean") ? Intervention::Kind::Mean : Intervention::Kind::Zero;
     const Ablation a = ablation_sweep(*model, prompt_ids(args, tok, "text"), single_token(args, tok, "answer"),
                                       single_token(args, tok, "wrong"), kind);
-    const GPT2Config& c = model->config();
+    const ModelConfig& c = model->config();
     JsonWriter w;
     w.open_object().key("baseline").number(a.baseline).field("kind", intervention_kind_name(kind));
     w.key("heads").rows(a.heads.data(), size_t(c.n_layer), size_t(c.n_head)).close_object();

@@ -15,7 +15,7 @@ namespace {
 
 int run(const Args& args) {
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     std::vector<int> prompt = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
     require(!prompt.empty(), "the prompt is empty: give some text to continue");

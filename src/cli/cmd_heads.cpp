@@ -46,8 +46,8 @@ void best(JsonWriter& w, const std::vector<float>& v, int n_head) {
 }
 
 int run(const Args& args) {
-    std::unique_ptr<GPT2> model = load_model(args);
-    const GPT2Config& c = model->config();
+    std::unique_ptr<Decoder> model = load_model(args);
+    const ModelConfig& c = model->config();
     const long long seed = args.get_int("seed", 0, 0, INT64_MAX);
     const long long length = args.get_int("length", std::min(50, c.n_ctx / 2), 2, std::max(2, c.n_ctx / 2));
     const double share = args.get_double("draw-share", 1.0);

@@ -10,8 +10,8 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    std::unique_ptr<GPT2> model = load_model(args);
-    const GPT2Config& c = model->config();
+    std::unique_ptr<Decoder> model = load_model(args);
+    const ModelConfig& c = model->config();
     const ModelFile& f = model->file();
     uint64_t params = 0, matrix_bytes = 0;
     for (const TensorEntry& t : f.tensors()) {

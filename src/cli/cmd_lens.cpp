@@ -11,7 +11,7 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const std::vector<int> ids = prompt_ids(args, tok, "text");
     const int target = args.has("target") || args.has("target-id") ? single_token(args, tok, "target") : -1;

@@ -12,12 +12,12 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     const std::vector<int> clean = prompt_ids(args, tok, "clean"), corrupted = prompt_ids(args, tok, "corrupted");
     const Patching p =
         patching_sweep(*model, clean, corrupted, single_token(args, tok, "answer"), single_token(args, tok, "wrong"));
-    const GPT2Config& c = model->config();
+    const ModelConfig& c = model->config();
     JsonWriter w;
     w.open_object().key("clean").number(p.clean).key("corrupted").number(p.corrupted);
     w.field("first_difference", p.first_difference);

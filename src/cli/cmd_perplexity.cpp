@@ -15,7 +15,7 @@ namespace arcscope::cli {
 namespace {
 
 int run(const Args& args) {
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     const std::string path = args.require("text-file");
     std::vector<int> ids = load_tokenizer(args).encode(read_file_text(path));
     if (args.has("held-out")) ids = held_out_tokens(ids);

@@ -21,7 +21,7 @@
 namespace arcscope::cli {
 namespace {
 
-std::vector<HookName> hook_names(const std::string& list, const GPT2Config& config) {
+std::vector<HookName> hook_names(const std::string& list, const ModelConfig& config) {
     if (list == "all") return all_hooks(config);
     std::vector<HookName> names;
     size_t at = 0;
@@ -53,7 +53,7 @@ void write_cache(const ActivationCache& cache, const std::string& dir, int T) {
 // three times that). Checked before the pass, so a long-context model is refused instead of killed by the system.
 constexpr uint64_t kMaxAttentionBytes = uint64_t(1) << 32;
 
-void require_attention_fits(const GPT2Config& c, int T) {
+void require_attention_fits(const ModelConfig& c, int T) {
     const uint64_t dims[] = {uint64_t(c.n_layer), uint64_t(c.n_head), uint64_t(T), uint64_t(T)};
     uint64_t bytes = 4;
     for (uint64_t d : dims) bytes = checked_mul(bytes, d, "the attention capture's size");
@@ -66,13 +66,13 @@ void require_attention_fits(const GPT2Config& c, int T) {
 int run(const Args& args) {
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
     require(args.has("hooks") == args.has("cache-out"), "--hooks NAMES and --cache-out DIR go together");
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     Tokenizer tok = load_tokenizer(args);
     std::vector<int> ids = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
     require(!ids.empty(), "the text is empty: it has no tokens to run");
 
     const bool all = args.has("logits-bin"), attention = !args.has("no-attention");
-    const GPT2Config& c = model->config();
+    const ModelConfig& c = model->config();
     const int T = int(ids.size());
     if (attention) require_attention_fits(c, T);
     std::unique_ptr<ActivationCache> cache;

@@ -38,9 +38,9 @@ Stats timed(int repeat, F&& f) {
 int run(const Args& args) {
     const int threads = set_threads(int(args.get_int("threads", 1, 1, kMaxThreads)));
     double t0 = now_ms();
-    std::unique_ptr<GPT2> model = load_model(args);
+    std::unique_ptr<Decoder> model = load_model(args);
     double load_ms = now_ms() - t0;
-    const GPT2Config& c = model->config();
+    const ModelConfig& c = model->config();
     int T = int(args.get_int("tokens", 64, 1, 1 << 16)), N = int(args.get_int("decode", 32, 0, 1 << 16)),
         R = int(args.get_int("repeat", 5, 1, 1000));
     require(T >= 1 && T <= c.n_ctx, "--tokens must be in [1, n_ctx]");

@@ -11,8 +11,8 @@
 
 namespace arcscope::cli {
 
-std::unique_ptr<GPT2> load_model(const Args& args) {
-    std::unique_ptr<GPT2> model = GPT2::load(args.require("model"));
+std::unique_ptr<Decoder> load_model(const Args& args) {
+    std::unique_ptr<Decoder> model = Decoder::load(args.require("model"));
     if (auto kv = args.get_if_declared("kv-cache")) model->set_kv_type(parse_kv_type(*kv));
     return model;
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "arcscope/tokenizer/tokenizer.h"
 #include "command.h"
 #include "json_writer.h"
@@ -13,7 +13,7 @@ namespace arcscope::cli {
 
 // --model FILE, validated and ready to run.
 // --model FILE, and --kv-cache f32|f16 where the command takes it.
-std::unique_ptr<GPT2> load_model(const Args& args);
+std::unique_ptr<Decoder> load_model(const Args& args);
 
 // --tokenizer PATH, else gpt2-tokenizer.bin beside --model's file (where the converter's users put it), else the
 // one beside this executable (the build makes it there).

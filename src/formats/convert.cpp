@@ -82,11 +82,11 @@ std::vector<uint8_t> PagedBytes::to_vector() {
     return out;
 }
 
-Converter::Converter(const GPT2Config& config, DType dtype, uint64_t source_bytes)
+Converter::Converter(const ModelConfig& config, DType dtype, uint64_t source_bytes)
     : config_(config), dtype_(dtype), source_bytes_(source_bytes) {
     config_.validate();
     require(source_bytes_ > 0, "model.safetensors is empty (0 bytes)");
-    specs_ = gpt2_tensor_specs(config_, dtype_);
+    specs_ = tensor_specs(config_, dtype_);
 }
 
 const char* Converter::stage() const {
@@ -333,7 +333,7 @@ ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& 
     for (const std::string& input : {config_path, st_path})
         require(!same_file(out_path, input), "the output " + out_path + " is the checkpoint's " + input +
                                                  ": converting would overwrite its own input (give another --out)");
-    GPT2Config config = config_from_hf_json(read_file_text(config_path));
+    ModelConfig config = config_from_hf_json(read_file_text(config_path));
     const DType weight_type = dtype ? *dtype : default_weight_type(config);
     struct stat info;
     require(::stat(st_path.c_str(), &info) == 0 && S_ISREG(info.st_mode), "cannot open " + st_path);

@@ -5,11 +5,11 @@
 
 namespace arcscope {
 
-uint64_t converted_file_bytes(const GPT2Config& config, DType weight_type) {
-    return plan_layout(gpt2_tensor_specs(config, weight_type)).file_size();
+uint64_t converted_file_bytes(const ModelConfig& config, DType weight_type) {
+    return plan_layout(tensor_specs(config, weight_type)).file_size();
 }
 
-DType default_weight_type(const GPT2Config& config) {
+DType default_weight_type(const ModelConfig& config) {
     return converted_file_bytes(config, DType::Q16) <= kDefaultQ16MaxBytes ? DType::Q16 : DType::Q8;
 }
 

@@ -1,4 +1,4 @@
-// hf_config.cpp: reading config.json as transformers' GPT2Config and modeling_gpt2.py read it. A field the engine does
+// hf_config.cpp: reading config.json as transformers' ModelConfig and modeling_gpt2.py read it. A field the engine does
 // not compute as Hugging Face would is refused here, by name, before a byte of the weights is read: a checkpoint that
 // converted without it would give other logits and no error.
 #include "arcscope/formats/hf_config.h"
@@ -20,7 +20,7 @@ bool is_integer(const Json& v) {
     return v.is_number() && v.number == std::floor(v.number) && std::fabs(v.number) < 2e9;
 }
 
-// A field under any of its names (GPT2Config maps num_hidden_layers to n_layer and so on); two names that disagree
+// A field under any of its names (ModelConfig maps num_hidden_layers to n_layer and so on); two names that disagree
 // are refused, since which one a reader takes depends on the reader.
 int integer(const Json& j, std::initializer_list<const char*> keys) {
     const char* found = nullptr;
@@ -40,7 +40,7 @@ int integer(const Json& j, std::initializer_list<const char*> keys) {
     return value;
 }
 
-// A true/false field, or `fallback` where it is absent (null is GPT2Config's default too).
+// A true/false field, or `fallback` where it is absent (null is ModelConfig's default too).
 bool flag(const Json& j, const char* key, bool fallback) {
     const Json* v = j.find(key);
     if (!v || v->kind == Json::Kind::Null) return fallback;
@@ -68,12 +68,12 @@ void require_gpt2(const Json& j) {
     if (const Json* arch = j.find("architectures"); arch && arch->kind != Json::Kind::Null) {
         require(arch->is_array(), kWhere + "architectures must be a list of class names");
         for (const Json& a : arch->array)
-            require(a.is_string() && a.string.rfind("GPT2", 0) == 0,
+            require(a.is_string() && a.string.rfind("Decoder", 0) == 0,
                     kWhere + "architectures " + quoted(a) + " is not supported: " + only);
     }
 }
 
-// The fields of GPT2Config and PretrainedConfig that change the forward pass, other than the sizes.
+// The fields of ModelConfig and PretrainedConfig that change the forward pass, other than the sizes.
 void require_gpt2_computation(const Json& j, int n_embd) {
     if (const Json* act = j.find("activation_function")) {
         // transformers' gelu_new, gelu_pytorch_tanh, gelu_fast and gelu_accurate are all the tanh approximation the
@@ -108,10 +108,10 @@ void require_gpt2_computation(const Json& j, int n_embd) {
 
 }  // namespace
 
-GPT2Config config_from_hf_json(std::string_view text) {
+ModelConfig config_from_hf_json(std::string_view text) {
     const Json j = Json::parse_object(text, "config.json");
     require_gpt2(j);
-    GPT2Config c;
+    ModelConfig c;
     c.n_layer = integer(j, {"n_layer", "num_hidden_layers"});
     c.n_head = integer(j, {"n_head", "num_attention_heads"});
     c.n_embd = integer(j, {"n_embd", "hidden_size"});

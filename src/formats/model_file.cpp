@@ -133,7 +133,7 @@ FileLayout plan_layout(const std::vector<TensorSpec>& specs) {
     return layout;
 }
 
-void write_header(uint8_t* out, const GPT2Config& c, DType weight_type, const std::vector<TensorSpec>& specs,
+void write_header(uint8_t* out, const ModelConfig& c, DType weight_type, const std::vector<TensorSpec>& specs,
                   const FileLayout& layout) {
     std::memset(out, 0, layout.data_offset);
     std::memcpy(out + kOffMagic, kModelMagic, 8);
@@ -176,7 +176,7 @@ namespace {
 // What the fixed header says, once checked on its own.
 struct Header {
     DType weight_type;
-    GPT2Config config;
+    ModelConfig config;
     uint32_t n_tensors;
     uint64_t data_offset, data_size, checksum;
 };
@@ -340,7 +340,7 @@ ModelFile ModelFile::read(const std::vector<ByteSpan>& pages, const std::functio
         size += p.size;
     }
     const Header h = read_header(pages[0].data, pages.size() == 1 ? size : pages[0].size);
-    const std::vector<TensorSpec> specs = gpt2_tensor_specs(h.config, h.weight_type);
+    const std::vector<TensorSpec> specs = tensor_specs(h.config, h.weight_type);
     check_sizes(h, specs, size);
     require(pages[0].size >= h.data_offset, "model file: the first page ends inside the tensor table");
     for (const ByteSpan& p : pages)

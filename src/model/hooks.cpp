@@ -37,7 +37,7 @@ std::string known_names() {
 
 }  // namespace
 
-HookName parse_hook_name(const std::string& name, const GPT2Config& config) {
+HookName parse_hook_name(const std::string& name, const ModelConfig& config) {
     if (name == kLnFinal) return {HookPoint::LnFinalNormalized, -1};
     const std::string prefix = "blocks.";
     size_t dot = name.find('.', prefix.size());
@@ -64,7 +64,7 @@ std::string hook_name(const HookName& hook) {
     throw Error("hook_name: not a hook point");
 }
 
-std::vector<HookName> all_hooks(const GPT2Config& config) {
+std::vector<HookName> all_hooks(const ModelConfig& config) {
     std::vector<HookName> names;
     for (int l = 0; l < config.n_layer; ++l)
         for (const Suffix& s : kBlockSuffixes) names.push_back({s.point, l});
@@ -72,7 +72,7 @@ std::vector<HookName> all_hooks(const GPT2Config& config) {
     return names;
 }
 
-std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T, int first) {
+std::vector<int> hook_shape(const HookName& hook, const ModelConfig& c, int T, int first) {
     switch (hook.point) {
         case HookPoint::Q:
         case HookPoint::K:
@@ -88,7 +88,7 @@ std::vector<int> hook_shape(const HookName& hook, const GPT2Config& c, int T, in
     }
 }
 
-std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T, int first) {
+std::vector<HookSlot> hook_slots(const ModelConfig& config, const std::vector<HookName>& names, int T, int first) {
     std::vector<HookSlot> slots;
     for (const HookName& h : names) {
         if (std::any_of(slots.begin(), slots.end(), [&](const HookSlot& s) { return s.hook == h; })) continue;
@@ -101,7 +101,7 @@ std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<Hoo
     return slots;
 }
 
-ActivationCache::ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T, int first)
+ActivationCache::ActivationCache(const ModelConfig& config, std::vector<HookName> names, int T, int first)
     : config_(config), T_(T), first_(first) {
     for (HookSlot& s : hook_slots(config, names, T, first))
         entries_.push_back({s.hook, std::move(s.shape), std::vector<float>(s.elements)});

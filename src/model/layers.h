@@ -1,6 +1,6 @@
 // layers.h: the forward pass's numeric steps as named functions over plain arrays, each with its shapes (T
 // positions, C channels, hd a head's width, n the keys a query sees). Every sum runs in one fixed order, whatever the
-// build or the number of threads, so native and wasm give the same bits. gpt2.cpp strings them together.
+// build or the number of threads, so native and wasm give the same bits. decoder.cpp strings them together.
 #pragma once
 #include <cstddef>
 

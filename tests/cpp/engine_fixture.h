@@ -12,9 +12,9 @@
 #include "arcscope/core/error.h"
 #include "arcscope/core/random.h"
 #include "arcscope/formats/convert.h"
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 #include "arcscope/formats/model_file.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 
 namespace arcscope::testing {
 
@@ -58,7 +58,7 @@ inline std::vector<uint8_t> safetensors_bytes(const Checkpoint& ck) {
 
 // Random weights in HF layout (Conv1D weights (in, out)), scaled like scripts/make_checkpoint.py, with the
 // attn.bias buffers a real checkpoint carries (for n_ctx up to GPT-2's 1024).
-inline Checkpoint random_checkpoint(const GPT2Config& c, uint64_t seed) {
+inline Checkpoint random_checkpoint(const ModelConfig& c, uint64_t seed) {
     Random rng(seed);
     auto randn = [&](std::vector<uint64_t> shape, double std, double mean = 0) {
         uint64_t n = 1;
@@ -99,10 +99,10 @@ inline Checkpoint random_checkpoint(const GPT2Config& c, uint64_t seed) {
 
 // A safetensors file whose header lists every tensor of `c` (F32, Hugging Face shapes) but which holds no data:
 // what a hostile file claiming gigabytes looks like.
-inline std::vector<uint8_t> header_only_safetensors(const GPT2Config& c) {
+inline std::vector<uint8_t> header_only_safetensors(const ModelConfig& c) {
     std::string json = "{";
     uint64_t at = 0;
-    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) {
+    for (const TensorSpec& s : tensor_specs(c, DType::F32)) {
         const bool conv1d = s.cols != 0 && s.name != "wte.weight" && s.name != "wpe.weight";
         const uint64_t rows = conv1d ? s.cols : s.rows, cols = conv1d ? s.rows : s.cols;
         const uint64_t bytes = (cols ? rows * cols : rows) * 4;
@@ -129,8 +129,8 @@ std::string error_of(F&& f) {
     return "(no error)";
 }
 
-inline GPT2Config gpt2_config(int n_layer, int n_head, int n_embd, int n_ctx, int n_vocab) {
-    GPT2Config c;
+inline ModelConfig gpt2_config(int n_layer, int n_head, int n_embd, int n_ctx, int n_vocab) {
+    ModelConfig c;
     c.n_layer = n_layer;
     c.n_head = n_head;
     c.n_embd = n_embd;
@@ -139,28 +139,28 @@ inline GPT2Config gpt2_config(int n_layer, int n_head, int n_embd, int n_ctx, in
     return c;
 }
 
-inline GPT2Config tiny_config() {
+inline ModelConfig tiny_config() {
     return gpt2_config(2, 4, 64, 48, 300);
 }
 
 // Streams the safetensors bytes through the converter in chunks of `chunk` bytes.
-inline std::vector<uint8_t> convert_bytes(const GPT2Config& c, const std::vector<uint8_t>& st, DType dtype,
+inline std::vector<uint8_t> convert_bytes(const ModelConfig& c, const std::vector<uint8_t>& st, DType dtype,
                                           size_t chunk = 4096) {
     Converter conv(c, dtype, st.size());
     for (size_t at = 0; at < st.size(); at += chunk) conv.feed(st.data() + at, std::min(chunk, st.size() - at));
     return conv.finish().to_vector();
 }
 
-inline std::vector<uint8_t> tiny_model_bytes(DType dtype, uint64_t seed = 1, GPT2Config c = tiny_config()) {
+inline std::vector<uint8_t> tiny_model_bytes(DType dtype, uint64_t seed = 1, ModelConfig c = tiny_config()) {
     return convert_bytes(c, safetensors_bytes(random_checkpoint(c, seed)), dtype);
 }
 
 // A model loaded from .arcs bytes, which it keeps: the model runs on them in place (a move keeps the buffer).
 struct Loaded {
     std::vector<uint8_t> bytes;
-    std::unique_ptr<GPT2> model;
+    std::unique_ptr<Decoder> model;
     explicit Loaded(std::vector<uint8_t> b) : bytes(std::move(b)) {
-        model = std::make_unique<GPT2>(ModelFile::parse(bytes.data(), bytes.size()));
+        model = std::make_unique<Decoder>(ModelFile::parse(bytes.data(), bytes.size()));
     }
 };
 

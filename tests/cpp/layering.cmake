@@ -2,8 +2,8 @@
 # not link, and must fail to compile with "No such file". The last probe includes one it does link, and must compile
 # (so the others fail for the right reason). Included from CMakeLists.txt after the libraries are declared.
 set(ARCSCOPE_LAYERING_PROBES
-  "core:kernels/quant.h" "kernels:formats/model_file.h" "formats:model/gpt2.h" "model:analysis/heads.h"
-  "tokenizer:model/gpt2.h" "article:kernels/quant.h" "diagnostics:formats/convert.h")
+  "core:kernels/quant.h" "kernels:formats/model_file.h" "formats:model/decoder.h" "model:analysis/heads.h"
+  "tokenizer:model/decoder.h" "article:kernels/quant.h" "diagnostics:formats/convert.h")
 foreach(probe IN LISTS ARCSCOPE_LAYERING_PROBES ITEMS "analysis:core/error.h")
   string(REPLACE ":" ";" parts ${probe})
   list(GET parts 0 library)

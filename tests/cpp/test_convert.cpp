@@ -23,7 +23,7 @@ std::vector<float> transposed(const std::vector<float>& w, int in, int out) {  /
     return t;
 }
 
-std::string convert_error(const Checkpoint& ck, GPT2Config c = tiny_config()) {
+std::string convert_error(const Checkpoint& ck, ModelConfig c = tiny_config()) {
     return error_of([&] { convert_bytes(c, safetensors_bytes(ck), DType::Q8); });
 }
 
@@ -36,7 +36,7 @@ uint16_t to_bf16(float f) {
 }  // namespace
 
 TEST(Convert, ChunkSizeDoesNotMatter) {
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     std::vector<uint8_t> st = safetensors_bytes(random_checkpoint(c, 3));
     for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         std::vector<uint8_t> whole = convert_bytes(c, st, t, st.size());
@@ -46,7 +46,7 @@ TEST(Convert, ChunkSizeDoesNotMatter) {
 }
 
 TEST(Convert, TransposesConv1DAndKeepsEmbeddings) {
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     Checkpoint ck = random_checkpoint(c, 4);
     std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), DType::F32);
     ModelFile f = ModelFile::parse(bytes.data(), bytes.size());
@@ -65,7 +65,7 @@ TEST(Convert, TransposesConv1DAndKeepsEmbeddings) {
 // The output is held in pages, one a tensor: a model converts to the checkpoint's exact values, and the checksum
 // summed page by page is the one ModelFile::parse sums over the whole file.
 TEST(Convert, FilesOfManyPagesHoldTheCheckpoint) {
-    GPT2Config c = gpt2_config(2, 4, 256, 64, 6000);
+    ModelConfig c = gpt2_config(2, 4, 256, 64, 6000);
     Checkpoint ck = random_checkpoint(c, 6);
     for (DType t : {DType::F32, DType::Q8}) {
         std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), t, 1 << 20);
@@ -90,7 +90,7 @@ TEST(Convert, FilesOfManyPagesHoldTheCheckpoint) {
 TEST(Convert, PackedFormatsMatchPackingTheWholeMatrix) {
     for (DType type : {DType::Q8, DType::Q16}) {
         // A vocabulary that is not a multiple of the 64-row streaming group nor of the 8-row record group.
-        GPT2Config c = tiny_config();
+        ModelConfig c = tiny_config();
         c.n_vocab = 203;
         Checkpoint ck = random_checkpoint(c, 5);
         std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), type, 333);
@@ -115,7 +115,7 @@ TEST(Convert, PackedFormatsMatchPackingTheWholeMatrix) {
 // Conv1D weights are transposed a block column (32 input rows) at a time: a width that is no multiple of 32 ends in
 // a part block, and the records, scales and float32 rows must still be those of the whole matrix.
 TEST(Convert, TransposedBlockColumnsMatchTheWholeMatrix) {
-    GPT2Config c = gpt2_config(2, 4, 40, 16, 70);
+    ModelConfig c = gpt2_config(2, 4, 40, 16, 70);
     Checkpoint ck = random_checkpoint(c, 8);
     for (DType type : {DType::F32, DType::Q8, DType::Q16}) {
         std::vector<uint8_t> bytes = convert_bytes(c, safetensors_bytes(ck), type, 777);
@@ -139,7 +139,7 @@ TEST(Convert, TransposedBlockColumnsMatchTheWholeMatrix) {
 }
 
 TEST(Convert, ReadsF16AndBF16AndPrefixedNames) {
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     Checkpoint ck = random_checkpoint(c, 6);
     // Round the weights to values F16 and BF16 hold exactly, so all three inputs must give identical files.
     for (auto& [name, t] : ck) {
@@ -170,7 +170,7 @@ TEST(Convert, ReadsF16AndBF16AndPrefixedNames) {
 }
 
 TEST(Convert, SkipsBuffersAndTiedHead) {
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     Checkpoint ck = random_checkpoint(c, 7);
     std::vector<uint8_t> want = convert_bytes(c, safetensors_bytes(ck), DType::Q8);
     ck["h.0.attn.masked_bias"] = f32_tensor({}, {-1e4f});
@@ -181,7 +181,7 @@ TEST(Convert, SkipsBuffersAndTiedHead) {
 }
 
 TEST(Convert, NamesWhatIsWrong) {
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     Checkpoint good = random_checkpoint(c, 8);
 
     Checkpoint ck = good;
@@ -251,7 +251,7 @@ TEST(Convert, ConfigAliasesAgreeAndIntegersAreIntegers) {
     EXPECT_EQ(error_of([&] { parse(R"("n_layer": 1.5)"); }), "config.json: n_layer must be an integer");
 }
 
-// Every field of Hugging Face's GPT2Config that changes the forward pass is honoured or refused by name: a checkpoint
+// Every field of Hugging Face's ModelConfig that changes the forward pass is honoured or refused by name: a checkpoint
 // that converted without it would give other logits and no error.
 TEST(Convert, ConfigFieldsThatChangeTheModelAreHonouredOrRefusedByName) {
     const std::string base = R"("n_layer": 1, "n_head": 2, "n_embd": 32, "n_positions": 8, "vocab_size": 9)";
@@ -307,7 +307,7 @@ TEST(Convert, ConfigFieldsThatChangeTheModelAreHonouredOrRefusedByName) {
 // An .arcs file has one matrix for the token embedding and the LM head: an lm_head.weight converts only when it
 // equals wte.weight, tied or not; an untied config without one is refused.
 TEST(Convert, AnLMHeadConvertsOnlyWhenItIsWte) {
-    GPT2Config tied = tiny_config(), untied = tiny_config();
+    ModelConfig tied = tiny_config(), untied = tiny_config();
     untied.tie_word_embeddings = false;
     const Checkpoint plain = random_checkpoint(tied, 11);
     const std::vector<uint8_t> want = convert_bytes(tied, safetensors_bytes(plain), DType::Q8);
@@ -339,7 +339,7 @@ TEST(Convert, AnLMHeadConvertsOnlyWhenItIsWte) {
 }
 
 TEST(Convert, ReadsHuggingFaceConfig) {
-    GPT2Config c = config_from_hf_json(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024,
+    ModelConfig c = config_from_hf_json(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024,
         "vocab_size": 50257, "layer_norm_epsilon": 1e-05, "activation_function": "gelu_new", "n_inner": null})");
     EXPECT_EQ(c.n_layer, 12);
     EXPECT_EQ(c.n_ctx, 1024);
@@ -365,7 +365,7 @@ TEST(Convert, ReadsHuggingFaceConfig) {
 // A model runs on the converter's pages where they lie (what the browser does, so that converting holds one copy):
 // the same tensors, checksum and logits as the file read whole.
 TEST(Convert, AModelRunsOnTheConvertersPages) {
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     const std::vector<uint8_t> st = safetensors_bytes(random_checkpoint(c, 9));
     for (DType type : {DType::F32, DType::Q8}) {
         Converter conv(c, type, st.size());
@@ -373,13 +373,13 @@ TEST(Convert, AModelRunsOnTheConvertersPages) {
         PagedBytes pages = std::move(conv.finish());
         const std::vector<uint8_t> whole = pages.to_vector();
         const std::vector<ByteSpan> spans = pages.spans();
-        ASSERT_EQ(spans.size(), gpt2_tensor_specs(c, type).size() + 1) << "a page for the table, then one a tensor";
+        ASSERT_EQ(spans.size(), tensor_specs(c, type).size() + 1) << "a page for the table, then one a tensor";
         ModelFile paged = ModelFile::parse_pages(spans), flat = ModelFile::parse(whole.data(), whole.size());
         EXPECT_EQ(paged.checksum(), flat.checksum());
         EXPECT_EQ(paged.size(), flat.size());
-        GPT2 a(paged), b(flat);
+        Decoder a(paged), b(flat);
         const std::vector<int> ids = {5, 17, 2, 99, 3};
-        auto logits = [&](GPT2& g) {
+        auto logits = [&](Decoder& g) {
             g.forward(ids.data(), int(ids.size()), ForwardOptions().with_all_logits());
             return std::vector<float>(g.logits(), g.logits() + ids.size() * size_t(c.n_vocab));
         };

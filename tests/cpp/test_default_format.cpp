@@ -7,8 +7,8 @@
 namespace arcscope {
 namespace {
 
-GPT2Config shape(int n_layer, int n_head, int n_embd) {
-    GPT2Config c;
+ModelConfig shape(int n_layer, int n_head, int n_embd) {
+    ModelConfig c;
     c.n_layer = n_layer;
     c.n_head = n_head;
     c.n_embd = n_embd;
@@ -30,7 +30,7 @@ TEST(DefaultFormat, TheBoundIsTheQ16FilesSizeNotTheLayerCount) {
     // Between large's 36 and XL's 48 blocks at XL's width, q16 turns to q8 where the file passes 2 GiB.
     int last_q16 = 0;
     for (int layers = 1; layers <= 48; ++layers) {
-        const GPT2Config c = shape(layers, 25, 1600);
+        const ModelConfig c = shape(layers, 25, 1600);
         const bool fits = converted_file_bytes(c, DType::Q16) <= kDefaultQ16MaxBytes;
         EXPECT_EQ(default_weight_type(c), fits ? DType::Q16 : DType::Q8) << layers << " layers";
         if (fits) last_q16 = layers;

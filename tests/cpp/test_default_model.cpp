@@ -13,7 +13,7 @@
 #include "arcscope/analysis/heads.h"
 #include "arcscope/analysis/perplexity.h"
 #include "arcscope/core/json.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "arcscope/tokenizer/tokenizer.h"
 
 using namespace arcscope;
@@ -88,8 +88,8 @@ std::vector<int> shakespeare_tokens(const Tokenizer& tok) {
 }  // namespace
 
 TEST(DefaultModel, LoadsWithTheDocumentedShape) {
-    auto model = GPT2::load(kModel);
-    const GPT2Config& c = model->config();
+    auto model = Decoder::load(kModel);
+    const ModelConfig& c = model->config();
     EXPECT_EQ(model->weight_type(), DType::Q8);
     EXPECT_EQ(c.n_vocab, 50257);
     EXPECT_EQ(c.n_layer, 4);
@@ -105,7 +105,7 @@ TEST(DefaultModel, LoadsWithTheDocumentedShape) {
 // the engine's attention against PyTorch on random checkpoints (tests/reference/test_engine.py), the head scores on
 // hand-made patterns (tests/cpp/test_heads.cpp), and the bar each test also asserts.
 TEST(DefaultModel, RegressionSnapshotHeadScores) {
-    auto model = GPT2::load(kModel);
+    auto model = Decoder::load(kModel);
     Json doc = documented();
     const Json& heads = *doc.find("heads");
     HeadScores s = analyze_heads(*model, default_candidates(model->config()), int(number(heads, "length")),
@@ -121,7 +121,7 @@ TEST(DefaultModel, RegressionSnapshotTrainingTokenHeadScores) {
     ids.resize(ids.size() * 9 / 10);  // the training part
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    auto model = GPT2::load(kModel);
+    auto model = Decoder::load(kModel);
     Json doc = documented();
     const Json& heads = *doc.find("heads_training_tokens");
     EXPECT_EQ(double(ids.size()), number(heads, "distinct_tokens"));
@@ -141,7 +141,7 @@ TEST(DefaultModel, RegressionSnapshotHeldOutPerplexity) {
     ASSERT_LE(skip + n, held.size());
     std::vector<int> tokens(held.begin() + skip, held.begin() + skip + n);
 
-    auto model = GPT2::load(kModel);
+    auto model = Decoder::load(kModel);
     const double got = perplexity(*model, tokens).value(), want = number(passage, "perplexity_q8");
     std::printf("held-out passage perplexity: %.4f, documented %.4f (relative difference %.2g)\n", got, want,
                 std::abs(got / want - 1));

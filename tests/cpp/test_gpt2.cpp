@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "arcscope/analysis/sampling.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;
@@ -39,15 +39,15 @@ private:
 
 }  // namespace
 
-TEST(GPT2, VariantsInABatchGiveTheBitsOfEachAlone) {
+TEST(Decoder, VariantsInABatchGiveTheBitsOfEachAlone) {
     // resume_variants runs variants of different starts, lengths and hooks as one batch: each must get the bits that
     // resume() gives it alone, the batches split wherever they fill, and the KV cache must be left as it was.
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     c.n_ctx = 400;
     for (DType type : {DType::Q8, DType::Q16, DType::F32})
         for (KVType kv : {KVType::F32, KVType::F16}) {
             std::vector<uint8_t> bytes = tiny_model_bytes(type, 3, c);
-            GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+            Decoder g(ModelFile::parse(bytes.data(), bytes.size()));
             g.set_kv_type(kv);
             const int T = 300, C = c.n_embd, layer = 1;
             const std::vector<int> ids = some_ids(T, c.n_vocab, 5), tokens = {3, 250, 7, 299};
@@ -85,9 +85,9 @@ TEST(GPT2, VariantsInABatchGiveTheBitsOfEachAlone) {
         }
 }
 
-TEST(GPT2, AttentionIsCausalAndRowsSumToOne) {
+TEST(Decoder, AttentionIsCausalAndRowsSumToOne) {
     Loaded m = load_tiny(DType::F32);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     const int T = 20, L = 2, H = 4;
     std::vector<int> ids = some_ids(T, 300);
     g.forward(ids.data(), T, ForwardOptions().with_attention());
@@ -117,7 +117,7 @@ TEST(GPT2, AttentionIsCausalAndRowsSumToOne) {
     EXPECT_EQ(g.attention(), nullptr);
 }
 
-TEST(GPT2, LastLogitsEqualLastRowOfAllLogits) {
+TEST(Decoder, LastLogitsEqualLastRowOfAllLogits) {
     Loaded m = load_tiny(DType::Q8);
     std::vector<int> ids = some_ids(17, 300);
     m.model->forward(ids.data(), 17, ForwardOptions().with_all_logits());
@@ -128,10 +128,10 @@ TEST(GPT2, LastLogitsEqualLastRowOfAllLogits) {
     EXPECT_TRUE(std::equal(m.model->logits(), m.model->logits() + 300, all.begin() + 16 * 300));
 }
 
-TEST(GPT2, KVCacheDecodingEqualsFullForward) {
+TEST(Decoder, KVCacheDecodingEqualsFullForward) {
     for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
         Loaded m = load_tiny(t);
-        GPT2& g = *m.model;
+        Decoder& g = *m.model;
         const int T = 40, P = 5, L = 2, H = 4, V = 300;
         std::vector<int> ids = some_ids(T, V);
         g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
@@ -168,13 +168,13 @@ TEST(GPT2, KVCacheDecodingEqualsFullForward) {
     }
 }
 
-TEST(GPT2, LongInputsInChunksEqualTokenByToken) {
+TEST(Decoder, LongInputsInChunksEqualTokenByToken) {
     // 290 positions pass through the blocks in chunks of 64; appending them one at a time must give the same bits
     // (q8: every step of the forward pass is position-wise or sums in a fixed order).
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     c.n_ctx = 300;
     std::vector<uint8_t> bytes = tiny_model_bytes(DType::Q8, 2, c);
-    GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+    Decoder g(ModelFile::parse(bytes.data(), bytes.size()));
     const int T = 290, L = 2, H = 4, V = 300;
     std::vector<int> ids = some_ids(T, V, 11);
     g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
@@ -201,12 +201,12 @@ TEST(GPT2, LongInputsInChunksEqualTokenByToken) {
     EXPECT_EQ(att_err, 0.0);
 }
 
-TEST(GPT2, AttentionPatternFromHookedQueriesAndKeysIsTheCapture) {
+TEST(Decoder, AttentionPatternFromHookedQueriesAndKeysIsTheCapture) {
     // 150 positions: two chunks of the pass, one recomputation.
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     c.n_ctx = 160;
     std::vector<uint8_t> bytes = tiny_model_bytes(DType::Q8, 2, c);
-    GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+    Decoder g(ModelFile::parse(bytes.data(), bytes.size()));
     const int T = 150, H = 4;
     std::vector<int> ids = some_ids(T, 300, 12);
     g.forward(ids.data(), T, ForwardOptions().with_attention());
@@ -223,14 +223,14 @@ TEST(GPT2, AttentionPatternFromHookedQueriesAndKeysIsTheCapture) {
     EXPECT_THROW(g.attention_pattern(out.data(), out.data(), T, H, out.data()), Error);
 }
 
-TEST(GPT2, ForwardFromAKeptPrefixIsAFreshPassAtTheNewPositions) {
+TEST(Decoder, ForwardFromAKeptPrefixIsAFreshPassAtTheNewPositions) {
     // An edit keeps the positions before it: the pass from there, on the KV cache the earlier text left, must give
     // the same bits as a fresh pass over the new text (logits, attention rows, hooks), at any split of the chunks.
-    GPT2Config c = tiny_config();
+    ModelConfig c = tiny_config();
     c.n_ctx = 200;
     for (DType type : {DType::Q8, DType::Q16, DType::F32}) {
         std::vector<uint8_t> bytes = tiny_model_bytes(type, 2, c);
-        GPT2 g(ModelFile::parse(bytes.data(), bytes.size()));
+        Decoder g(ModelFile::parse(bytes.data(), bytes.size()));
         const int T = 170, L = 2, H = 4, V = 300;
         const std::vector<int> before = some_ids(T, V, 21);
         for (int edit : {0, 1, 63, 64, 100, 169}) {
@@ -269,9 +269,9 @@ TEST(GPT2, ForwardFromAKeptPrefixIsAFreshPassAtTheNewPositions) {
     }
 }
 
-TEST(GPT2, OnlyTokensTheCacheHoldsAsTheyAreCanBeKept) {
+TEST(Decoder, OnlyTokensTheCacheHoldsAsTheyAreCanBeKept) {
     Loaded m = load_tiny(DType::Q8);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     const std::vector<int> ids = some_ids(12, 300);
     EXPECT_EQ(g.cached_prefix(ids.data(), 12), 0);  // nothing run yet
     g.forward(ids.data(), 12);
@@ -300,9 +300,9 @@ TEST(GPT2, OnlyTokensTheCacheHoldsAsTheyAreCanBeKept) {
     EXPECT_THROW(g.forward_from(1, ids.data(), 12), Error);
 }
 
-TEST(GPT2, RejectsBadInputClearly) {
+TEST(Decoder, RejectsBadInputClearly) {
     Loaded m = load_tiny(DType::Q8);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     std::vector<int> ids = some_ids(48, 300);
     EXPECT_NE(error_of([&] { g.forward(ids.data(), 0); }).find("empty input"), std::string::npos);
     std::vector<int> long_ids = some_ids(49, 300);

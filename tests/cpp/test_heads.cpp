@@ -71,8 +71,8 @@ TEST(Heads, RepeatedRandomTokens) {
 
 TEST(Heads, AnalyzeTinyModelMatchesScoringItsAttention) {
     std::vector<uint8_t> bytes = tiny_model_bytes(DType::F32, 5);
-    GPT2 model(ModelFile::parse(bytes.data(), bytes.size()));
-    const GPT2Config& c = model.config();
+    Decoder model(ModelFile::parse(bytes.data(), bytes.size()));
+    const ModelConfig& c = model.config();
     std::vector<int> pool = default_candidates(c);
     EXPECT_EQ(pool.size(), size_t(c.n_vocab));  // the tiny vocabulary (300) has no end-of-text id
     HeadScores s = analyze_heads(model, pool, 12, 3);

@@ -15,7 +15,7 @@
 #include "arcscope/core/sizes.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/formats/safetensors.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;
@@ -29,7 +29,7 @@ namespace {
     if (kAddressBits > 32) GTEST_SKIP() << "checked in the 32-bit build and in wasm"
 
 // The one config from the review: valid, but its .arcs would be 2^32 + ~117 KB.
-GPT2Config file_over_4gb() {
+ModelConfig file_over_4gb() {
     return gpt2_config(73, 16, 2048, 1, 66712);
 }
 
@@ -48,7 +48,7 @@ std::string parse_error(std::vector<uint8_t> b) {
     return error_of([&] { ModelFile::parse(b.data(), b.size()); });
 }
 
-std::vector<float> logits_of(GPT2& g, const std::vector<int>& ids) {
+std::vector<float> logits_of(Decoder& g, const std::vector<int>& ids) {
     g.forward(ids.data(), int(ids.size()), ForwardOptions().with_attention().with_all_logits());
     return std::vector<float>(g.logits(), g.logits() + size_t(ids.size()) * g.config().n_vocab);
 }
@@ -88,20 +88,20 @@ TEST(HostileInput, ShapeProductsNeverWrap) {
     EXPECT_HAS(error_of([&] { parse_safetensors_header(big); }),
                "shape [67108864, 67108864] of BF16 needs 9007199254740992 bytes, data_offsets give 8");
     // A packed matrix's size in 64 bits: q16 [2^20, 2048] is 4.6 GB (in wasm it wrapped to 268 MB).
-    const GPT2Config wide = gpt2_config(1, 16, 2048, 1, 1 << 20);
+    const ModelConfig wide = gpt2_config(1, 16, 2048, 1, 1 << 20);
     ASSERT_NO_THROW(wide.validate());
     if (kAddressBits > 32) {
         // 2^17 row groups x 64 blocks x 544-byte records
         EXPECT_EQ(uint64_t(q_packed_bytes(DType::Q16, 1 << 20, 2048)), uint64_t(1 << 17) * 64 * kQ16.record_bytes);
     } else {
-        EXPECT_HAS(error_of([&] { gpt2_tensor_specs(wide, DType::Q16); }),
+        EXPECT_HAS(error_of([&] { tensor_specs(wide, DType::Q16); }),
                    "a q16 matrix [1048576, 2048] needs 4.6 GB (4563402752 bytes); this build can address 4.3 GB");
     }
 }
 
 // 1. A config that passes validation, a file of its header alone: refused before the 4.3 GB output exists.
 TEST(HostileInput, ConverterChecksTheRealLengthBeforeAllocating) {
-    const GPT2Config c = file_over_4gb();
+    const ModelConfig c = file_over_4gb();
     ASSERT_NO_THROW(c.validate());
     const std::vector<uint8_t> st = header_only_safetensors(c);
     Converter conv(c, DType::Q8, st.size());
@@ -114,12 +114,12 @@ TEST(HostileInput, ConverterChecksTheRealLengthBeforeAllocating) {
 TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
     SKIP_UNLESS_32_BIT();
     // A source that claims its full length (a lying Content-Length): the output size itself is refused.
-    const GPT2Config c = file_over_4gb();
+    const ModelConfig c = file_over_4gb();
     const std::vector<uint8_t> st = header_only_safetensors(c);
     uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i) header_len = header_len << 8 | st[i];
     uint64_t data = 0;
-    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) data += s.bytes;
+    for (const TensorSpec& s : tensor_specs(c, DType::F32)) data += s.bytes;
     Converter conv(c, DType::Q8, 8 + header_len + data);
     const std::string msg = error_of([&] { conv.feed(st.data(), st.size()); });
     EXPECT_HAS(msg, "the converted model file needs 4.3 GB");
@@ -130,12 +130,12 @@ TEST(HostileInput, ConverterOutputBeyondTheAddressSpaceIsAnError) {
 // A download that stalls after a header describing GPT-2 medium (its length announced truthfully): the converter
 // holds what arrived and the tensor it is writing (at most 59 MB here), not the 400 MB file the header describes.
 TEST(HostileInput, ConverterHoldsWhatArrivedNotWhatTheHeaderDescribes) {
-    const GPT2Config c = gpt2_config(24, 16, 1024, 1024, 50257);
+    const ModelConfig c = gpt2_config(24, 16, 1024, 1024, 50257);
     const std::vector<uint8_t> st = header_only_safetensors(c);
     uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i) header_len = header_len << 8 | st[i];
     uint64_t data = 0;
-    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::F32)) data += s.bytes;
+    for (const TensorSpec& s : tensor_specs(c, DType::F32)) data += s.bytes;
     Converter conv(c, DType::Q8, 8 + header_len + data);
     conv.feed(st.data(), st.size());
     const std::vector<uint8_t> arrived(8 << 20, 0);
@@ -143,7 +143,7 @@ TEST(HostileInput, ConverterHoldsWhatArrivedNotWhatTheHeaderDescribes) {
     EXPECT_GT(conv.output_bytes(), uint64_t(380) << 20);
     // A tensor's page is allocated whole when its first bytes arrive (a model runs on each tensor where it lies).
     uint64_t largest = 0;
-    for (const TensorSpec& s : gpt2_tensor_specs(c, DType::Q8)) largest = std::max(largest, s.bytes);
+    for (const TensorSpec& s : tensor_specs(c, DType::Q8)) largest = std::max(largest, s.bytes);
     EXPECT_LE(conv.allocated_bytes(), arrived.size() + largest) << "of " << conv.output_bytes() << " bytes described";
     EXPECT_GT(conv.allocated_bytes(), 0u);
 }
@@ -288,11 +288,11 @@ TEST(HostileInput, MemoryStaysBoundedByTheInput) {
     bomb += "0]";
     EXPECT_HAS(error_of([&] { Json::parse(bomb); }), "more than 16 bytes of memory per byte of text");
     // A real header fits the bound with room: GPT-2 xl's layout (48 layers).
-    const GPT2Config xl = gpt2_config(48, 25, 1600, 1024, 50257);
+    const ModelConfig xl = gpt2_config(48, 25, 1600, 1024, 50257);
     const std::vector<uint8_t> st = header_only_safetensors(xl);
     EXPECT_EQ(
         parse_safetensors_header(std::string_view(reinterpret_cast<const char*>(st.data()) + 8, st.size() - 8)).size(),
-        gpt2_tensor_specs(xl, DType::F32).size());
+        tensor_specs(xl, DType::F32).size());
 }
 
 // 10. Messages a person understands.

@@ -18,13 +18,13 @@ const std::vector<int> kClean = {5, 17, 42, 99, 7, 250, 3, 64, 120, 8};
 const std::vector<int> kCorrupted = {5, 17, 42, 99, 7, 251, 3, 64, 11, 8};  // differs at 5 and 8
 constexpr int kAnswer = 10, kWrong = 20;
 
-std::vector<float> cache_of(GPT2& g, const std::vector<int>& ids, HookName hook) {
+std::vector<float> cache_of(Decoder& g, const std::vector<int>& ids, HookName hook) {
     ActivationCache cache(g.config(), {hook}, int(ids.size()));
     g.forward(ids.data(), int(ids.size()), ForwardOptions().with_hooks(&cache));
     return cache.entries()[0].data;
 }
 
-float metric_with(GPT2& g, const std::vector<int>& ids, std::vector<Intervention> list) {
+float metric_with(Decoder& g, const std::vector<int>& ids, std::vector<Intervention> list) {
     run_with_interventions(g, ids, std::move(list), false);
     return logit_difference(g, kAnswer, kWrong);
 }
@@ -33,7 +33,7 @@ class Interventions : public ::testing::TestWithParam<DType> {};
 
 TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     const int T = int(kClean.size()), C = g.config().n_embd, V = g.config().n_vocab;
     for (int l = 0; l < g.config().n_layer; ++l) {
         const std::vector<float> resid = cache_of(g, kClean, {HookPoint::ResidPre, l});
@@ -47,8 +47,8 @@ TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
 
 TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
-    const GPT2Config& c = g.config();
+    Decoder& g = *m.model;
+    const ModelConfig& c = g.config();
     const int T = int(kClean.size());
     const Patching p = patching_sweep(g, kClean, kCorrupted, kAnswer, kWrong);
     EXPECT_EQ(p.first_difference, 5);
@@ -81,8 +81,8 @@ TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
 
 TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
-    const GPT2Config& c = g.config();
+    Decoder& g = *m.model;
+    const ModelConfig& c = g.config();
     for (auto kind : {Intervention::Kind::Zero, Intervention::Kind::Mean}) {
         const Ablation a = ablation_sweep(g, kClean, kAnswer, kWrong, kind);
         EXPECT_EQ(a.baseline, metric_with(g, kClean, {}));
@@ -98,7 +98,7 @@ TEST_P(Interventions, SweepsAStepAtATimeGiveTheSameCellsWhateverRunsBetweenSteps
     // A worker runs a sweep a step (a batch of variants) at a time so that a cancel gets in; other passes may touch the
     // model meanwhile. 48 tokens differing from position 1: a layer's residual positions take several batches.
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     std::vector<int> clean(48), corrupted;
     for (int t = 0; t < 48; ++t) clean[size_t(t)] = (t * 37 + 5) % 300;
     corrupted = clean;
@@ -127,14 +127,14 @@ TEST_P(Interventions, SweepsAStepAtATimeGiveTheSameCellsWhateverRunsBetweenSteps
 
 TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     const int T = int(kClean.size()), C = g.config().n_embd, hd = g.config().head_dim();
     const std::vector<float> before = cache_of(g, kClean, {HookPoint::Z, 1});
     // The cache sees the edited values: it runs after the intervention at the same point.
     struct Both : Hooks {
         InterventionHooks edit;
         ActivationCache seen;
-        Both(const GPT2Config& c, int T)
+        Both(const ModelConfig& c, int T)
             : edit(c, {{{HookPoint::Z, 1}, Intervention::Kind::Zero, {2}, {}, {}}}, T),
               seen(c, {{HookPoint::Z, 1}}, T) {}
         bool wants(const HookName& h) const override { return edit.wants(h); }
@@ -154,8 +154,8 @@ TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
 
 TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
-    const GPT2Config& c = g.config();
+    Decoder& g = *m.model;
+    const ModelConfig& c = g.config();
     const Attribution a = direct_logit_attribution(g, kClean, kAnswer, -1);
     EXPECT_EQ(a.parts.size(), size_t(1 + c.n_layer * (c.n_head + 2) + 1));
     double sum = 0;
@@ -174,7 +174,7 @@ TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
 
 TEST_P(Interventions, BadRequestsAreClearErrors) {
     Loaded m = load_tiny(GetParam(), 3);
-    GPT2& g = *m.model;
+    Decoder& g = *m.model;
     auto message = [](auto f) {
         try {
             f();

@@ -31,9 +31,9 @@ uint64_t get_u64(const std::vector<uint8_t>& b, size_t at) {
 size_t entry(size_t i) {
     return kModelHeaderBytes + i * kTensorEntryBytes;
 }
-// Table index of a tensor (file order = gpt2_tensor_specs order).
+// Table index of a tensor (file order = tensor_specs order).
 size_t index_of(const std::string& name) {
-    auto specs = gpt2_tensor_specs(tiny_config(), DType::F32);
+    auto specs = tensor_specs(tiny_config(), DType::F32);
     for (size_t i = 0; i < specs.size(); ++i)
         if (specs[i].name == name) return i;
     return 0;

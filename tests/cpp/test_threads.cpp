@@ -8,7 +8,7 @@
 #include "arcscope/core/random.h"
 #include "arcscope/core/threads.h"
 #include "arcscope/kernels/quant.h"
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "engine_fixture.h"
 
 using namespace arcscope;
@@ -77,7 +77,7 @@ TEST(Threads, ForwardPassIsTheSameBitsOnThreeThreads) {
     // Wide enough and long enough that the products and the attention rows are shared (kParallelWork).
     for (DType dtype : {DType::Q8, DType::Q16, DType::F32}) {
         Loaded m(tiny_model_bytes(dtype, 2, gpt2_config(2, 4, 256, 128, 300)));
-        GPT2& g = *m.model;
+        Decoder& g = *m.model;
         const int T = 100;
         std::vector<int> ids(T);
         for (int i = 0; i < T; ++i) ids[i] = (i * 37 + 5) % 300;

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "arcscope/core/error.h"
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 #include "arcscope/tokenizer/bpe.h"
 #include "arcscope/tokenizer/tokenizer.h"
 #include "tokenizer/pretokenize.h"

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 
 namespace arcscope {
 
@@ -30,10 +30,10 @@ std::vector<int> repeated_random_tokens(const std::vector<int>& candidates, int 
 HeadScores score_heads(const float* attention, int n_layer, int n_head, int length);
 
 // Every id the model can take except GPT-2's end-of-text (kEndOfText): the default pool to draw random tokens from.
-std::vector<int> default_candidates(const GPT2Config& config);
+std::vector<int> default_candidates(const ModelConfig& config);
 
 // Draws the sequence, runs the model with attention and scores it (restarts the model's KV cache).
 // length <= 0 means min(50, n_ctx / 2).
-HeadScores analyze_heads(GPT2& model, const std::vector<int>& candidates, int length, uint64_t seed);
+HeadScores analyze_heads(Decoder& model, const std::vector<int>& candidates, int length, uint64_t seed);
 
 }  // namespace arcscope

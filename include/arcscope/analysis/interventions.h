@@ -1,7 +1,7 @@
 // interventions.h: changing the forward pass at its hook points (hooks.h) and the analyses built on it, as
 // TransformerLens users run them in Python: head ablation, activation patching, the logit lens and direct logit
 // attribution. An intervention at layer l reuses the pass below l, and a sweep runs each layer's variants as one batch
-// (GPT2::resume_variants) through the LM head's rows of its two tokens only, so a sweep over every head costs far
+// (Decoder::resume_variants) through the LM head's rows of its two tokens only, so a sweep over every head costs far
 // less than a forward pass per head, with the same bits as one.
 #pragma once
 #include <memory>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 #include "arcscope/model/hooks.h"
 
 namespace arcscope {
@@ -30,22 +30,22 @@ const char* intervention_kind_name(Intervention::Kind kind);  // "zero", "mean",
 // Applies interventions to the pass they are given to (forward or resume of T positions in all).
 class InterventionHooks : public Hooks {
 public:
-    InterventionHooks(const GPT2Config& config, std::vector<Intervention> list, int T);
+    InterventionHooks(const ModelConfig& config, std::vector<Intervention> list, int T);
     bool wants(const HookName& hook) const override;
     void visit(const HookSite& site, float* values) override;
 
 private:
-    GPT2Config config_;
+    ModelConfig config_;
     int T_;
     std::vector<Intervention> list_;
 };
 
 // ids through the model with the interventions (their heads, positions and values checked against the model); Mean
 // ones first take their means from a clean run of the same ids. Leaves the results in the model (logits()).
-void run_with_interventions(GPT2& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits);
+void run_with_interventions(Decoder& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits);
 
 // logit[answer] - logit[wrong] at the last position of the model's last pass: the patching and ablation metric.
-float logit_difference(const GPT2& model, int answer, int wrong);
+float logit_difference(const Decoder& model, int answer, int wrong);
 
 // Activation patching from a clean prompt into a corrupted one of the same length, each effect normalised so that
 // the clean run scores 1 and the corrupted run 0:
@@ -56,15 +56,15 @@ struct Patching {
     int first_difference = 0;        // the first position where the prompts differ (nothing changes before it)
     std::vector<float> heads, resid;
 };
-Patching patching_sweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+Patching patching_sweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
                         int wrong);
 
 // The same sweep a step at a time, so a caller can show progress and stop between steps: the constructor runs both
-// prompts, each next() one batch of a layer's variants (its heads, then its residual positions; GPT2::kVariantRows
+// prompts, each next() one batch of a layer's variants (its heads, then its residual positions; Decoder::kVariantRows
 // rows at most, or one variant). A cell not run yet reads 0.
 class PatchingSweep {
 public:
-    PatchingSweep(GPT2& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer, int wrong);
+    PatchingSweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer, int wrong);
     ~PatchingSweep();
     bool done() const;
     int layers_done() const { return layer_; }
@@ -72,7 +72,7 @@ public:
     const Patching& result() const { return out_; }
 
 private:
-    GPT2& model_;
+    Decoder& model_;
     std::vector<int> corrupted_;
     int answer_, wrong_, layer_ = 0, next_variant_ = 0;  // of the layer: its heads, then its positions from d
     float span_ = 0;                                     // clean - corrupted: an effect is (metric - corrupted) / span
@@ -86,12 +86,12 @@ struct Ablation {
     float baseline = 0;
     std::vector<float> heads;
 };
-Ablation ablation_sweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
+Ablation ablation_sweep(Decoder& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
 
 // The same sweep a step at a time (a batch of a layer's heads), as PatchingSweep.
 class AblationSweep {
 public:
-    AblationSweep(GPT2& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
+    AblationSweep(Decoder& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind);
     ~AblationSweep();
     bool done() const;
     int layers_done() const { return layer_; }
@@ -99,7 +99,7 @@ public:
     const Ablation& result() const { return out_; }
 
 private:
-    GPT2& model_;
+    Decoder& model_;
     int T_, answer_, wrong_, layer_ = 0, next_head_ = 0;
     Intervention::Kind kind_;
     std::unique_ptr<ActivationCache> cache_;  // hook_resid_pre and hook_z of the run
@@ -114,7 +114,7 @@ struct LogitLens {
     std::vector<int> top_ids;
     std::vector<float> top_probs, target;
 };
-LogitLens logit_lens(GPT2& model, const std::vector<int>& ids, int k, int target);
+LogitLens logit_lens(Decoder& model, const std::vector<int>& ids, int k, int target);
 
 // Direct logit attribution: the token's logit at a position split into what each part of the residual stream
 // adds to it through ln_final, with ln_final's scale taken from the run itself and each part centred, as
@@ -124,6 +124,6 @@ struct Attribution {
     float logit = 0;
     std::vector<std::pair<std::string, float>> parts;
 };
-Attribution direct_logit_attribution(GPT2& model, const std::vector<int>& ids, int token, int position);
+Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids, int token, int position);
 
 }  // namespace arcscope

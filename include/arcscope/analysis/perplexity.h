@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "arcscope/model/gpt2.h"
+#include "arcscope/model/decoder.h"
 
 namespace arcscope {
 
@@ -19,7 +19,7 @@ struct Perplexity {
 };
 
 // ids (N >= 2) -> mean cross-entropy of ids[1..N-1]; window <= 0 means the model's n_ctx. Restarts the KV cache.
-Perplexity perplexity(GPT2& model, const std::vector<int>& ids, int window = 0);
+Perplexity perplexity(Decoder& model, const std::vector<int>& ids, int window = 0);
 
 // The held-out tail of a tokenized text: ids[floor(N * train_tenths / 10) ..]. With the default 9 these are the
 // last 10% that the default model's training (python/arcscope_reference/corpus.py) holds out.

@@ -10,7 +10,7 @@
 
 namespace arcscope {
 
-class GPT2;
+class Decoder;
 
 struct SamplingParams {
     float temperature = 1.0f;  // 0 = greedy (argmax)
@@ -51,19 +51,19 @@ const char* stop_reason_name(StopReason r);  // "max_tokens", "end_of_text", "co
 // returned), or the context full (the total length never exceeds n_ctx).
 class Generator {
 public:
-    Generator(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params);
+    Generator(Decoder& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params);
     bool step(int& id, bool attention = false);
     StopReason stop() const { return stop_; }  // why step() returned false (MaxTokens until then)
 
 private:
-    GPT2& model_;
+    Decoder& model_;
     Sampler sampler_;
     int left_;
     StopReason stop_ = StopReason::MaxTokens;
 };
 
 // Runs a Generator to the end. on_token(id) sees each new token; returning false stops early (Callback).
-StopReason generate(GPT2& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params,
+StopReason generate(Decoder& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params,
                     const std::function<bool(int)>& on_token);
 
 }  // namespace arcscope

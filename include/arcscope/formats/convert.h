@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "arcscope/core/files.h"
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 #include "arcscope/formats/hf_config.h"  // config_from_hf_json, for the converter's callers
 #include "arcscope/formats/model_file.h"
 #include "arcscope/formats/safetensors.h"
@@ -52,7 +52,7 @@ private:
 class Converter {
 public:
     // source_bytes: the length of model.safetensors (the file's size, the download's Content-Length).
-    Converter(const GPT2Config& config, DType dtype, uint64_t source_bytes);
+    Converter(const ModelConfig& config, DType dtype, uint64_t source_bytes);
 
     // The next bytes of model.safetensors, in order.
     void feed(const uint8_t* data, size_t n);
@@ -74,7 +74,7 @@ private:
         bool compare_only = false;  // lm_head.weight: read as wte.weight is, compared with it, never written
     };
 
-    GPT2Config config_;
+    ModelConfig config_;
     DType dtype_;
     std::vector<TensorSpec> specs_;
     std::vector<uint64_t> offsets_;  // absolute file offsets of each spec's data

@@ -8,7 +8,7 @@
 #pragma once
 #include <cstdint>
 
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 #include "arcscope/kernels/quant.h"
 
 namespace arcscope {
@@ -17,9 +17,9 @@ namespace arcscope {
 constexpr uint64_t kDefaultQ16MaxBytes = uint64_t(1) << 31;
 
 // The size of config's .arcs file in weight_type.
-uint64_t converted_file_bytes(const GPT2Config& config, DType weight_type);
+uint64_t converted_file_bytes(const ModelConfig& config, DType weight_type);
 
 // q16 if config's q16 file is at most kDefaultQ16MaxBytes, else q8.
-DType default_weight_type(const GPT2Config& config);
+DType default_weight_type(const ModelConfig& config);
 
 }  // namespace arcscope

@@ -1,10 +1,10 @@
-// hf_config.h: a Hugging Face GPT-2 config.json -> GPT2Config. Every field of transformers' GPT2Config that changes
+// hf_config.h: a Hugging Face GPT-2 config.json -> ModelConfig. Every field of transformers' ModelConfig that changes
 // what the model computes is honoured or refused by name; the others (dropout, initialisation, generation and output
 // options, the multiple-choice head's summary_*) change nothing a forward pass of GPT2LMHeadModel computes.
 #pragma once
 #include <string_view>
 
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 
 namespace arcscope {
 
@@ -13,6 +13,6 @@ namespace arcscope {
 // GPT-2, and any value arcscope would compute differently from modeling_gpt2.py, e.g.
 //   "config.json: scale_attn_by_inverse_layer_idx true is not supported (arcscope scales attention scores by
 //    1/sqrt(head size) only)".
-GPT2Config config_from_hf_json(std::string_view json);
+ModelConfig config_from_hf_json(std::string_view json);
 
 }  // namespace arcscope

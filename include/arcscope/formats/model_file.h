@@ -19,7 +19,7 @@
 
 #include "arcscope/core/files.h"
 #include "arcscope/core/sizes.h"
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 
 namespace arcscope {
 
@@ -53,7 +53,7 @@ struct FileLayout {
 FileLayout plan_layout(const std::vector<TensorSpec>& specs);
 
 // Writes the header and tensor table into out[0, layout.data_offset). The checksum is filled by seal_file().
-void write_header(uint8_t* out, const GPT2Config& config, DType weight_type, const std::vector<TensorSpec>& specs,
+void write_header(uint8_t* out, const ModelConfig& config, DType weight_type, const std::vector<TensorSpec>& specs,
                   const FileLayout& layout);
 // Computes the checksum over out[header, file_size) and stores it in the header. Call once the data is written.
 void seal_file(uint8_t* out, uint64_t file_size);
@@ -90,7 +90,7 @@ public:
     // header), so that the file is not read again.
     static ModelFile parse_summed(const uint8_t* bytes, size_t size, uint64_t summed);
 
-    const GPT2Config& config() const { return config_; }
+    const ModelConfig& config() const { return config_; }
     DType weight_type() const { return weight_type_; }
     uint64_t checksum() const { return checksum_; }
     size_t size() const { return size_; }
@@ -103,7 +103,7 @@ private:
     // Checks as parse says; checksum gives the sum of the data to compare with the header's (null: not compared).
     static ModelFile read(const std::vector<ByteSpan>& pages, const std::function<uint64_t()>& checksum);
 
-    GPT2Config config_;
+    ModelConfig config_;
     DType weight_type_ = DType::F32;
     uint64_t checksum_ = 0;
     std::vector<ByteSpan> pages_;

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 
 namespace arcscope {
 
@@ -42,13 +42,13 @@ struct HookName {
 
 // "blocks.8.attn.hook_pattern" -> {Pattern, 8}; an Error naming what is wrong for anything else (a layer the
 // config does not have included).
-HookName parse_hook_name(const std::string& name, const GPT2Config& config);
+HookName parse_hook_name(const std::string& name, const ModelConfig& config);
 std::string hook_name(const HookName& hook);
 // Every name of a model, in the order the pass reaches them.
-std::vector<HookName> all_hooks(const GPT2Config& config);
+std::vector<HookName> all_hooks(const ModelConfig& config);
 // The shape of a hook's activation over T positions from position `first` (all of them with first 0): [T, ...], and
 // for the pattern [H, T, first + T], each query row over every key it may see.
-std::vector<int> hook_shape(const HookName& hook, const GPT2Config& config, int T, int first = 0);
+std::vector<int> hook_shape(const HookName& hook, const ModelConfig& config, int T, int first = 0);
 
 // Where a hook's values are, for one chunk of positions [first, first + rows) of the pass:
 //   row r, column c is values[r * stride + c], for c < width.
@@ -74,7 +74,7 @@ public:
     virtual bool wants(const HookName& hook) const = 0;
     virtual void visit(const HookSite& site, float* values) = 0;
     // Whether visit may change the values: the KV cache of such a pass holds what the tokens alone do not give, so
-    // a later pass may not reuse it (GPT2::cached_prefix).
+    // a later pass may not reuse it (Decoder::cached_prefix).
     virtual bool changes_values() const { return true; }
 };
 
@@ -85,13 +85,13 @@ struct HookSlot {
     std::vector<int> shape;
     size_t elements;
 };
-std::vector<HookSlot> hook_slots(const GPT2Config& config, const std::vector<HookName>& names, int T, int first = 0);
+std::vector<HookSlot> hook_slots(const ModelConfig& config, const std::vector<HookName>& names, int T, int first = 0);
 
-// Records the named activations of one pass (GPT2::forward with these hooks) over positions [first, first + T),
+// Records the named activations of one pass (Decoder::forward with these hooks) over positions [first, first + T),
 // each in its shape (hook_shape).
 class ActivationCache : public Hooks {
 public:
-    ActivationCache(const GPT2Config& config, std::vector<HookName> names, int T, int first = 0);
+    ActivationCache(const ModelConfig& config, std::vector<HookName> names, int T, int first = 0);
     bool wants(const HookName& hook) const override;
     void visit(const HookSite& site, float* values) override;
     bool changes_values() const override { return false; }
@@ -104,7 +104,7 @@ public:
     const std::vector<Entry>& entries() const { return entries_; }
 
 private:
-    GPT2Config config_;
+    ModelConfig config_;
     int T_, first_;
     std::vector<Entry> entries_;
 };

@@ -1,4 +1,4 @@
-// gpt2_config.h: GPT-2's hyperparameters and the list of tensors a model of that shape has, in the engine's
+// model_config.h: a model's hyperparameters and the list of tensors a model of that shape has, in the engine's
 // orientation: every matrix (out_features, in_features) row-major, e.g. attn.c_attn.weight [2304, 768].
 #pragma once
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 namespace arcscope {
 
-struct GPT2Config {
+struct ModelConfig {
     int n_layer = 12;      // transformer blocks
     int n_head = 12;       // attention heads per block
     int n_embd = 768;      // channels of the residual stream
@@ -42,6 +42,6 @@ struct TensorSpec {
 };
 
 // Every tensor of a GPT-2 with this config, in file order. Matrices get `matrix_type`; LayerNorms and biases are f32.
-std::vector<TensorSpec> gpt2_tensor_specs(const GPT2Config& config, DType matrix_type);
+std::vector<TensorSpec> tensor_specs(const ModelConfig& config, DType matrix_type);
 
 }  // namespace arcscope

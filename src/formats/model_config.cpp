@@ -1,5 +1,5 @@
-// gpt2_config.cpp: config validation and the tensor list shared by the converter and the loader.
-#include "arcscope/formats/gpt2_config.h"
+// model_config.cpp: config validation and the tensor list shared by the converter and the loader.
+#include "arcscope/formats/model_config.h"
 
 #include <algorithm>
 
@@ -16,7 +16,7 @@ void check_range(const char* name, long v, long lo, long hi) {
 }
 }  // namespace
 
-void GPT2Config::validate() const {
+void ModelConfig::validate() const {
     // Limits far above GPT-2 xl (48 layers, 25 heads, 1600 channels) but low enough that sizes cannot overflow.
     check_range("n_layer", n_layer, 1, 256);
     check_range("n_head", n_head, 1, 256);
@@ -32,7 +32,7 @@ void GPT2Config::validate() const {
     require(ln_eps > 0 && ln_eps < 1, "layer_norm_epsilon " + std::to_string(ln_eps) + " is out of range (0, 1)");
 }
 
-std::string GPT2Config::describe() const {
+std::string ModelConfig::describe() const {
     return "n_layer " + std::to_string(n_layer) + ", n_head " + std::to_string(n_head) + ", n_embd " +
            std::to_string(n_embd) + ", n_ctx " + std::to_string(n_ctx) + ", n_vocab " + std::to_string(n_vocab);
 }
@@ -41,7 +41,7 @@ std::string TensorSpec::shape_text() const {
     return cols == 0 ? arcscope::shape_text({uint64_t(rows)}) : arcscope::shape_text({uint64_t(rows), uint64_t(cols)});
 }
 
-std::vector<TensorSpec> gpt2_tensor_specs(const GPT2Config& c, DType matrix_type) {
+std::vector<TensorSpec> tensor_specs(const ModelConfig& c, DType matrix_type) {
     std::vector<TensorSpec> specs;
     auto matrix = [&](const std::string& name, int rows, int cols) {
         uint64_t bytes =

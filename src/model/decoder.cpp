@@ -1,5 +1,5 @@
-// gpt2.cpp: the forward pass. Pre-LayerNorm blocks, tanh GELU, learned positions, tied LM head.
-#include "arcscope/model/gpt2.h"
+// decoder.cpp: the forward pass of a decoder-only transformer. Pre-LayerNorm blocks, tanh GELU, learned positions, tied LM head.
+#include "arcscope/model/decoder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +50,7 @@ void Linear::row(int r, float* out) const {
     else std::copy(w + size_t(r) * cols, w + size_t(r + 1) * cols, out);
 }
 
-GPT2::GPT2(const ModelFile& file, std::shared_ptr<const void> owner)
+Decoder::Decoder(const ModelFile& file, std::shared_ptr<const void> owner)
     : config_(file.config()), weight_type_(file.weight_type()), file_(file), owner_(std::move(owner)) {
     for (const ByteSpan& page : file.pages())
         require(reinterpret_cast<uintptr_t>(page.data) % 4 == 0, "model bytes must be 4-byte aligned");
@@ -74,18 +74,18 @@ GPT2::GPT2(const ModelFile& file, std::shared_ptr<const void> owner)
     set_kv_type(KVType::F32);
 }
 
-std::unique_ptr<GPT2> GPT2::load(const std::string& path) {
+std::unique_ptr<Decoder> Decoder::load(const std::string& path) {
     std::shared_ptr<AlignedBytes> bytes = read_file_aligned(path);
     try {
         ModelFile file = ModelFile::parse(bytes->data, bytes->size);
-        return std::make_unique<GPT2>(file, bytes);
+        return std::make_unique<Decoder>(file, bytes);
     } catch (const Error& e) {
         throw Error(path + ": " + e.what());
     }
 }
 
 // Runs once per token when decoding: messages are only built on failure (no allocation on the good path).
-void GPT2::check_ids(const int* ids, int n) const {
+void Decoder::check_ids(const int* ids, int n) const {
     if (n <= 0) throw Error("empty input: at least one token is needed");
     if (length_ + n > config_.n_ctx)
         throw Error("sequence of " + std::to_string(length_ + n) +
@@ -99,7 +99,7 @@ void GPT2::check_ids(const int* ids, int n) const {
 // Finite weights can still overflow float32 on some input; NaN logits would be drawn as blank arcs and sampled
 // as token 0, so they are an error instead. changed: hooks or a given residual stream put values into the pass, which
 // share the blame.
-void GPT2::check_finite(const float* logits, int rows, int V, int first_position, bool changed) const {
+void Decoder::check_finite(const float* logits, int rows, int V, int first_position, bool changed) const {
     for (size_t i = 0; i < size_t(rows) * V; ++i)
         if (!std::isfinite(logits[i]))
             throw Error("the model produced a non-finite logit (" + std::string(std::isnan(logits[i]) ? "NaN" : "Inf") +
@@ -109,24 +109,24 @@ void GPT2::check_finite(const float* logits, int rows, int V, int first_position
                                  : ": its weights overflow float32 on this input"));
 }
 
-void GPT2::set_kv_type(KVType type) {
+void Decoder::set_kv_type(KVType type) {
     kv_.configure(config_.n_layer, config_.n_embd, config_.n_head, config_.n_ctx, type);
     reset();
 }
 
-void GPT2::forward(const int* ids, int T, const ForwardOptions& options) {
+void Decoder::forward(const int* ids, int T, const ForwardOptions& options) {
     reset();
     run(ids, T, options, Start{});
 }
 
-int GPT2::cached_prefix(const int* ids, int T) const {
+int Decoder::cached_prefix(const int* ids, int T) const {
     int n = 0;
     const int most = std::min(T - 1, int(cached_ids_.size()));
     while (n < most && cached_ids_[size_t(n)] == ids[n]) ++n;
     return n;
 }
 
-void GPT2::forward_from(int first, const int* ids, int T, const ForwardOptions& options) {
+void Decoder::forward_from(int first, const int* ids, int T, const ForwardOptions& options) {
     const int held = T >= 1 ? cached_prefix(ids, T) : 0;  // once: the message is built only on failure
     if (first < 0 || T < 1 || first > held)
         throw Error("forward_from: the KV cache holds " + std::to_string(held) + " of these tokens' positions, not " +
@@ -135,11 +135,11 @@ void GPT2::forward_from(int first, const int* ids, int T, const ForwardOptions& 
     run(ids + first, T - first, options, Start{});
 }
 
-void GPT2::append(int id, const ForwardOptions& options) {
+void Decoder::append(int id, const ForwardOptions& options) {
     run(&id, 1, options, Start{});  // one position: its logits are all the logits
 }
 
-void GPT2::resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks) {
+void Decoder::resume(int layer, int first, const float* resid_pre, int rows, Hooks* hooks) {
     require(layer >= 0 && layer < config_.n_layer,
             "resume: layer " + std::to_string(layer) + " is not in [0, " + std::to_string(config_.n_layer) + ")");
     require(first >= 0 && first <= length_ && rows >= 1 && first + rows <= config_.n_ctx,
@@ -149,21 +149,21 @@ void GPT2::resume(int layer, int first, const float* resid_pre, int rows, Hooks*
     run(nullptr, rows, ForwardOptions().with_hooks(hooks), {layer, resid_pre});
 }
 
-void GPT2::unembed(const float* resid, int rows, float* logits) {
+void Decoder::unembed(const float* resid, int rows, float* logits) {
     const int C = config_.n_embd;
     grow(ln_, size_t(rows) * C);
     layernorm_forward(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
     wte_.apply(logits, ln_.data(), rows);
 }
 
-void GPT2::check_tokens(const int* tokens, int n) const {
+void Decoder::check_tokens(const int* tokens, int n) const {
     for (int i = 0; i < n; ++i)
         if (tokens[i] < 0 || tokens[i] >= config_.n_vocab)
             throw Error("token id " + std::to_string(tokens[i]) + " is outside the vocabulary [0, " +
                         std::to_string(config_.n_vocab) + ")");
 }
 
-void GPT2::unembed_tokens(const float* resid, const int* tokens, int n, float* logits) {
+void Decoder::unembed_tokens(const float* resid, const int* tokens, int n, float* logits) {
     check_tokens(tokens, n);
     const int C = config_.n_embd;
     grow(ln_, size_t(C));
@@ -173,7 +173,7 @@ void GPT2::unembed_tokens(const float* resid, const int* tokens, int n, float* l
 
 // A token's logit is its row of the LM head against the row: for packed weights the kernel runs on the token's group
 // of 8 rows alone (each row's sums are the same whichever rows run beside it); f32 weights take the whole head.
-void GPT2::lm_head_tokens(const float* normed, const int* tokens, int n, float* logits) const {
+void Decoder::lm_head_tokens(const float* normed, const int* tokens, int n, float* logits) const {
     if (wte_.type == DType::F32) {
         std::vector<float> all(static_cast<size_t>(config_.n_vocab));
         wte_.apply(all.data(), normed, 1);
@@ -193,7 +193,7 @@ void GPT2::lm_head_tokens(const float* normed, const int* tokens, int n, float* 
     }
 }
 
-void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, const std::vector<int>& tokens,
+void Decoder::resume_variants(int layer, const std::vector<Variant>& variants, const std::vector<int>& tokens,
                            float* out) {
     require(layer >= 0 && layer < config_.n_layer, "resume_variants: layer " + std::to_string(layer) +
                                                        " is not in [0, " + std::to_string(config_.n_layer) + ")");
@@ -205,7 +205,7 @@ void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, cons
     const int C = config_.n_embd, n = int(tokens.size());
     check_tokens(tokens.data(), n);
     struct Scope {  // a pass after this one runs as a pass, whatever happens in this one
-        GPT2& model;
+        Decoder& model;
         ~Scope() {
             model.variants_ = false;
             model.segments_.clear();
@@ -241,21 +241,21 @@ void GPT2::resume_variants(int layer, const std::vector<Variant>& variants, cons
 
 // A head's keys transposed into kt (hd, ld), zeros past T, as the KV cache holds them (rounded if f16), so the score
 // loop runs on them as in the pass: from k (T rows, `stride` floats apart), a layer's hook_k or the k part of qkv.
-void GPT2::keys_transposed(const float* k, int stride, int T, int head, int ld, float* kt) const {
+void Decoder::keys_transposed(const float* k, int stride, int T, int head, int ld, float* kt) const {
     const int hd = config_.head_dim();
     std::fill(kt, kt + size_t(hd) * ld, 0.0f);
     for (int t = 0; t < T; ++t)
         for (int d = 0; d < hd; ++d) kt[size_t(d) * ld + t] = kv_.stored(k[size_t(t) * stride + head * hd + d]);
 }
 
-void GPT2::check_pattern(const char* what, int T, int head) const {
+void Decoder::check_pattern(const char* what, int T, int head) const {
     const int H = config_.n_head;
     require(T >= 1 && T <= config_.n_ctx && head >= 0 && head < H,
             std::string(what) + ": head " + std::to_string(head) + " of " + std::to_string(H) + ", " +
                 std::to_string(T) + " positions (the context holds " + std::to_string(config_.n_ctx) + ")");
 }
 
-void GPT2::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
+void Decoder::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
     check_pattern("attention_pattern", T, head);
     const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
     std::vector<float> kt(size_t(hd) * ld);
@@ -272,7 +272,7 @@ void GPT2::attention_pattern(const float* q, const float* k, int T, int head, fl
     });
 }
 
-void GPT2::attention_thumbnail(const float* q, const float* k, int T, int head, int size, float* out) const {
+void Decoder::attention_thumbnail(const float* q, const float* k, int T, int head, int size, float* out) const {
     check_pattern("attention_thumbnail", T, head);
     require(size >= 1 && size <= T,
             "attention_thumbnail: size " + std::to_string(size) + " is not in [1, " + std::to_string(T) + "]");
@@ -304,7 +304,7 @@ void GPT2::attention_thumbnail(const float* q, const float* k, int T, int head, 
 }
 
 // Hands each sequence's hooks the values of its rows in the chunk, if they asked for them.
-void GPT2::hook(HookPoint point, int layer, float* values, int width, int stride) {
+void Decoder::hook(HookPoint point, int layer, float* values, int width, int stride) {
     const HookName name{point, layer};
     size_t row = 0;
     for (const Variant& s : segments_) {
@@ -314,7 +314,7 @@ void GPT2::hook(HookPoint point, int layer, float* values, int width, int stride
     }
 }
 
-void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start) {
+void Decoder::run(const int* ids, int T, const ForwardOptions& options, Start start) {
     const bool attention = options.attention, all_logits = options.all_logits;
     Hooks* hooks = options.hooks;
     if (!start.resid) check_ids(ids, T);
@@ -367,7 +367,7 @@ void GPT2::run(const int* ids, int T, const ForwardOptions& options, Start start
 // filling the KV cache. Leaves the final residual stream in x_; writes logits (T, V) too if `logits` is given, and the
 // final LayerNorm of every row into ln_ if `final_norm` (for its hook) or logits. Each hook point sees its values
 // where the pass has them.
-void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer) {
+void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer) {
     const int C = config_.n_embd, L = config_.n_layer;
     grow(x_, size_t(T) * C);
     grow(ln_, size_t(T) * C);
@@ -429,7 +429,7 @@ void GPT2::run_chunk(const int* ids, int T, const Capture& cap, float* logits, b
 }
 
 // ids (T) at positions length_.. -> x_ (T, C) = wte[id] + wpe[position], the residual stream entering block 0.
-void GPT2::embed(const int* ids, int T) {
+void Decoder::embed(const int* ids, int T) {
     const int C = config_.n_embd;
     grow(position_row_, size_t(C));
     for (int t = 0; t < T; ++t) {
@@ -441,7 +441,7 @@ void GPT2::embed(const int* ids, int T) {
 }
 
 // Whether any sequence's hooks want one of these points of a layer.
-bool GPT2::any_hooked(std::initializer_list<HookPoint> points, int layer) const {
+bool Decoder::any_hooked(std::initializer_list<HookPoint> points, int layer) const {
     for (const Variant& s : segments_)
         for (HookPoint p : points)
             if (s.hooks && s.hooks->wants({p, layer})) return true;
@@ -450,7 +450,7 @@ bool GPT2::any_hooked(std::initializer_list<HookPoint> points, int layer) const 
 
 // Each sequence's last row of the attention's output and of the residual stream, moved to the front: rows
 // (sequences) of them, each sequence now that one position.
-int GPT2::keep_last_rows() {
+int Decoder::keep_last_rows() {
     const int C = config_.n_embd;
     size_t end = 0;
     for (size_t i = 0; i < segments_.size(); ++i) {
@@ -466,7 +466,7 @@ int GPT2::keep_last_rows() {
 
 // Causal self-attention of layer l for each sequence of the chunk: a pass stores its keys and values in the KV cache
 // first; a variant keeps its own apart and reads the cache's positions before its first.
-void GPT2::attention_layer(int l, const Capture& cap, bool last_rows_only) {
+void Decoder::attention_layer(int l, const Capture& cap, bool last_rows_only) {
     const int C = config_.n_embd;
     size_t row0 = 0;
     for (const Variant& s : segments_) {
@@ -487,7 +487,7 @@ void GPT2::attention_layer(int l, const Capture& cap, bool last_rows_only) {
 // whichever span holds the key.
 // Every sum runs in a fixed order (see kLanes), so native and wasm builds produce the same bits (a blocked GEMM
 // would sum in a different order on each platform).
-void GPT2::attend(int l, const Variant& s, size_t row0, const Capture& cap, bool last_row_only) {
+void Decoder::attend(int l, const Variant& s, size_t row0, const Capture& cap, bool last_row_only) {
     const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
     const int p0 = s.first, T = s.rows, Tk = p0 + T;
     const float scale = 1.0f / std::sqrt(float(hd));

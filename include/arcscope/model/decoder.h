@@ -1,4 +1,4 @@
-// gpt2.h: GPT-2 inference over a loaded model file: forward pass with optional attention capture, and a KV cache
+// decoder.h: decoder inference over a loaded model file: forward pass with optional attention capture, and a KV cache
 // so each appended token costs one position's work.
 //
 // Every matrix product of the linear layers goes through the int8 (or f32) kernels of quant.h; attention is written
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "arcscope/formats/gpt2_config.h"
+#include "arcscope/formats/model_config.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/kernels/quant.h"
 #include "arcscope/model/hooks.h"
@@ -54,7 +54,7 @@ struct ForwardOptions {
     }
 };
 
-// One variant of a pass from a block on (GPT2::resume_variants): positions [first, first + rows), their residual
+// One variant of a pass from a block on (Decoder::resume_variants): positions [first, first + rows), their residual
 // stream entering the block (rows x n_embd), and the hooks that see and may change its activations (or null).
 struct Variant {
     int first = 0, rows = 0;
@@ -73,13 +73,13 @@ struct LayerWeights {
     Linear mlp_proj;  // (C, 4C)
 };
 
-class GPT2 {
+class Decoder {
 public:
     // Uses the file's bytes in place: they must outlive the model. `owner` optionally keeps them alive.
-    explicit GPT2(const ModelFile& file, std::shared_ptr<const void> owner = nullptr);
-    static std::unique_ptr<GPT2> load(const std::string& path);  // reads the file, validates, owns the bytes
+    explicit Decoder(const ModelFile& file, std::shared_ptr<const void> owner = nullptr);
+    static std::unique_ptr<Decoder> load(const std::string& path);  // reads the file, validates, owns the bytes
 
-    const GPT2Config& config() const { return config_; }
+    const ModelConfig& config() const { return config_; }
     DType weight_type() const { return weight_type_; }
     const ModelFile& file() const { return file_; }
 
@@ -160,7 +160,7 @@ public:
     }
 
 private:
-    GPT2Config config_;
+    ModelConfig config_;
     DType weight_type_;
     ModelFile file_;
     std::shared_ptr<const void> owner_;
