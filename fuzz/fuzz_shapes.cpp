@@ -105,7 +105,7 @@ void fuzz_config(Input& in) {
         return;
     }
     const auto specs = arcscope::tensor_specs(c, t);
-    const arcscope::FileLayout layout = arcscope::plan_layout(specs);
+    const arcscope::FileLayout layout = arcscope::plan_layout(specs, arcscope::file_version(c, t));
     u128 exact = 0;
     for (const auto& s : specs) exact += (u128(s.bytes) + 63) / 64 * 64;
     check(layout.data_size == uint64_t(exact), "plan_layout data size");

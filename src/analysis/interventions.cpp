@@ -392,7 +392,7 @@ Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids
     mean /= C;
     for (int i = 0; i < C; ++i) var += (x[i] - mean) * (x[i] - mean);
     var /= C;
-    const double scale = std::sqrt(var + c.ln_eps);
+    const double scale = std::sqrt(var + c.norm_eps);
     std::vector<float> unembed(static_cast<size_t>(C));
     model.unembedding().row(token, unembed.data());
     std::vector<double> direction(static_cast<size_t>(C));

@@ -22,7 +22,7 @@ int run(const Args& args) {
     std::snprintf(checksum, sizeof checksum, "%016llx", (unsigned long long)f.checksum());
     JsonWriter w;
     w.open_object().field("n_layer", c.n_layer).field("n_head", c.n_head).field("n_embd", c.n_embd);
-    w.field("n_ctx", c.n_ctx).field("n_vocab", c.n_vocab).field("layer_norm_epsilon", double(c.ln_eps), -1);
+    w.field("n_ctx", c.n_ctx).field("n_vocab", c.n_vocab).field("layer_norm_epsilon", double(c.norm_eps), -1);
     w.field("dtype", dtype_name(model->weight_type())).field("tensors", f.tensors().size());
     w.field("parameters", (long long)params)
         .field("file_bytes", f.size())

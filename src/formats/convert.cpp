@@ -83,8 +83,10 @@ std::vector<uint8_t> PagedBytes::to_vector() {
 }
 
 Converter::Converter(const ModelConfig& config, DType dtype, uint64_t source_bytes)
-    : config_(config), dtype_(dtype), source_bytes_(source_bytes) {
+    : config_(config), dtype_(dtype), checkpoint_tied_(config.tie_word_embeddings), source_bytes_(source_bytes) {
     config_.validate();
+    // A GPT-2 file's head is always wte: an untied GPT-2 checkpoint converts when its lm_head.weight equals it.
+    if (config_.arch == Arch::gpt2) config_.tie_word_embeddings = true;
     require(source_bytes_ > 0, "model.safetensors is empty (0 bytes)");
     specs_ = tensor_specs(config_, dtype_);
 }
@@ -139,7 +141,7 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
         jobs_.push_back({t, it->second, transpose});
     }
     for (size_t i = 0; i < specs_.size(); ++i) require(found[i], "checkpoint lacks tensor " + specs_[i].name);
-    require(has_head_ || config_.tie_word_embeddings,
+    require(has_head_ || checkpoint_tied_,
             "config.json: tie_word_embeddings false, but the checkpoint has no lm_head.weight (the LM head it "
             "describes is missing)");
     for (size_t i = 1; i < jobs_.size(); ++i)
@@ -155,7 +157,7 @@ void Converter::start(const std::vector<SafeTensor>& tensors) {
                 : "the checkpoint is longer than its safetensors header describes (" + std::to_string(claimed) +
                       " bytes; model.safetensors is " + std::to_string(source_bytes_) + ")");
     // A page for the header and table, then one per tensor, so each tensor is contiguous where a model reads it.
-    FileLayout layout = plan_layout(specs_);
+    FileLayout layout = plan_layout(specs_, file_version(config_, dtype_));
     std::vector<uint64_t> page_sizes{layout.data_offset};
     for (size_t i = 0; i < specs_.size(); ++i)
         page_sizes.push_back((i + 1 < specs_.size() ? layout.offsets[i + 1] : layout.data_size) - layout.offsets[i]);
@@ -257,7 +259,7 @@ void Converter::flush_group() {
 // After a job's last byte: the next job, once the LM head (if the checkpoint has one) is known to be wte.
 void Converter::end_job() {
     if (jobs_[job_].spec == wte_spec_ && ++heads_summed_ == 2 && head_sum_ != wte_sum_) {
-        throw Error(config_.tie_word_embeddings
+        throw Error(checkpoint_tied_
                         ? "lm_head.weight differs from wte.weight, though config.json ties them "
                           "(tie_word_embeddings true): which of the two a reader uses depends on the reader"
                         : "config.json: tie_word_embeddings false with an lm_head.weight that differs from "

@@ -6,7 +6,7 @@
 namespace arcscope {
 
 uint64_t converted_file_bytes(const ModelConfig& config, DType weight_type) {
-    return plan_layout(tensor_specs(config, weight_type)).file_size();
+    return plan_layout(tensor_specs(config, weight_type), file_version(config, weight_type)).file_size();
 }
 
 DType default_weight_type(const ModelConfig& config) {

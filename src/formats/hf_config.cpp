@@ -68,7 +68,7 @@ void require_gpt2(const Json& j) {
     if (const Json* arch = j.find("architectures"); arch && arch->kind != Json::Kind::Null) {
         require(arch->is_array(), kWhere + "architectures must be a list of class names");
         for (const Json& a : arch->array)
-            require(a.is_string() && a.string.rfind("Decoder", 0) == 0,
+            require(a.is_string() && a.string.rfind("GPT2", 0) == 0,
                     kWhere + "architectures " + quoted(a) + " is not supported: " + only);
     }
 }
@@ -119,7 +119,7 @@ ModelConfig config_from_hf_json(std::string_view text) {
     c.n_vocab = integer(j, {"vocab_size"});
     if (const Json* eps = j.find("layer_norm_epsilon")) {
         require(eps->is_number(), kWhere + "layer_norm_epsilon must be a number");
-        c.ln_eps = float(eps->number);
+        c.norm_eps = float(eps->number);
     }
     c.tie_word_embeddings = flag(j, "tie_word_embeddings", true);
     require_gpt2_computation(j, c.n_embd);

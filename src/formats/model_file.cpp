@@ -26,7 +26,7 @@ enum : size_t {
     kOffNEmbd = 24,
     kOffNCtx = 28,
     kOffNVocab = 32,
-    kOffLnEps = 36,
+    kOffNormEps = 36,
     kOffNTensors = 40,
     kOffQBlock = 44,
     kOffDataOffset = 48,
@@ -34,6 +34,27 @@ enum : size_t {
     kOffChecksum = 64,
     kOffReserved = 72,
 };
+// Architecture record field offsets (version 3), from its start.
+enum : size_t {
+    kArchFamily = 0,
+    kArchKvHeads = 4,
+    kArchHeadDim = 8,
+    kArchMlpWidth = 12,
+    kArchNorm = 16,
+    kArchPositions = 20,
+    kArchMlp = 24,
+    kArchFlags = 28,
+    kArchRotaryDim = 32,
+    kArchRopeScaling = 36,
+    kArchRopeTheta = 40,
+    kArchRopeFactor = 48,
+    kArchRopeLowFreq = 56,
+    kArchRopeHighFreq = 64,
+    kArchRopeOriginalMax = 72,
+    kArchReserved = 80,  // zeros to the record's end
+};
+constexpr uint32_t kFlagParallel = 1, kFlagTied = 2, kFlagQkvBias = 4, kFlagOBias = 8, kFlagMlpBias = 16,
+                   kFlagQkNorm = 32, kFlagsKnown = 63;
 // Tensor entry field offsets.
 enum : size_t { kEntName = 0, kEntType = 64, kEntNdim = 68, kEntShape = 72, kEntOffset = 80, kEntSize = 88 };
 // The fields fill the documented sizes exactly (models/README.md): an 80-byte header, 96-byte table entries.
@@ -109,9 +130,72 @@ void require_finite(const TensorEntry& t) {
 
 }  // namespace
 
-uint32_t file_version(DType weight_type) {
+uint32_t file_version(const ModelConfig& config, DType weight_type) {
+    if (!config.is_plain_gpt2()) return 3;
     return weight_type == DType::Q16 ? 2 : 1;
 }
+
+namespace {
+
+// Where the tensor table starts: after the header, and the architecture record in version 3.
+size_t table_offset(uint32_t version) {
+    return kModelHeaderBytes + (version >= 3 ? kArchRecordBytes : 0);
+}
+
+void write_arch_record(uint8_t* r, const ModelConfig& c) {
+    store_u32(r + kArchFamily, uint32_t(c.arch));
+    store_u32(r + kArchKvHeads, uint32_t(c.kv_heads()));
+    store_u32(r + kArchHeadDim, uint32_t(c.head_dim()));
+    store_u32(r + kArchMlpWidth, uint32_t(c.mlp_width()));
+    store_u32(r + kArchNorm, uint32_t(c.norm));
+    store_u32(r + kArchPositions, uint32_t(c.positions));
+    store_u32(r + kArchMlp, uint32_t(c.mlp));
+    store_u32(r + kArchFlags, (c.parallel_residual ? kFlagParallel : 0) | (c.tie_word_embeddings ? kFlagTied : 0) |
+                                  (c.qkv_bias ? kFlagQkvBias : 0) | (c.o_bias ? kFlagOBias : 0) |
+                                  (c.mlp_bias ? kFlagMlpBias : 0) | (c.qk_norm ? kFlagQkNorm : 0));
+    store_u32(r + kArchRotaryDim, uint32_t(c.rotary_dim));
+    store_u32(r + kArchRopeScaling, uint32_t(c.rope_scaling.kind));
+    store_f64(r + kArchRopeTheta, c.rope_theta);
+    store_f64(r + kArchRopeFactor, c.rope_scaling.factor);
+    store_f64(r + kArchRopeLowFreq, c.rope_scaling.low_freq_factor);
+    store_f64(r + kArchRopeHighFreq, c.rope_scaling.high_freq_factor);
+    store_f64(r + kArchRopeOriginalMax, c.rope_scaling.original_max_position_embeddings);
+}
+
+// The record's fields into c (whose sizes the header gave); validate() then checks them together.
+void read_arch_record(const uint8_t* r, ModelConfig& c) {
+    auto small = [&](size_t off) {  // keep huge u32s from wrapping negative before validate() sees them
+        const uint32_t v = load_u32(r + off);
+        return v > (1u << 30) ? (1 << 30) : int(v);
+    };
+    c.arch = Arch(small(kArchFamily));
+    c.n_kv_head = small(kArchKvHeads);
+    c.d_head = small(kArchHeadDim);
+    c.d_mlp = small(kArchMlpWidth);
+    require(c.n_kv_head > 0 && c.d_head > 0 && c.d_mlp > 0, "architecture record: a head or MLP size is zero");
+    c.norm = NormKind(small(kArchNorm));
+    c.positions = Positions(small(kArchPositions));
+    c.mlp = MlpKind(small(kArchMlp));
+    const uint32_t flags = load_u32(r + kArchFlags);
+    require((flags & ~kFlagsKnown) == 0, "architecture record: unknown flags " + std::to_string(flags));
+    c.parallel_residual = flags & kFlagParallel;
+    c.tie_word_embeddings = flags & kFlagTied;
+    c.qkv_bias = flags & kFlagQkvBias;
+    c.o_bias = flags & kFlagOBias;
+    c.mlp_bias = flags & kFlagMlpBias;
+    c.qk_norm = flags & kFlagQkNorm;
+    c.rotary_dim = small(kArchRotaryDim);
+    c.rope_scaling.kind = RopeScaling::Kind(small(kArchRopeScaling));
+    c.rope_theta = load_f64(r + kArchRopeTheta);
+    c.rope_scaling.factor = load_f64(r + kArchRopeFactor);
+    c.rope_scaling.low_freq_factor = load_f64(r + kArchRopeLowFreq);
+    c.rope_scaling.high_freq_factor = load_f64(r + kArchRopeHighFreq);
+    c.rope_scaling.original_max_position_embeddings = load_f64(r + kArchRopeOriginalMax);
+    for (size_t i = kArchReserved; i < kArchRecordBytes; ++i)
+        require(r[i] == 0, "architecture record: reserved bytes are not zero");
+}
+
+}  // namespace
 
 uint64_t fnv1a64_words(const uint8_t* data, size_t n, uint64_t h) {
     for (size_t i = 0; i + 8 <= n; i += 8) {
@@ -121,9 +205,9 @@ uint64_t fnv1a64_words(const uint8_t* data, size_t n, uint64_t h) {
     return h;
 }
 
-FileLayout plan_layout(const std::vector<TensorSpec>& specs) {
+FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version) {
     FileLayout layout;
-    layout.data_offset = align_up(kModelHeaderBytes + kTensorEntryBytes * specs.size(), kDataAlign);
+    layout.data_offset = align_up(table_offset(version) + kTensorEntryBytes * specs.size(), kDataAlign);
     uint64_t at = 0;
     for (const auto& s : specs) {
         layout.offsets.push_back(at);
@@ -137,21 +221,23 @@ void write_header(uint8_t* out, const ModelConfig& c, DType weight_type, const s
                   const FileLayout& layout) {
     std::memset(out, 0, layout.data_offset);
     std::memcpy(out + kOffMagic, kModelMagic, 8);
-    store_u32(out + kOffVersion, file_version(weight_type));
+    const uint32_t version = file_version(c, weight_type);
+    store_u32(out + kOffVersion, version);
     store_u32(out + kOffWeightType, uint32_t(weight_type));
     store_u32(out + kOffNLayer, c.n_layer);
     store_u32(out + kOffNHead, c.n_head);
     store_u32(out + kOffNEmbd, c.n_embd);
     store_u32(out + kOffNCtx, c.n_ctx);
     store_u32(out + kOffNVocab, c.n_vocab);
-    store_f32(out + kOffLnEps, c.ln_eps);
+    store_f32(out + kOffNormEps, c.norm_eps);
     store_u32(out + kOffNTensors, uint32_t(specs.size()));
     store_u32(out + kOffQBlock, weight_type == DType::F32 ? 0 : kQBlock);
     store_u64(out + kOffDataOffset, layout.data_offset);
     store_u64(out + kOffDataSize, layout.data_size);
+    if (version >= 3) write_arch_record(out + kModelHeaderBytes, c);
     for (size_t i = 0; i < specs.size(); ++i) {
         const TensorSpec& s = specs[i];
-        uint8_t* e = out + kModelHeaderBytes + i * kTensorEntryBytes;
+        uint8_t* e = out + table_offset(version) + i * kTensorEntryBytes;
         require(s.name.size() < kTensorNameBytes, "tensor name too long: " + s.name);
         std::memcpy(e + kEntName, s.name.data(), s.name.size());
         store_u32(e + kEntType, uint32_t(s.type));
@@ -175,6 +261,7 @@ namespace {
 
 // What the fixed header says, once checked on its own.
 struct Header {
+    uint32_t version;
     DType weight_type;
     ModelConfig config;
     uint32_t n_tensors;
@@ -195,11 +282,12 @@ Header read_header(const uint8_t* bytes, size_t size) {
                 std::to_string(kModelVersion) + "): convert the checkpoint again with this build's `arcscope convert`");
     uint32_t wtype = load_u32(bytes + kOffWeightType);
     require(wtype <= 2, "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32, 1 = q8 or 2 = q16)");
-    require(version >= file_version(DType(wtype)),
-            std::string("weight type ") + dtype_name(DType(wtype)) + " needs file version " +
-                std::to_string(file_version(DType(wtype))) + ", the file says " + std::to_string(version));
+    require(version < 3 || size >= kModelHeaderBytes + kArchRecordBytes,
+            "truncated: the file has " + std::to_string(size) + " bytes, less than the header and its " +
+                std::to_string(kArchRecordBytes) + "-byte architecture record");
 
     Header h;
+    h.version = version;
     h.weight_type = DType(wtype);
     auto dim = [&](size_t off) {  // keep huge u32s from wrapping negative before validate() sees them
         uint32_t v = load_u32(bytes + off);
@@ -210,8 +298,13 @@ Header read_header(const uint8_t* bytes, size_t size) {
     h.config.n_embd = dim(kOffNEmbd);
     h.config.n_ctx = dim(kOffNCtx);
     h.config.n_vocab = dim(kOffNVocab);
-    h.config.ln_eps = load_f32(bytes + kOffLnEps);
+    h.config.norm_eps = load_f32(bytes + kOffNormEps);
+    if (version >= 3) read_arch_record(bytes + kModelHeaderBytes, h.config);
     h.config.validate();
+    // A reader of a version reads what an older one could hold; the architecture record only comes with version 3.
+    require(version >= file_version(h.config, h.weight_type),
+            std::string("weight type ") + dtype_name(h.weight_type) + " needs file version " +
+                std::to_string(file_version(h.config, h.weight_type)) + ", the file says " + std::to_string(version));
     uint32_t q_block = load_u32(bytes + kOffQBlock);
     require(h.weight_type == DType::F32 || q_block == kQBlock,
             std::string(dtype_name(h.weight_type)) + " block size " + std::to_string(q_block) +
@@ -226,7 +319,7 @@ Header read_header(const uint8_t* bytes, size_t size) {
 
 // Phase 2: the sizes the header declares against the config's tensors and the buffer, before trusting any offset.
 void check_sizes(const Header& h, const std::vector<TensorSpec>& specs, size_t size) {
-    const FileLayout expected = plan_layout(specs);
+    const FileLayout expected = plan_layout(specs, h.version);
     require(h.n_tensors == specs.size(), "tensor count " + std::to_string(h.n_tensors) +
                                              " does not match the config (" + std::to_string(specs.size()) +
                                              " expected for " + std::to_string(h.config.n_layer) + " layers)");
@@ -264,7 +357,7 @@ std::vector<TensorEntry> read_tensor_table(const std::vector<ByteSpan>& pages, c
     std::vector<bool> seen(specs.size(), false);
     std::vector<TensorEntry> tensors(specs.size());
     for (uint32_t i = 0; i < h.n_tensors; ++i) {
-        const uint8_t* e = bytes + kModelHeaderBytes + size_t(i) * kTensorEntryBytes;
+        const uint8_t* e = bytes + table_offset(h.version) + size_t(i) * kTensorEntryBytes;
         size_t len = 0;
         while (len < kTensorNameBytes && e[kEntName + len] != 0) ++len;
         require(len < kTensorNameBytes, "tensor entry " + std::to_string(i) + ": name is not NUL-terminated");

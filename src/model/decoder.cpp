@@ -152,7 +152,7 @@ void Decoder::resume(int layer, int first, const float* resid_pre, int rows, Hoo
 void Decoder::unembed(const float* resid, int rows, float* logits) {
     const int C = config_.n_embd;
     grow(ln_, size_t(rows) * C);
-    layernorm_forward(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+    layernorm_forward(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.norm_eps);
     wte_.apply(logits, ln_.data(), rows);
 }
 
@@ -167,7 +167,7 @@ void Decoder::unembed_tokens(const float* resid, const int* tokens, int n, float
     check_tokens(tokens, n);
     const int C = config_.n_embd;
     grow(ln_, size_t(C));
-    layernorm_forward(ln_.data(), resid, 1, C, ln_f_w_, ln_f_b_, config_.ln_eps);
+    layernorm_forward(ln_.data(), resid, 1, C, ln_f_w_, ln_f_b_, config_.norm_eps);
     lm_head_tokens(ln_.data(), tokens, n, logits);
 }
 
@@ -395,7 +395,7 @@ void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits
     for (int l = layer; l < L; ++l) {
         const LayerWeights& w = layers_[l];
         hook(HookPoint::ResidPre, l, x_.data(), C, C);
-        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.ln_eps);
+        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.norm_eps);
         w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
         hook(HookPoint::Q, l, qkv_.data(), C, 3 * C);
         hook(HookPoint::K, l, qkv_.data() + C, C, 3 * C);
@@ -408,7 +408,7 @@ void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits
         residual_forward(x_.data(), proj_.data(), size_t(T) * C);
         hook(HookPoint::ResidMid, l, x_.data(), C, C);
 
-        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.ln_eps);
+        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.norm_eps);
         w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
         gelu_forward(fc_.data(), T, 4 * C);
         hook(HookPoint::MlpPost, l, fc_.data(), 4 * C, 4 * C);
@@ -419,7 +419,7 @@ void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits
     }
     // 3. final LayerNorm and the tied LM head, when every position's logits are wanted
     if (final_norm) {
-        layernorm_forward(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.ln_eps);
+        layernorm_forward(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.norm_eps);
         hook(HookPoint::LnFinalNormalized, -1, ln_.data(), C, C);
         scale_shift_forward(ln_.data(), T, C, ln_f_w_, ln_f_b_);
         if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)

@@ -292,7 +292,7 @@ TEST(Convert, ConfigFieldsThatChangeTheModelAreHonouredOrRefusedByName) {
                              R"("model_type": "gpt2", "architectures": ["GPT2LMHeadModel"])", R"("pruned_heads": {})",
                              R"("resid_pdrop": 0.3, "embd_pdrop": 0.3, "attn_pdrop": 0.3, "use_cache": false)"})
         EXPECT_EQ(error_of([&] { parse(same); }), "(no error)") << same;
-    EXPECT_FLOAT_EQ(parse(R"("layer_norm_epsilon": 1e-6)").ln_eps, 1e-6f);
+    EXPECT_FLOAT_EQ(parse(R"("layer_norm_epsilon": 1e-6)").norm_eps, 1e-6f);
     EXPECT_TRUE(parse(R"("n_ctx": 8)").tie_word_embeddings);
     EXPECT_FALSE(parse(R"("tie_word_embeddings": false)").tie_word_embeddings);
     // A Llama config names its model type, not the first tensor name GPT-2 lacks.
@@ -344,7 +344,7 @@ TEST(Convert, ReadsHuggingFaceConfig) {
     EXPECT_EQ(c.n_layer, 12);
     EXPECT_EQ(c.n_ctx, 1024);
     EXPECT_EQ(c.n_vocab, 50257);
-    EXPECT_FLOAT_EQ(c.ln_eps, 1e-5f);
+    EXPECT_FLOAT_EQ(c.norm_eps, 1e-5f);
     EXPECT_NE(error_of([] {
                   config_from_hf_json(R"({"n_layer": 2, "n_head": 2, "n_embd": 64, "vocab_size": 9})");
               }).find("missing n_positions"),

@@ -80,9 +80,9 @@ TEST(ModelFile, RejectsWrongMagic) {
 
 TEST(ModelFile, RejectsOtherVersion) {
     std::vector<uint8_t> b = tiny_model_bytes(DType::F32);
-    put_u32(b, 8, 3);
+    put_u32(b, 8, 4);
     EXPECT_ERROR_HAS(b,
-                     "unsupported model file version 3 (this build reads versions 1 to 2): convert the checkpoint "
+                     "unsupported model file version 4 (this build reads versions 1 to 3): convert the checkpoint "
                      "again with this build's `arcscope convert`");
     put_u32(b, 8, 0);
     EXPECT_ERROR_HAS(b, "unsupported model file version 0");
@@ -169,7 +169,7 @@ TEST(ModelFile, RejectsAbsurdDimensions) {
     b = tiny_model_bytes(DType::F32);
     float nan = std::nanf("");
     std::memcpy(&b[36], &nan, 4);
-    EXPECT_ERROR_HAS(b, "layer_norm_epsilon");
+    EXPECT_ERROR_HAS(b, "norm epsilon");
     b = tiny_model_bytes(DType::F32);
     put_u32(b, 40, 1u << 31);
     EXPECT_ERROR_HAS(b, "tensor count");

@@ -22,6 +22,12 @@ inline float load_f32(const uint8_t* p) {
     std::memcpy(&f, &u, 4);
     return f;
 }
+inline double load_f64(const uint8_t* p) {
+    const uint64_t u = load_u64(p);
+    double d;
+    std::memcpy(&d, &u, 8);
+    return d;
+}
 
 inline void store_u32(uint8_t* p, uint32_t v) {
     for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
@@ -34,6 +40,11 @@ inline void store_f32(uint8_t* p, float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
     store_u32(p, u);
+}
+inline void store_f64(uint8_t* p, double d) {
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    store_u64(p, u);
 }
 
 }  // namespace arcscope

@@ -74,8 +74,9 @@ private:
         bool compare_only = false;  // lm_head.weight: read as wte.weight is, compared with it, never written
     };
 
-    ModelConfig config_;
+    ModelConfig config_;  // the file's (a GPT-2 file's head is always tied)
     DType dtype_;
+    bool checkpoint_tied_;  // config.json's tie_word_embeddings
     std::vector<TensorSpec> specs_;
     std::vector<uint64_t> offsets_;  // absolute file offsets of each spec's data
     PagedBytes out_;

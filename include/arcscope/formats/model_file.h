@@ -2,7 +2,7 @@
 // hands out pointers into it, so a model in wasm memory costs its file size and nothing more.
 //
 // Layout (little-endian; the full description is in models/README.md):
-//   header (80 bytes)  magic "ARCSCOPE", version, weight type, n_layer, n_head, n_embd, n_ctx, n_vocab, ln_eps,
+//   header (80 bytes)  magic "ARCSCOPE", version, weight type, n_layer, n_head, n_embd, n_ctx, n_vocab, norm_eps,
 //                      tensor count, block size (q8, q16), data offset, data size, checksum
 //   tensor table       96 bytes per tensor: name (64, NUL-padded), type, ndim, shape[2], offset, size
 //   data               each tensor 64-byte aligned; the file ends on a 64-byte boundary
@@ -24,10 +24,12 @@
 namespace arcscope {
 
 constexpr char kModelMagic[8] = {'A', 'R', 'C', 'S', 'C', 'O', 'P', 'E'};
-// The newest version this build reads. Version 2 added the q16 weight type; a file is written with the oldest
-// version that can hold it (file_version), so f32 and q8 files stay version 1 and older builds still read them.
-constexpr uint32_t kModelVersion = 2;
+// The newest version this build reads. Version 2 added the q16 weight type, version 3 the architecture record (every
+// model but GPT-2); a file is written with the oldest version that can hold it (file_version), so GPT-2's f32 and
+// q8 files stay version 1 and older builds still read them.
+constexpr uint32_t kModelVersion = 3;
 constexpr size_t kModelHeaderBytes = 80;
+constexpr size_t kArchRecordBytes = 128;
 constexpr size_t kTensorEntryBytes = 96;
 constexpr size_t kTensorNameBytes = 64;
 constexpr size_t kDataAlign = 64;
@@ -50,7 +52,8 @@ struct FileLayout {
     uint64_t data_size = 0;
     uint64_t file_size() const { return data_offset + data_size; }
 };
-FileLayout plan_layout(const std::vector<TensorSpec>& specs);
+// Where each tensor goes in a file of this version (file_version) holding `specs`.
+FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version);
 
 // Writes the header and tensor table into out[0, layout.data_offset). The checksum is filled by seal_file().
 void write_header(uint8_t* out, const ModelConfig& config, DType weight_type, const std::vector<TensorSpec>& specs,
@@ -60,8 +63,8 @@ void seal_file(uint8_t* out, uint64_t file_size);
 // Stores a checksum computed elsewhere (over a file held in pieces) into the header's kModelHeaderBytes.
 void store_checksum(uint8_t* header, uint64_t checksum);
 
-// 1 for f32 and q8 files, 2 for q16.
-uint32_t file_version(DType weight_type);
+// 1 for GPT-2's f32 and q8 files, 2 for its q16, 3 for any other architecture.
+uint32_t file_version(const ModelConfig& config, DType weight_type);
 
 // FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words, continuing from h, so a file held
 // in pieces can be summed piece by piece.
