@@ -11,8 +11,14 @@
 namespace arcscope {
 namespace {
 
+// Whether the point's activation has a head axis, and how many heads: key/value heads for k, v and their rotation.
 bool has_heads(HookPoint p) {
-    return p == HookPoint::Q || p == HookPoint::K || p == HookPoint::V || p == HookPoint::Z || p == HookPoint::Pattern;
+    return p == HookPoint::Q || p == HookPoint::K || p == HookPoint::V || p == HookPoint::RotQ ||
+           p == HookPoint::RotK || p == HookPoint::Z || p == HookPoint::Pattern;
+}
+
+int heads_of(HookPoint p, const ModelConfig& c) {
+    return p == HookPoint::K || p == HookPoint::V || p == HookPoint::RotK ? c.kv_heads() : c.n_head;
 }
 
 bool contains(const std::vector<int>& v, int x) {
@@ -23,9 +29,11 @@ size_t element_count(const std::vector<int>& shape) {
     return std::accumulate(shape.begin(), shape.end(), size_t(1), [](size_t a, int b) { return a * size_t(b); });
 }
 
-// Columns of a hook's row: all of them, or for q/k/v/z those of one head.
+// Columns of a hook's row (a position's values).
 int row_width(const HookName& hook, const ModelConfig& c) {
-    return hook.point == HookPoint::MlpPost ? 4 * c.n_embd : c.n_embd;
+    if (hook.point == HookPoint::MlpPost) return c.mlp_width();
+    if (has_heads(hook.point) && hook.point != HookPoint::Pattern) return heads_of(hook.point, c) * c.head_dim();
+    return c.n_embd;
 }
 
 void check_token(int id, const ModelConfig& c, const char* what) {
@@ -79,10 +87,12 @@ InterventionHooks::InterventionHooks(const ModelConfig& config, std::vector<Inte
     for (const Intervention& iv : list_) {
         const std::string name = hook_name(iv.hook);
         require(iv.heads.empty() || has_heads(iv.hook.point),
-                name + " has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_z or hook_pattern");
+                name + " has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_rot_q, hook_rot_k, hook_z "
+                       "or hook_pattern");
+        const int heads = heads_of(iv.hook.point, config);
         for (int h : iv.heads)
-            require(h >= 0 && h < config.n_head,
-                    name + ": head " + std::to_string(h) + " is not in [0, " + std::to_string(config.n_head) + ")");
+            require(h >= 0 && h < heads,
+                    name + ": head " + std::to_string(h) + " is not in [0, " + std::to_string(heads) + ")");
         for (int p : iv.positions)
             require(p >= 0 && p < T, name + ": position " + std::to_string(p) + " is not in [0, " + std::to_string(T) +
                                          ") of this " + std::to_string(T) + "-token input");
@@ -112,7 +122,7 @@ void InterventionHooks::visit(const HookSite& site, float* values) {
         // Column ranges of a row: one per head changed for q/k/v/z, the whole row otherwise.
         std::vector<std::pair<int, int>> ranges;
         if (has_heads(site.hook.point) && !pattern) {
-            for (int h = 0; h < config_.n_head; ++h)
+            for (int h = 0; h < heads_of(site.hook.point, config_); ++h)
                 if (contains(iv.heads, h)) ranges.push_back({h * hd, (h + 1) * hd});
         } else {
             ranges.push_back({0, site.width});
@@ -283,7 +293,7 @@ AblationSweep::AblationSweep(Decoder& model, const std::vector<int>& ids, int an
     out_.heads.assign(size_t(c.n_layer) * c.n_head, 0.0f);
     if (kind == Intervention::Kind::Mean)  // once a layer, however many steps the layer takes
         for (int l = 0; l < c.n_layer; ++l) {
-            const std::vector<float> m = column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.n_embd);
+            const std::vector<float> m = column_means(cached(*cache_, {HookPoint::Z, l}), T_, c.q_width());
             means_.insert(means_.end(), m.begin(), m.end());
         }
 }
@@ -302,8 +312,8 @@ void AblationSweep::next() {
     const int H = c.n_head, l = layer_, begin = next_head_;
     const int end = Decoder::variant_batch_end(begin, H, [&](int) { return T_; });
     const std::vector<float> means = kind_ == Intervention::Kind::Mean
-                                         ? std::vector<float>(means_.begin() + ptrdiff_t(size_t(l) * c.n_embd),
-                                                              means_.begin() + ptrdiff_t(size_t(l + 1) * c.n_embd))
+                                         ? std::vector<float>(means_.begin() + ptrdiff_t(size_t(l) * c.q_width()),
+                                                              means_.begin() + ptrdiff_t(size_t(l + 1) * c.q_width()))
                                          : std::vector<float>();
     std::vector<InterventionHooks> hooks;
     hooks.reserve(size_t(end - begin));  // the variants point into it
@@ -368,7 +378,7 @@ Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids
     const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");
     check_token(token, c, "the attributed");
-    const int T = int(ids.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, hd = c.head_dim();
+    const int T = int(ids.size()), L = c.n_layer, H = c.n_head, C = c.n_embd, hd = c.head_dim(), Q = c.q_width();
     if (position < 0) position += T;
     require(position >= 0 && position < T,
             "position " + std::to_string(position) + " is not in [0, " + std::to_string(T) + ") of this input");
@@ -386,10 +396,13 @@ Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids
     Attribution out;
     out.logit = logits[size_t(token)];
 
-    // ln_final's scale at this position, from the run; the direction a centred part is read along.
+    // ln_final's scale at this position, from the run; the direction a (LayerNorm: centred) part is read along.
+    const bool centred = c.norm == NormKind::layernorm;
     double mean = 0, var = 0;
-    for (int i = 0; i < C; ++i) mean += x[i];
-    mean /= C;
+    if (centred) {
+        for (int i = 0; i < C; ++i) mean += x[i];
+        mean /= C;
+    }
     for (int i = 0; i < C; ++i) var += (x[i] - mean) * (x[i] - mean);
     var /= C;
     const double scale = std::sqrt(var + c.norm_eps);
@@ -399,16 +412,18 @@ Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids
     for (int i = 0; i < C; ++i) direction[size_t(i)] = double(model.ln_f_weight()[i]) * unembed[size_t(i)];
     auto through_ln = [&](const float* part) {
         double m = 0, dot = 0;
-        for (int i = 0; i < C; ++i) m += part[i];
-        m /= C;
+        if (centred) {
+            for (int i = 0; i < C; ++i) m += part[i];
+            m /= C;
+        }
         for (int i = 0; i < C; ++i) dot += (part[i] - m) * direction[size_t(i)];
         return float(dot / scale);
     };
 
     out.parts.push_back({"embed", through_ln(cached(cache, {HookPoint::ResidPre, 0}).data() + size_t(position) * C)});
-    std::vector<float> one_head(static_cast<size_t>(C)), projected(static_cast<size_t>(C));
+    std::vector<float> one_head(static_cast<size_t>(Q)), projected(static_cast<size_t>(C));
     for (int l = 0; l < L; ++l) {
-        const float* z = cached(cache, {HookPoint::Z, l}).data() + size_t(position) * C;
+        const float* z = cached(cache, {HookPoint::Z, l}).data() + size_t(position) * Q;
         const Linear& proj = model.layer(l).attn_proj;
         for (int h = 0; h < H; ++h) {
             std::fill(one_head.begin(), one_head.end(), 0.0f);
@@ -417,13 +432,15 @@ Attribution direct_logit_attribution(Decoder& model, const std::vector<int>& ids
             out.parts.push_back(
                 {"blocks." + std::to_string(l) + ".attn.head." + std::to_string(h), through_ln(projected.data())});
         }
-        out.parts.push_back({"blocks." + std::to_string(l) + ".attn.bias", through_ln(proj.bias)});
+        if (proj.bias) out.parts.push_back({"blocks." + std::to_string(l) + ".attn.bias", through_ln(proj.bias)});
         out.parts.push_back({"blocks." + std::to_string(l) + ".mlp",
                              through_ln(cached(cache, {HookPoint::MlpOut, l}).data() + size_t(position) * C)});
     }
-    double bias = 0;
-    for (int i = 0; i < C; ++i) bias += double(model.ln_f_bias()[i]) * unembed[size_t(i)];
-    out.parts.push_back({"ln_final.bias", float(bias)});
+    if (model.ln_f_bias()) {
+        double bias = 0;
+        for (int i = 0; i < C; ++i) bias += double(model.ln_f_bias()[i]) * unembed[size_t(i)];
+        out.parts.push_back({"ln_final.bias", float(bias)});
+    }
     return out;
 }
 

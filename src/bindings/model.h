@@ -103,11 +103,30 @@ public:
         return guarded("reading the model's config", [&] {
             const ModelConfig& c = decoder_->config();
             val o = val::object();
+            o.set("architecture", text_val(arch_name(c.arch)));
             o.set("n_layer", c.n_layer);
             o.set("n_head", c.n_head);
+            o.set("n_kv_head", c.kv_heads());
+            o.set("d_head", c.head_dim());
             o.set("n_embd", c.n_embd);
+            o.set("d_mlp", c.mlp_width());
             o.set("n_ctx", c.n_ctx);
             o.set("n_vocab", c.n_vocab);
+            o.set("norm", text_val(norm_name(c.norm)));
+            o.set("norm_eps", double(c.norm_eps));
+            o.set("positions", text_val(positions_name(c.positions)));
+            if (c.rotary()) {
+                o.set("rotary_dim", c.rotary_dim);
+                o.set("rope_theta", c.rope_theta);
+                o.set("rope_scaling", text_val(c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3" : "none"));
+            }
+            o.set("mlp", text_val(mlp_name(c.mlp)));
+            o.set("parallel_residual", c.parallel_residual);
+            o.set("tied_head", c.tie_word_embeddings);
+            o.set("qk_norm", c.qk_norm);
+            // The hooks attentionPattern takes: hook_rot_q and hook_rot_k where positions rotate.
+            o.set("patternHooks", val::array(c.rotary() ? std::vector<std::string>{"attn.hook_rot_q", "attn.hook_rot_k"}
+                                                        : std::vector<std::string>{"attn.hook_q", "attn.hook_k"}));
             o.set("dtype", text_val(dtype_name(decoder_->weight_type())));
             o.set("fileBytes", double(decoder_->file().size()));
             o.set("checksum", text_val(std::to_string(decoder_->file().checksum())));
@@ -155,8 +174,9 @@ public:
         });
     }
 
-    // q, k: one layer's hook_q and hook_k (Float32Array, T x n_embd) -> Float32Array of head's (T, T)
-    // probabilities, or with head null every head's (n_head, T, T): the bits of forward()'s capture.
+    // q, k: one layer's queries and keys as its hooks record them (config's patternHooks: hook_q and hook_k, or
+    // hook_rot_q and hook_rot_k; Float32Arrays, T x n_head d_head and T x n_kv_head d_head) -> Float32Array of
+    // head's (T, T) probabilities, or with head null every head's (n_head, T, T): the bits of forward()'s capture.
     val attention_pattern(val q, val k, val head) const {
         return guarded("computing an attention pattern", [&] {
             const ModelConfig& c = decoder_->config();
@@ -185,20 +205,21 @@ public:
         });
     }
 
-    // q and k: a layer's hook_q and hook_k data, checked -> T.
+    // q and k: a layer's queries and keys (patternHooks' data), checked -> T.
     int queries_and_keys(const val& q, const val& k) const {
         const ModelConfig& c = decoder_->config();
         const val f32 = val::global("Float32Array");
         for (const val* v : {&q, &k})
             require(v->instanceof (f32), std::string(v == &q ? "q" : "k") +
-                                             " must be a Float32Array (a layer's hook_q or hook_k data), got " +
+                                             " must be a Float32Array (a layer's queries or keys hook data), got " +
                                              js_description(*v));
-        const size_t n = q["length"].as<size_t>();
-        require(n > 0 && n % c.n_embd == 0 && n / c.n_embd <= size_t(c.n_ctx) && k["length"].as<size_t>() == n,
-                "q and k must each hold T x n_embd (" + std::to_string(c.n_embd) + ") numbers for T up to " +
-                    std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
-                    std::to_string(k["length"].as<size_t>()));
-        return int(n / c.n_embd);
+        const size_t n = q["length"].as<size_t>(), m = k["length"].as<size_t>();
+        const size_t Q = size_t(c.q_width()), K = size_t(c.kv_width());
+        require(n > 0 && n % Q == 0 && n / Q <= size_t(c.n_ctx) && m == n / Q * K,
+                "q and k must hold T x " + std::to_string(Q) + " and T x " + std::to_string(K) +
+                    " numbers for T up to " + std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
+                    std::to_string(m));
+        return int(n / Q);
     }
 
     // Every hook name of this model, in the order the pass reaches them.

@@ -21,8 +21,17 @@ int run(const Args& args) {
     char checksum[17];
     std::snprintf(checksum, sizeof checksum, "%016llx", (unsigned long long)f.checksum());
     JsonWriter w;
-    w.open_object().field("n_layer", c.n_layer).field("n_head", c.n_head).field("n_embd", c.n_embd);
-    w.field("n_ctx", c.n_ctx).field("n_vocab", c.n_vocab).field("layer_norm_epsilon", double(c.norm_eps), -1);
+    w.open_object().field("architecture", arch_name(c.arch));
+    w.field("n_layer", c.n_layer).field("n_head", c.n_head).field("n_kv_head", c.kv_heads());
+    w.field("d_head", c.head_dim()).field("n_embd", c.n_embd).field("d_mlp", c.mlp_width());
+    w.field("n_ctx", c.n_ctx).field("n_vocab", c.n_vocab).field("norm", norm_name(c.norm));
+    w.field("norm_eps", double(c.norm_eps), -1).field("positions", positions_name(c.positions));
+    if (c.rotary()) {
+        w.field("rotary_dim", c.rotary_dim).field("rope_theta", c.rope_theta, -1);
+        w.field("rope_scaling", c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3" : "none");
+    }
+    w.field("mlp", mlp_name(c.mlp)).field("parallel_residual", c.parallel_residual);
+    w.field("tied_head", c.tie_word_embeddings).field("qk_norm", c.qk_norm);
     w.field("dtype", dtype_name(model->weight_type())).field("tensors", f.tensors().size());
     w.field("parameters", (long long)params)
         .field("file_bytes", f.size())

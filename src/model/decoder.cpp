@@ -1,4 +1,5 @@
-// decoder.cpp: the forward pass of a decoder-only transformer. Pre-LayerNorm blocks, tanh GELU, learned positions, tied LM head.
+// decoder.cpp: the forward pass of a decoder-only transformer, one for every architecture: the config's choices
+// (model_config.h) pick the norm, the positions, the attention's grouping, the MLP and the residual layout.
 #include "arcscope/model/decoder.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "arcscope/core/sizes.h"
 #include "arcscope/core/threads.h"
 #include "layers.h"
+#include "rope.h"
 
 namespace arcscope {
 
@@ -37,6 +39,11 @@ const float* vec(const ModelFile& f, const std::string& name) {
     return reinterpret_cast<const float*>(f.tensor(name).data);
 }
 
+// A vector the architecture may not have: null then.
+const float* vec_if(bool present, const ModelFile& f, const std::string& name) {
+    return present ? vec(f, name) : nullptr;
+}
+
 }  // namespace
 
 void Linear::apply(float* out, const float* x, int T, bool with_bias) const {
@@ -54,23 +61,33 @@ Decoder::Decoder(const ModelFile& file, std::shared_ptr<const void> owner)
     : config_(file.config()), weight_type_(file.weight_type()), file_(file), owner_(std::move(owner)) {
     for (const ByteSpan& page : file.pages())
         require(reinterpret_cast<uintptr_t>(page.data) % 4 == 0, "model bytes must be 4-byte aligned");
+    const ModelConfig& c = config_;
+    const bool layernorm = c.norm == NormKind::layernorm;
     wte_ = matrix(file, "wte.weight", nullptr);
-    wpe_ = matrix(file, "wpe.weight", nullptr);
-    for (int l = 0; l < config_.n_layer; ++l) {
+    if (!c.rotary()) wpe_ = matrix(file, "wpe.weight", nullptr);
+    if (!c.tie_word_embeddings) {
+        lm_head_ = matrix(file, "lm_head.weight", nullptr);
+        head_ = &lm_head_;
+    }
+    for (int l = 0; l < c.n_layer; ++l) {
         std::string p = "h." + std::to_string(l) + ".";
-        LayerWeights w;
+        LayerWeights w{};
         w.ln_1_w = vec(file, p + "ln_1.weight");
-        w.ln_1_b = vec(file, p + "ln_1.bias");
-        w.c_attn = matrix(file, p + "attn.c_attn.weight", vec(file, p + "attn.c_attn.bias"));
-        w.attn_proj = matrix(file, p + "attn.c_proj.weight", vec(file, p + "attn.c_proj.bias"));
+        w.ln_1_b = vec_if(layernorm, file, p + "ln_1.bias");
+        w.c_attn = matrix(file, p + "attn.c_attn.weight", vec_if(c.qkv_bias, file, p + "attn.c_attn.bias"));
+        w.q_norm = vec_if(c.qk_norm, file, p + "attn.q_norm.weight");
+        w.k_norm = vec_if(c.qk_norm, file, p + "attn.k_norm.weight");
+        w.attn_proj = matrix(file, p + "attn.c_proj.weight", vec_if(c.o_bias, file, p + "attn.c_proj.bias"));
         w.ln_2_w = vec(file, p + "ln_2.weight");
-        w.ln_2_b = vec(file, p + "ln_2.bias");
-        w.c_fc = matrix(file, p + "mlp.c_fc.weight", vec(file, p + "mlp.c_fc.bias"));
-        w.mlp_proj = matrix(file, p + "mlp.c_proj.weight", vec(file, p + "mlp.c_proj.bias"));
+        w.ln_2_b = vec_if(layernorm, file, p + "ln_2.bias");
+        w.c_fc = matrix(file, p + "mlp.c_fc.weight", vec_if(c.mlp_bias, file, p + "mlp.c_fc.bias"));
+        if (c.mlp == MlpKind::swiglu)
+            w.gate = matrix(file, p + "mlp.gate.weight", vec_if(c.mlp_bias, file, p + "mlp.gate.bias"));
+        w.mlp_proj = matrix(file, p + "mlp.c_proj.weight", vec_if(c.mlp_bias, file, p + "mlp.c_proj.bias"));
         layers_.push_back(w);
     }
     ln_f_w_ = vec(file, "ln_f.weight");
-    ln_f_b_ = vec(file, "ln_f.bias");
+    ln_f_b_ = vec_if(layernorm, file, "ln_f.bias");
     set_kv_type(KVType::F32);
 }
 
@@ -110,8 +127,19 @@ void Decoder::check_finite(const float* logits, int rows, int V, int first_posit
 }
 
 void Decoder::set_kv_type(KVType type) {
-    kv_.configure(config_.n_layer, config_.n_embd, config_.n_head, config_.n_ctx, type);
+    kv_.configure(config_.n_layer, config_.kv_width(), config_.kv_heads(), config_.n_ctx, type);
     reset();
+}
+
+// x (T, C) -> out (T, C): the block's LayerNorm or RMSNorm (w, b: its weight and bias; with w null, only
+// normalised).
+void Decoder::norm(float* out, const float* x, int T, const float* w, const float* b) const {
+    if (config_.norm == NormKind::rmsnorm) rmsnorm_forward(out, x, T, config_.n_embd, w, config_.norm_eps);
+    else layernorm_forward(out, x, T, config_.n_embd, w, b, config_.norm_eps);
+}
+
+void Decoder::final_norm(float* out, const float* resid, int rows, bool scaled) const {
+    norm(out, resid, rows, scaled ? ln_f_w_ : nullptr, scaled ? ln_f_b_ : nullptr);
 }
 
 void Decoder::forward(const int* ids, int T, const ForwardOptions& options) {
@@ -150,10 +178,9 @@ void Decoder::resume(int layer, int first, const float* resid_pre, int rows, Hoo
 }
 
 void Decoder::unembed(const float* resid, int rows, float* logits) {
-    const int C = config_.n_embd;
-    grow(ln_, size_t(rows) * C);
-    layernorm_forward(ln_.data(), resid, rows, C, ln_f_w_, ln_f_b_, config_.norm_eps);
-    wte_.apply(logits, ln_.data(), rows);
+    grow(ln_, size_t(rows) * config_.n_embd);
+    final_norm(ln_.data(), resid, rows, true);
+    head_->apply(logits, ln_.data(), rows);
 }
 
 void Decoder::check_tokens(const int* tokens, int n) const {
@@ -165,22 +192,21 @@ void Decoder::check_tokens(const int* tokens, int n) const {
 
 void Decoder::unembed_tokens(const float* resid, const int* tokens, int n, float* logits) {
     check_tokens(tokens, n);
-    const int C = config_.n_embd;
-    grow(ln_, size_t(C));
-    layernorm_forward(ln_.data(), resid, 1, C, ln_f_w_, ln_f_b_, config_.norm_eps);
+    grow(ln_, size_t(config_.n_embd));
+    final_norm(ln_.data(), resid, 1, true);
     lm_head_tokens(ln_.data(), tokens, n, logits);
 }
 
 // A token's logit is its row of the LM head against the row: for packed weights the kernel runs on the token's group
 // of 8 rows alone (each row's sums are the same whichever rows run beside it); f32 weights take the whole head.
 void Decoder::lm_head_tokens(const float* normed, const int* tokens, int n, float* logits) const {
-    if (wte_.type == DType::F32) {
+    if (head_->type == DType::F32) {
         std::vector<float> all(static_cast<size_t>(config_.n_vocab));
-        wte_.apply(all.data(), normed, 1);
+        head_->apply(all.data(), normed, 1);
         for (int i = 0; i < n; ++i) logits[i] = all[size_t(tokens[i])];
         return;
     }
-    const QView& w = wte_.q;
+    const QView& w = head_->q;
     const size_t group_bytes = size_t(w.blocks()) * w.format().record_bytes;
     float group[kQRowGroup];
     for (int i = 0; i < n; ++i) {
@@ -239,8 +265,9 @@ void Decoder::resume_variants(int layer, const std::vector<Variant>& variants, c
     }
 }
 
-// A head's keys transposed into kt (hd, ld), zeros past T, as the KV cache holds them (rounded if f16), so the score
-// loop runs on them as in the pass: from k (T rows, `stride` floats apart), a layer's hook_k or the k part of qkv.
+// A key/value head's keys transposed into kt (hd, ld), zeros past T, as the KV cache holds them (rounded if f16),
+// so the score loop runs on them as in the pass: from k (T rows, `stride` floats apart), a layer's rotated keys
+// hook or the k part of qkv.
 void Decoder::keys_transposed(const float* k, int stride, int T, int head, int ld, float* kt) const {
     const int hd = config_.head_dim();
     std::fill(kt, kt + size_t(hd) * ld, 0.0f);
@@ -257,16 +284,17 @@ void Decoder::check_pattern(const char* what, int T, int head) const {
 
 void Decoder::attention_pattern(const float* q, const float* k, int T, int head, float* out) const {
     check_pattern("attention_pattern", T, head);
-    const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
+    const ModelConfig& c = config_;
+    const int hd = c.head_dim(), Q = c.q_width(), ld = (T + kLanes - 1) / kLanes * kLanes;
     std::vector<float> kt(size_t(hd) * ld);
-    keys_transposed(k, C, T, head, ld, kt.data());
+    keys_transposed(k, c.kv_width(), T, kv_head_of(head, c.n_head, c.kv_heads()), ld, kt.data());
     const float scale = 1.0f / std::sqrt(float(hd));
     // Rows apart on the threads, each part taking rows from both ends (a later row sees more keys).
     parallel_for(T, double(T) * T * hd / 2, [&](int begin, int end) {
         for (int r = begin; r < end; ++r) {
             const int i = r % 2 ? T - 1 - r / 2 : r / 2;
             float* row = out + size_t(i) * T;
-            attention_scores_row(row, q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
+            attention_scores_row(row, q + size_t(i) * Q + head * hd, kt.data(), hd, ld, i + 1, scale);
             masked_softmax_row(row, i + 1, T);
         }
     });
@@ -276,9 +304,10 @@ void Decoder::attention_thumbnail(const float* q, const float* k, int T, int hea
     check_pattern("attention_thumbnail", T, head);
     require(size >= 1 && size <= T,
             "attention_thumbnail: size " + std::to_string(size) + " is not in [1, " + std::to_string(T) + "]");
-    const int C = config_.n_embd, hd = config_.head_dim(), ld = (T + kLanes - 1) / kLanes * kLanes;
+    const ModelConfig& c = config_;
+    const int hd = c.head_dim(), Q = c.q_width(), ld = (T + kLanes - 1) / kLanes * kLanes;
     std::vector<float> kt(size_t(hd) * ld);
-    keys_transposed(k, C, T, head, ld, kt.data());
+    keys_transposed(k, c.kv_width(), T, kv_head_of(head, c.n_head, c.kv_heads()), ld, kt.data());
     const float scale = 1.0f / std::sqrt(float(hd));
     std::fill(out, out + size_t(size) * size, 0.0f);
     // Pooled rows apart on the threads, each part taking them from both ends (a later row sees more keys): cell
@@ -292,7 +321,7 @@ void Decoder::attention_thumbnail(const float* q, const float* k, int T, int hea
             const int first = int((int64_t(r) * T + size - 1) / size);
             const int last = int((int64_t(r + 1) * T + size - 1) / size);
             for (int i = first; i < last; ++i) {
-                attention_scores_row(row.data(), q + size_t(i) * C + head * hd, kt.data(), hd, ld, i + 1, scale);
+                attention_scores_row(row.data(), q + size_t(i) * Q + head * hd, kt.data(), hd, ld, i + 1, scale);
                 masked_softmax_row(row.data(), i + 1, i + 1);
                 for (int j = 0; j <= i; ++j) {
                     float& cell = pooled[int64_t(j) * size / T];
@@ -353,7 +382,7 @@ void Decoder::run(const int* ids, int T, const ForwardOptions& options, Start st
         const int C = config_.n_embd;
         const int last = segments_[0].rows - 1;  // of the last chunk: rows its last block kept
         // With the final hook, run_chunk has already normalised every row of the last chunk (as the hook left it).
-        if (final_hook) wte_.apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
+        if (final_hook) head_->apply(logits_.data(), ln_.data() + size_t(last) * C, 1);  // (1, C) -> (1, V)
         else unembed(x_.data() + size_t(last) * C, 1, logits_.data());
     }
     check_finite(logits_.data(), rows, V, p0 + T - rows, !from_tokens);
@@ -365,16 +394,19 @@ void Decoder::run(const int* ids, int T, const ForwardOptions& options, Start st
 
 // The chunk's T rows (segments_: a pass's new positions, or a batch of variants) through blocks `layer`.., a pass
 // filling the KV cache. Leaves the final residual stream in x_; writes logits (T, V) too if `logits` is given, and the
-// final LayerNorm of every row into ln_ if `final_norm` (for its hook) or logits. Each hook point sees its values
-// where the pass has them.
+// final norm of every row into ln_ if `final_norm` (for its hook) or logits. Each hook point sees its values where
+// the pass has them.
 void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer) {
-    const int C = config_.n_embd, L = config_.n_layer;
+    const ModelConfig& c = config_;
+    const int C = c.n_embd, L = c.n_layer, F = c.mlp_width();
     grow(x_, size_t(T) * C);
     grow(ln_, size_t(T) * C);
-    grow(qkv_, size_t(T) * 3 * C);
-    grow(att_out_, size_t(T) * C);
+    grow(qkv_, size_t(T) * c.qkv_width());
+    grow(att_out_, size_t(T) * c.q_width());
     grow(proj_, size_t(T) * C);
-    grow(fc_, size_t(T) * 4 * C);
+    grow(fc_, size_t(T) * F);
+    if (c.mlp == MlpKind::swiglu) grow(up_, size_t(T) * F);
+    if (c.parallel_residual) grow(mlp_out_, size_t(T) * C);
 
     // 1. the residual stream entering block `layer`: the rows given, or the embeddings
     size_t row0 = 0;
@@ -395,46 +427,121 @@ void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits
     for (int l = layer; l < L; ++l) {
         const LayerWeights& w = layers_[l];
         hook(HookPoint::ResidPre, l, x_.data(), C, C);
-        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_1_w, w.ln_1_b, config_.norm_eps);
-        w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, 3C) = [q | k | v]
-        hook(HookPoint::Q, l, qkv_.data(), C, 3 * C);
-        hook(HookPoint::K, l, qkv_.data() + C, C, 3 * C);
-        hook(HookPoint::V, l, qkv_.data() + 2 * C, C, 3 * C);
-        attention_layer(l, cap, l == L - 1 && trim_attention);
-        if (l == L - 1 && trim) T = keep_last_rows();
-        hook(HookPoint::Z, l, att_out_.data(), C, C);
-        w.attn_proj.apply(proj_.data(), att_out_.data(), T);
-        hook(HookPoint::AttnOut, l, proj_.data(), C, C);
-        residual_forward(x_.data(), proj_.data(), size_t(T) * C);
-        hook(HookPoint::ResidMid, l, x_.data(), C, C);
-
-        layernorm_forward(ln_.data(), x_.data(), T, C, w.ln_2_w, w.ln_2_b, config_.norm_eps);
-        w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, 4C)
-        gelu_forward(fc_.data(), T, 4 * C);
-        hook(HookPoint::MlpPost, l, fc_.data(), 4 * C, 4 * C);
-        w.mlp_proj.apply(proj_.data(), fc_.data(), T);  // (T, 4C) -> (T, C)
-        hook(HookPoint::MlpOut, l, proj_.data(), C, C);
-        residual_forward(x_.data(), proj_.data(), size_t(T) * C);
+        attention_block(l, w, cap, T, l == L - 1 && trim, l == L - 1 && trim_attention);  // proj_ = attention's
+        if (c.parallel_residual) {  // x + attn(ln_1(x)) + mlp(ln_2(x)), summed as (mlp + attn) + x
+            mlp_block(w, T, l, mlp_out_.data());
+            residual_forward(mlp_out_.data(), proj_.data(), size_t(T) * C);
+            residual_forward(x_.data(), mlp_out_.data(), size_t(T) * C);
+        } else {
+            residual_forward(x_.data(), proj_.data(), size_t(T) * C);
+            hook(HookPoint::ResidMid, l, x_.data(), C, C);
+            mlp_block(w, T, l, proj_.data());
+            residual_forward(x_.data(), proj_.data(), size_t(T) * C);
+        }
         hook(HookPoint::ResidPost, l, x_.data(), C, C);
     }
-    // 3. final LayerNorm and the tied LM head, when every position's logits are wanted
+    // 3. the final norm and the LM head, when every position's logits are wanted
     if (final_norm) {
-        layernorm_forward(ln_.data(), x_.data(), T, C, nullptr, nullptr, config_.norm_eps);
+        this->final_norm(ln_.data(), x_.data(), T, false);
         hook(HookPoint::LnFinalNormalized, -1, ln_.data(), C, C);
         scale_shift_forward(ln_.data(), T, C, ln_f_w_, ln_f_b_);
-        if (logits) wte_.apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
+        if (logits) head_->apply(logits, ln_.data(), T);  // (T, C) -> (T, V)
     } else if (logits) {
         unembed(x_.data(), T, logits);
     }
 }
 
-// ids (T) at positions length_.. -> x_ (T, C) = wte[id] + wpe[position], the residual stream entering block 0.
+// Block l's attention over the chunk's rows: ln_1, q/k/v, (q/k norms, rotation,) attention, the output projection
+// into proj_ (T, C). With `trim`, only each sequence's last row goes on past the attention (T becomes the number of
+// sequences); with `trim_attention` the other rows' attention is skipped too.
+void Decoder::attention_block(int l, const LayerWeights& w, const Capture& cap, int& T, bool trim,
+                              bool trim_attention) {
+    const ModelConfig& c = config_;
+    const int C = c.n_embd, H = c.n_head, KV = c.kv_heads(), hd = c.head_dim();
+    const int Q = c.q_width(), K = c.kv_width(), W = c.qkv_width();
+    norm(ln_.data(), x_.data(), T, w.ln_1_w, w.ln_1_b);
+    w.c_attn.apply(qkv_.data(), ln_.data(), T);  // (T, C) -> (T, W) = [q (H d) | k (KV d) | v (KV d)]
+    hook(HookPoint::Q, l, qkv_.data(), Q, W);
+    hook(HookPoint::K, l, qkv_.data() + Q, K, W);
+    hook(HookPoint::V, l, qkv_.data() + Q + K, K, W);
+    if (c.qk_norm)  // each head's q and k over its d dims
+        for (int t = 0; t < T; ++t) {
+            float* row = qkv_.data() + size_t(t) * W;
+            rmsnorm_forward(row, row, H, hd, w.q_norm, c.norm_eps);
+            rmsnorm_forward(row + Q, row + Q, KV, hd, w.k_norm, c.norm_eps);
+        }
+    if (c.rotary()) {
+        rotate(qkv_.data());
+        hook(HookPoint::RotQ, l, qkv_.data(), Q, W);
+        hook(HookPoint::RotK, l, qkv_.data() + Q, K, W);
+    }
+    attention_layer(l, cap, trim_attention);
+    if (trim) T = keep_last_rows();
+    hook(HookPoint::Z, l, att_out_.data(), Q, Q);
+    w.attn_proj.apply(proj_.data(), att_out_.data(), T);  // (T, H d) -> (T, C)
+    hook(HookPoint::AttnOut, l, proj_.data(), C, C);
+}
+
+// Block l's MLP over the chunk's T rows: ln_2 of the residual stream, then up (and gate), the activation, down into
+// out (T, C).
+void Decoder::mlp_block(const LayerWeights& w, int T, int l, float* out) {
+    const ModelConfig& c = config_;
+    const int C = c.n_embd, F = c.mlp_width();
+    norm(ln_.data(), x_.data(), T, w.ln_2_w, w.ln_2_b);
+    if (c.mlp == MlpKind::swiglu) {
+        w.gate.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, F)
+        w.c_fc.apply(up_.data(), ln_.data(), T);  // (T, C) -> (T, F)
+        swiglu_forward(fc_.data(), up_.data(), T, F);
+    } else {
+        w.c_fc.apply(fc_.data(), ln_.data(), T);  // (T, C) -> (T, F)
+        if (c.mlp == MlpKind::gelu_erf) gelu_erf_forward(fc_.data(), T, F);
+        else gelu_forward(fc_.data(), T, F);
+    }
+    hook(HookPoint::MlpPost, l, fc_.data(), F, F);
+    w.mlp_proj.apply(out, fc_.data(), T);  // (T, F) -> (T, C)
+    hook(HookPoint::MlpOut, l, out, C, C);
+}
+
+// The cos/sin table covers positions [0, positions): grown geometrically, each row computed as rope_table does for
+// that position whatever the table's length.
+void Decoder::rope_reserve(int positions) {
+    if (positions <= rope_positions_) return;
+    const int n = std::min(config_.n_ctx, std::max(positions, 2 * rope_positions_));
+    const size_t half = size_t(config_.rotary_dim / 2);
+    rope_cos_.resize(size_t(n) * half);
+    rope_sin_.resize(size_t(n) * half);
+    rope_table(rope_cos_.data(), rope_sin_.data(), n, config_.rotary_dim, config_.rope_theta, config_.rope_scaling);
+    rope_positions_ = n;
+}
+
+// The chunk's queries and keys (inside qkv (T, W)) rotated, each sequence's rows by their positions s.first...
+void Decoder::rotate(float* qkv) {
+    const ModelConfig& c = config_;
+    const int W = c.qkv_width(), half = c.rotary_dim / 2;
+    int end = 0;
+    for (const Variant& s : segments_) end = std::max(end, s.first + s.rows);
+    rope_reserve(end);
+    size_t row0 = 0;
+    for (const Variant& s : segments_) {
+        float* rows = qkv + row0 * W;
+        const float* cos = rope_cos_.data() + size_t(s.first) * half;
+        const float* sin = rope_sin_.data() + size_t(s.first) * half;
+        rope_forward(rows, s.rows, c.n_head, c.head_dim(), c.rotary_dim, cos, sin, W);
+        rope_forward(rows + c.q_width(), s.rows, c.kv_heads(), c.head_dim(), c.rotary_dim, cos, sin, W);
+        row0 += size_t(s.rows);
+    }
+}
+
+// ids (T) at positions length_.. -> x_ (T, C) = wte[id] (+ wpe[position] with learned positions), the residual
+// stream entering block 0.
 void Decoder::embed(const int* ids, int T) {
     const int C = config_.n_embd;
-    grow(position_row_, size_t(C));
+    const bool learned = !config_.rotary();
+    if (learned) grow(position_row_, size_t(C));
     for (int t = 0; t < T; ++t) {
         float* xt = x_.data() + size_t(t) * C;
         wte_.row(ids[t], xt);
+        if (!learned) continue;
         wpe_.row(length_ + t, position_row_.data());
         residual_forward(xt, position_row_.data(), size_t(C));
     }
@@ -451,12 +558,12 @@ bool Decoder::any_hooked(std::initializer_list<HookPoint> points, int layer) con
 // Each sequence's last row of the attention's output and of the residual stream, moved to the front: rows
 // (sequences) of them, each sequence now that one position.
 int Decoder::keep_last_rows() {
-    const int C = config_.n_embd;
+    const int C = config_.n_embd, Q = config_.q_width();
     size_t end = 0;
     for (size_t i = 0; i < segments_.size(); ++i) {
         Variant& s = segments_[i];
         end += size_t(s.rows);
-        std::copy_n(att_out_.data() + (end - 1) * C, C, att_out_.data() + i * C);
+        std::copy_n(att_out_.data() + (end - 1) * Q, Q, att_out_.data() + i * Q);
         std::copy_n(x_.data() + (end - 1) * C, C, x_.data() + i * C);
         s.first += s.rows - 1;
         s.rows = 1;
@@ -467,13 +574,13 @@ int Decoder::keep_last_rows() {
 // Causal self-attention of layer l for each sequence of the chunk: a pass stores its keys and values in the KV cache
 // first; a variant keeps its own apart and reads the cache's positions before its first.
 void Decoder::attention_layer(int l, const Capture& cap, bool last_rows_only) {
-    const int C = config_.n_embd;
+    const int Q = config_.q_width(), K = config_.kv_width(), W = config_.qkv_width();
     size_t row0 = 0;
     for (const Variant& s : segments_) {
         if (!variants_)
             for (int t = 0; t < s.rows; ++t) {
-                const float* row = qkv_.data() + (row0 + t) * 3 * C;
-                kv_.store(l, s.first + t, row + C, row + 2 * C);
+                const float* row = qkv_.data() + (row0 + t) * W;
+                kv_.store(l, s.first + t, row + Q, row + Q + K);
             }
         attend(l, s, row0, cap, last_rows_only);
         row0 += size_t(s.rows);
@@ -481,29 +588,32 @@ void Decoder::attention_layer(int l, const Capture& cap, bool last_rows_only) {
 }
 
 // One sequence's T rows (from row0 of the chunk, at positions p0 = s.first..) against every key they may see.
-// q (T, C) inside qkv_ (row stride 3C) -> att_out_ (T, C); probabilities into the capture buffer when there is one,
-// else into scratch. A row's keys come in two spans: positions [0, n_cache) from the KV cache, then (a variant's)
-// its own [p0, p0 + i] from own_kt_ / own_v_; each key's score and the running sum over values are the same bits
-// whichever span holds the key.
+// q (T, H d) inside qkv_ (row stride W) -> att_out_ (T, H d); query head h reads key/value head kv_head_of(h).
+// Probabilities go into the capture buffer when there is one, else into scratch. A row's keys come in two spans:
+// positions [0, n_cache) from the KV cache, then (a variant's) its own [p0, p0 + i] from own_kt_ / own_v_; each
+// key's score and the running sum over values are the same bits whichever span holds the key.
 // Every sum runs in a fixed order (see kLanes), so native and wasm builds produce the same bits (a blocked GEMM
 // would sum in a different order on each platform).
 void Decoder::attend(int l, const Variant& s, size_t row0, const Capture& cap, bool last_row_only) {
-    const int C = config_.n_embd, H = config_.n_head, hd = config_.head_dim();
+    const ModelConfig& c = config_;
+    const int H = c.n_head, KV = c.kv_heads(), hd = c.head_dim();
+    const int Q = c.q_width(), K = c.kv_width(), W = c.qkv_width();
     const int p0 = s.first, T = s.rows, Tk = p0 + T;
     const float scale = 1.0f / std::sqrt(float(hd));
     const int own_ld = (T + kLanes - 1) / kLanes * kLanes;
     if (variants_) {  // this variant's keys (transposed) and values, rounded as the cache would store them
-        grow(own_kt_, size_t(C) * own_ld);
-        grow(own_v_, size_t(T) * C);
-        for (int h = 0; h < H; ++h)
-            keys_transposed(qkv_.data() + row0 * 3 * C + C, 3 * C, T, h, own_ld,
-                            own_kt_.data() + size_t(h) * hd * own_ld);
+        grow(own_kt_, size_t(K) * own_ld);
+        grow(own_v_, size_t(T) * K);
+        for (int g = 0; g < KV; ++g)
+            keys_transposed(qkv_.data() + row0 * W + Q, W, T, g, own_ld, own_kt_.data() + size_t(g) * hd * own_ld);
         for (int t = 0; t < T; ++t)
-            for (int c = 0; c < C; ++c) own_v_[size_t(t) * C + c] = kv_.stored(qkv_[(row0 + t) * 3 * C + 2 * C + c]);
+            for (int j = 0; j < K; ++j) own_v_[size_t(t) * K + j] = kv_.stored(qkv_[(row0 + t) * W + Q + K + j]);
     }
-    // Every head's keys (hd, ld) and values: the cache's (every position, or a variant's prefix), and its own.
+    // Every key/value head's keys (hd, ld) and values: the cache's (every position, or a variant's prefix), and its
+    // own.
     heads_.clear();
-    for (int h = 0; h < H; ++h) heads_.push_back(kv_.head(l, h, variants_ ? p0 : Tk));
+    for (int g = 0; g < KV; ++g) heads_.push_back(kv_.head(l, g, variants_ ? p0 : Tk));
+    const auto kv_of = [H, KV](int h) { return kv_head_of(h, H, KV); };
     const auto n_cache = [&](int i) { return variants_ ? p0 : p0 + i + 1; };
     const auto n_own = [&](int i) { return variants_ ? i + 1 : 0; };
     // Each head's probabilities: in the capture (L, H, cap.queries, cap.keys), this chunk's rows from row cap.first;
@@ -514,8 +624,8 @@ void Decoder::attend(int l, const Variant& s, size_t row0, const Capture& cap, b
         return cap.data ? cap.data + ((size_t(l) * H + h) * cap.queries + cap.first) * cap.keys
                         : scores_.data() + size_t(h) * T * Tk;
     };
-    const float* q = qkv_.data() + row0 * 3 * C;
-    float* out = att_out_.data() + row0 * C;
+    const float* q = qkv_.data() + row0 * W;
+    float* out = att_out_.data() + row0 * Q;
     // The threads take (head, row) pairs in parts, every head at once (threads.h). A later row sees more keys, so
     // each head's rows are taken from both ends; the order changes nothing in any row.
     const int i0 = last_row_only ? T - 1 : 0, rows = T - i0;
@@ -528,11 +638,11 @@ void Decoder::attend(int l, const Variant& s, size_t row0, const Capture& cap, b
     // 1. scores (n) = q . K^T / sqrt(hd), then the masked softmax
     parallel_for(H * rows, work, [&](int begin, int end) {
         for (int k = begin; k < end; ++k) {
-            const int h = head_of(k), i = row_of(k), a = n_cache(i), b = n_own(i);
+            const int h = head_of(k), i = row_of(k), a = n_cache(i), b = n_own(i), g = kv_of(h);
             float* row = probs_of(h) + size_t(i) * stride;
-            const float* qi = q + size_t(i) * 3 * C + h * hd;
-            if (a) attention_scores_row(row, qi, heads_[size_t(h)].kt, hd, heads_[size_t(h)].ld, a, scale);
-            if (b) attention_scores_row(row + a, qi, own_kt_.data() + size_t(h) * hd * own_ld, hd, own_ld, b, scale);
+            const float* qi = q + size_t(i) * W + h * hd;
+            if (a) attention_scores_row(row, qi, heads_[size_t(g)].kt, hd, heads_[size_t(g)].ld, a, scale);
+            if (b) attention_scores_row(row + a, qi, own_kt_.data() + size_t(g) * hd * own_ld, hd, own_ld, b, scale);
             masked_softmax_row(row, a + b, stride);
         }
     });
@@ -541,11 +651,11 @@ void Decoder::attend(int l, const Variant& s, size_t row0, const Capture& cap, b
     // 2. out (hd) = probs . V
     parallel_for(H * rows, work, [&](int begin, int end) {
         for (int k = begin; k < end; ++k) {
-            const int h = head_of(k), i = row_of(k), a = n_cache(i), b = n_own(i);
+            const int h = head_of(k), i = row_of(k), a = n_cache(i), b = n_own(i), g = kv_of(h);
             const float* p = probs_of(h) + size_t(i) * stride;
-            float* o = out + size_t(i) * C + h * hd;
-            if (a) attention_values_row(o, p, heads_[size_t(h)].v, a, hd, heads_[size_t(h)].ldv);
-            if (b) attention_values_row(o, p + a, own_v_.data() + size_t(h) * hd, b, hd, C, a > 0);
+            float* o = out + size_t(i) * Q + h * hd;
+            if (a) attention_values_row(o, p, heads_[size_t(g)].v, a, hd, heads_[size_t(g)].ldv);
+            if (b) attention_values_row(o, p + a, own_v_.data() + size_t(g) * hd, b, hd, K, a > 0);
         }
     });
 }

@@ -19,6 +19,8 @@ constexpr Suffix kBlockSuffixes[] = {
     {HookPoint::Q, "attn.hook_q"},
     {HookPoint::K, "attn.hook_k"},
     {HookPoint::V, "attn.hook_v"},
+    {HookPoint::RotQ, "attn.hook_rot_q"},
+    {HookPoint::RotK, "attn.hook_rot_k"},
     {HookPoint::Pattern, "attn.hook_pattern"},
     {HookPoint::Z, "attn.hook_z"},
     {HookPoint::AttnOut, "hook_attn_out"},
@@ -51,6 +53,11 @@ HookName parse_hook_name(const std::string& name, const ModelConfig& config) {
             const int layer = std::stoi(digits);
             require(layer < config.n_layer,
                     "hook " + name + ": the model has layers 0 to " + std::to_string(config.n_layer - 1));
+            require(has_hook_point(s.point, config),
+                    "hook " + name + ": " + arch_name(config.arch) +
+                        (s.point == HookPoint::ResidMid ? " runs attention and MLP side by side (parallel residual): "
+                                                          "there is no stream between them"
+                                                        : " learns its positions: nothing rotates"));
             return {s.point, layer};
         }
     }
@@ -64,10 +71,17 @@ std::string hook_name(const HookName& hook) {
     throw Error("hook_name: not a hook point");
 }
 
+bool has_hook_point(HookPoint point, const ModelConfig& config) {
+    if (point == HookPoint::RotQ || point == HookPoint::RotK) return config.rotary();
+    if (point == HookPoint::ResidMid) return !config.parallel_residual;
+    return true;
+}
+
 std::vector<HookName> all_hooks(const ModelConfig& config) {
     std::vector<HookName> names;
     for (int l = 0; l < config.n_layer; ++l)
-        for (const Suffix& s : kBlockSuffixes) names.push_back({s.point, l});
+        for (const Suffix& s : kBlockSuffixes)
+            if (has_hook_point(s.point, config)) names.push_back({s.point, l});
     names.push_back({HookPoint::LnFinalNormalized, -1});
     return names;
 }
@@ -75,14 +89,17 @@ std::vector<HookName> all_hooks(const ModelConfig& config) {
 std::vector<int> hook_shape(const HookName& hook, const ModelConfig& c, int T, int first) {
     switch (hook.point) {
         case HookPoint::Q:
-        case HookPoint::K:
-        case HookPoint::V:
+        case HookPoint::RotQ:
         case HookPoint::Z:
             return {T, c.n_head, c.head_dim()};
+        case HookPoint::K:
+        case HookPoint::V:
+        case HookPoint::RotK:
+            return {T, c.kv_heads(), c.head_dim()};
         case HookPoint::Pattern:
             return {c.n_head, T, first + T};
         case HookPoint::MlpPost:
-            return {T, 4 * c.n_embd};
+            return {T, c.mlp_width()};
         default:
             return {T, c.n_embd};
     }

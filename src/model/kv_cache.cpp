@@ -45,11 +45,11 @@ KVType parse_kv_type(const std::string& s) {
     throw Error("the KV cache is 'f32' or 'f16', not '" + s + "'");
 }
 
-void KVCache::configure(int n_layer, int n_embd, int n_head, int n_ctx, KVType type) {
+void KVCache::configure(int n_layer, int width, int n_heads, int n_ctx, KVType type) {
     const bool half = type == KVType::F16;
     layers_ = n_layer;
-    C_ = n_embd;
-    hd_ = n_embd / n_head;
+    C_ = width;
+    hd_ = width / n_heads;
     n_ctx_ = n_ctx;
     half_ = half;
     capacity_ = ld_ = 0;
@@ -65,7 +65,7 @@ void KVCache::reserve(int positions, int keep) {
     // The padding also keeps the rows of a power-of-two capacity off the same cache sets.
     const int ld = cap + kPad;
     // Checked as a whole before any layer grows: K and V of every layer.
-    buffer_elements("KV cache (2 x n_layer x positions x n_embd)", {2, uint64_t(layers_), uint64_t(ld), uint64_t(C_)},
+    buffer_elements("KV cache (2 x n_layer x positions x key/value width)", {2, uint64_t(layers_), uint64_t(ld), uint64_t(C_)},
                     half_ ? sizeof(uint16_t) : sizeof(float));
     if (keep == 0) {  // nothing to carry over: free the old storage first, so the new can take its place
         f32_.release();

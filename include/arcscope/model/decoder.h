@@ -62,15 +62,20 @@ struct Variant {
     Hooks* hooks = nullptr;
 };
 
+// One block's weights. Absent parts (biases, LayerNorm's bias in RMSNorm models, q/k norms, the gate) are null or
+// empty Linears: the architecture (ModelConfig) says which a block has.
 struct LayerWeights {
     const float* ln_1_w;
     const float* ln_1_b;
-    Linear c_attn;     // (3C, C)
-    Linear attn_proj;  // (C, C)
+    Linear c_attn;             // ((H + 2 KV) d, C): rows [q | k | v]
+    const float* q_norm;       // (d), Qwen3
+    const float* k_norm;       // (d), Qwen3
+    Linear attn_proj;          // (C, H d)
     const float* ln_2_w;
     const float* ln_2_b;
-    Linear c_fc;      // (4C, C)
-    Linear mlp_proj;  // (C, 4C)
+    Linear c_fc;      // (F, C): the MLP's input projection (SwiGLU's up)
+    Linear gate;      // (F, C): SwiGLU's gate
+    Linear mlp_proj;  // (C, F)
 };
 
 class Decoder {
@@ -121,8 +126,9 @@ public:
         return end;
     }
     // One layer's attention probabilities recomputed from its queries and keys, as the hooks record them
-    // (blocks.{l}.attn.hook_q / hook_k: q, k (T, n_head, head_dim)): head's (T, T), causal, zeros above the
-    // diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
+    // (hook_q and hook_k, or hook_rot_q and hook_rot_k where positions rotate: q (T, n_head, head_dim), k (T,
+    // kv_heads, head_dim)): head's (T, T),
+    // causal, zeros above the diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
     // floats a layer) instead of every head's (T, T), and compute exactly the heads it shows.
     void attention_pattern(const float* q, const float* k, int T, int head, float* out) const;
     // The same head max-pooled to out (size, size), 1 <= size <= T: cell (r, c) is the largest probability of query
@@ -136,9 +142,12 @@ public:
     void unembed_tokens(const float* resid, const int* tokens, int n, float* logits);
     // The weights, for analyses that read them (direct logit attribution).
     const LayerWeights& layer(int l) const { return layers_[size_t(l)]; }
-    const Linear& unembedding() const { return wte_; }  // (n_vocab, n_embd), tied with the token embedding
+    const Linear& unembedding() const { return *head_; }  // (n_vocab, n_embd): the token embedding, when tied
     const float* ln_f_weight() const { return ln_f_w_; }
-    const float* ln_f_bias() const { return ln_f_b_; }
+    const float* ln_f_bias() const { return ln_f_b_; }  // null for RMSNorm
+    // The final norm of rows (rows x n_embd) -> out, before its weight (and bias) or, with `scaled`, after them: the
+    // model's own LayerNorm or RMSNorm.
+    void final_norm(float* out, const float* resid, int rows, bool scaled) const;
 
     void reset() {  // empties the KV cache
         length_ = 0;
@@ -164,7 +173,9 @@ private:
     DType weight_type_;
     ModelFile file_;
     std::shared_ptr<const void> owner_;
-    Linear wte_, wpe_;  // token and position embeddings; wte_ is also the LM head
+    Linear wte_, wpe_;  // token and (learned) position embeddings
+    Linear lm_head_;    // an untied LM head
+    const Linear* head_ = &wte_;  // the LM head: wte_ or lm_head_
     std::vector<LayerWeights> layers_;
     const float* ln_f_w_ = nullptr;
     const float* ln_f_b_ = nullptr;
@@ -172,7 +183,10 @@ private:
     int length_ = 0;
     KVCache kv_;
     std::vector<int> cached_ids_;  // the token behind each cached position, -1 where no token alone gives it
-    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, scores_, logits_, attn_capture_;
+    std::vector<float> x_, ln_, qkv_, att_out_, proj_, fc_, up_, mlp_out_, scores_, logits_, attn_capture_;
+    // Rotary positions: cos and sin (positions, rotary_dim / 2) of every position up to the longest pass so far.
+    std::vector<float> rope_cos_, rope_sin_;
+    int rope_positions_ = 0;
     std::vector<float> position_row_;  // one position's embedding (C), while embed() adds it
     // A variant's own keys (C, ld) and values (rows, C), as the cache would hold them.
     std::vector<float> own_kt_, own_v_;
@@ -207,6 +221,11 @@ private:
     void run(const int* ids, int T, const ForwardOptions& options, Start start);  // positions length_..
     void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer);
     void embed(const int* ids, int T);
+    void norm(float* out, const float* x, int T, const float* w, const float* b) const;
+    void rotate(float* qkv);  // the chunk's queries and keys, each segment at its positions
+    void rope_reserve(int positions);
+    void attention_block(int layer, const LayerWeights& w, const Capture& cap, int& T, bool trim, bool trim_attention);
+    void mlp_block(const LayerWeights& w, int T, int layer, float* out);
     void lm_head_tokens(const float* normed, const int* tokens, int n, float* logits) const;
     void hook(HookPoint point, int layer, float* values, int width, int stride);
     bool any_hooked(std::initializer_list<HookPoint> points, int layer) const;

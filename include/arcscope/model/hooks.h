@@ -4,11 +4,18 @@
 // (TransformerLens's from_pretrained_no_processing: no folded LayerNorms, no centred weights), the batch dimension
 // dropped:
 //   blocks.{l}.hook_resid_pre / hook_resid_mid / hook_resid_post   [T, C]  the residual stream
-//   blocks.{l}.attn.hook_q / hook_k / hook_v / hook_z               [T, H, d_head]  (z: the heads' outputs, before W_o)
+//   blocks.{l}.attn.hook_q / hook_z                                 [T, H, d_head]  (z: the heads' outputs, before W_o)
+//   blocks.{l}.attn.hook_k / hook_v                                 [T, KV, d_head]  the key/value heads (KV = H
+//                                                                   but in grouped-query attention)
+//   blocks.{l}.attn.hook_rot_q / hook_rot_k                         [T, H or KV, d_head]  after the rotation (rotary
+//                                                                   positions only; after Qwen3's q/k norms, which
+//                                                                   hook_q and hook_k precede)
 //   blocks.{l}.attn.hook_pattern                                    [H, T, T]  softmax probabilities, query x key
 //   blocks.{l}.hook_attn_out / hook_mlp_out                         [T, C]  what the sublayer adds to the stream
-//   blocks.{l}.mlp.hook_post                                        [T, 4C]  after the GELU
-//   ln_final.hook_normalized                                        [T, C]  (x - mean) / std, before ln_f's scale
+//   blocks.{l}.hook_resid_mid                                       [T, C]  (sequential blocks only: a parallel
+//                                                                   block has no point between attention and MLP)
+//   blocks.{l}.mlp.hook_post                                        [T, F]  after the activation (SwiGLU's product)
+//   ln_final.hook_normalized                                        [T, C]  normalised, before ln_f's weight
 // A Hooks object sees the points it asks for while the pass runs; it may read the values or overwrite them.
 #pragma once
 #include <cstdint>
@@ -32,6 +39,8 @@ enum class HookPoint {
     MlpOut,
     ResidPost,
     LnFinalNormalized,
+    RotQ,
+    RotK,
 };
 
 struct HookName {
@@ -44,6 +53,9 @@ struct HookName {
 // config does not have included).
 HookName parse_hook_name(const std::string& name, const ModelConfig& config);
 std::string hook_name(const HookName& hook);
+// Whether a model of this config has the point: rotations only with rotary positions, resid_mid only in sequential
+// blocks.
+bool has_hook_point(HookPoint point, const ModelConfig& config);
 // Every name of a model, in the order the pass reaches them.
 std::vector<HookName> all_hooks(const ModelConfig& config);
 // The shape of a hook's activation over T positions from position `first` (all of them with first 0): [T, ...], and

@@ -20,13 +20,15 @@ class KVCache {
 public:
     static constexpr int kPad = 16;  // K's rows run this many floats past the capacity: score loops read in 16s
 
-    void configure(int n_layer, int n_embd, int n_head, int n_ctx, KVType type);  // empties the cache
+    // width: a position's keys across the n_heads key/value heads (n_embd but in grouped-query attention). Empties
+    // the cache.
+    void configure(int n_layer, int width, int n_heads, int n_ctx, KVType type);
     KVType type() const { return half_ ? KVType::F16 : KVType::F32; }
     // Capacity for `positions`, keeping the first `keep` positions' contents. Grows geometrically.
     void reserve(int positions, int keep);
     int capacity() const { return capacity_; }
     size_t bytes() const;  // what the stored keys and values take
-    // Position p's key and value (C floats each) of layer l.
+    // Position p's key and value (width floats each) of layer l.
     void store(int l, int p, const float* k, const float* v);
     // What storing does to a value: identity for f32, the f16 rounding otherwise.
     float stored(float x) const;
