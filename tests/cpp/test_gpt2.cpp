@@ -8,19 +8,12 @@
 
 #include "arcscope/analysis/sampling.h"
 #include "arcscope/model/decoder.h"
-#include "engine_fixture.h"
+#include "decoder_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;
 
 namespace {
-
-std::vector<int> some_ids(int n, int vocab, uint64_t seed = 9) {
-    Random rng(seed);
-    std::vector<int> ids(n);
-    for (int& id : ids) id = int(rng.next_u64() % vocab);
-    return ids;
-}
 
 // Adds `by` to one column of every row it sees at one hook point: an intervention the test can tell apart.
 class ShiftColumn : public Hooks {

@@ -4,10 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "arcscope/analysis/interventions.h"
 #include "arcscope/core/error.h"
-#include "engine_fixture.h"
+#include "decoder_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;
@@ -29,10 +30,15 @@ float metric_with(Decoder& g, const std::vector<int>& ids, std::vector<Intervent
     return logit_difference(g, kAnswer, kWrong);
 }
 
-class Interventions : public ::testing::TestWithParam<DType> {};
+using Case = std::tuple<Arch, DType>;
+
+class Interventions : public ::testing::TestWithParam<Case> {
+protected:
+    Loaded load(uint64_t seed) const { return load_arch(std::get<0>(GetParam()), std::get<1>(GetParam()), seed); }
+};
 
 TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
     const int T = int(kClean.size()), C = g.config().n_embd, V = g.config().n_vocab;
     for (int l = 0; l < g.config().n_layer; ++l) {
@@ -46,7 +52,7 @@ TEST_P(Interventions, ResumingAtAnyLayerAndPositionGivesTheForwardPassBits) {
 }
 
 TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
     const ModelConfig& c = g.config();
     const int T = int(kClean.size());
@@ -80,7 +86,7 @@ TEST_P(Interventions, PatchingSweepEqualsAPlainPassPerPatch) {
 }
 
 TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
     const ModelConfig& c = g.config();
     for (auto kind : {Intervention::Kind::Zero, Intervention::Kind::Mean}) {
@@ -97,7 +103,7 @@ TEST_P(Interventions, AblationSweepEqualsAPlainPassPerHead) {
 TEST_P(Interventions, SweepsAStepAtATimeGiveTheSameCellsWhateverRunsBetweenSteps) {
     // A worker runs a sweep a step (a batch of variants) at a time so that a cancel gets in; other passes may touch the
     // model meanwhile. 48 tokens differing from position 1: a layer's residual positions take several batches.
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
     std::vector<int> clean(48), corrupted;
     for (int t = 0; t < 48; ++t) clean[size_t(t)] = (t * 37 + 5) % 300;
@@ -126,9 +132,9 @@ TEST_P(Interventions, SweepsAStepAtATimeGiveTheSameCellsWhateverRunsBetweenSteps
 }
 
 TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
-    const int T = int(kClean.size()), C = g.config().n_embd, hd = g.config().head_dim();
+    const int T = int(kClean.size()), C = g.config().q_width(), hd = g.config().head_dim();
     const std::vector<float> before = cache_of(g, kClean, {HookPoint::Z, 1});
     // The cache sees the edited values: it runs after the intervention at the same point.
     struct Both : Hooks {
@@ -153,15 +159,17 @@ TEST_P(Interventions, ZeroingAHeadZeroesItsZAndNothingElseAtThatPoint) {
 }
 
 TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
     const ModelConfig& c = g.config();
     const Attribution a = direct_logit_attribution(g, kClean, kAnswer, -1);
-    EXPECT_EQ(a.parts.size(), size_t(1 + c.n_layer * (c.n_head + 2) + 1));
+    // The embedding, each head, the attention's bias (if any) and the MLP of each layer, the final norm's bias (if
+    // any).
+    EXPECT_EQ(a.parts.size(), size_t(1 + c.n_layer * (c.n_head + 1 + c.o_bias) + (c.norm == NormKind::layernorm)));
     double sum = 0;
     for (const auto& part : a.parts) sum += part.second;
     // f32: float rounding only; q8: the logit itself is computed with int8 activations, the parts in float.
-    const double bound = GetParam() == DType::F32 ? 1e-4 : 0.05;
+    const double bound = std::get<1>(GetParam()) == DType::F32 ? 1e-4 : 0.05;
     EXPECT_NEAR(sum, a.logit, bound * std::max(1.0, std::fabs(double(a.logit))));
 
     const LogitLens lens = logit_lens(g, kClean, 3, kAnswer);
@@ -173,7 +181,7 @@ TEST_P(Interventions, AttributionAddsUpToTheLogitAndTheLensEndsAtTheOutput) {
 }
 
 TEST_P(Interventions, BadRequestsAreClearErrors) {
-    Loaded m = load_tiny(GetParam(), 3);
+    Loaded m = load(3);
     Decoder& g = *m.model;
     auto message = [](auto f) {
         try {
@@ -198,8 +206,8 @@ TEST_P(Interventions, BadRequestsAreClearErrors) {
     EXPECT_EQ(message([&] {
                   metric_with(g, kClean, {{{HookPoint::MlpOut, 0}, Intervention::Kind::Zero, {0}, {}, {}}});
               }),
-              "blocks.0.hook_mlp_out has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_z or "
-              "hook_pattern");
+              "blocks.0.hook_mlp_out has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_rot_q, "
+              "hook_rot_k, hook_z or hook_pattern");
     EXPECT_EQ(message([&] {
                   metric_with(g, kClean, {{{HookPoint::ResidPre, 1}, Intervention::Kind::Zero, {}, {10}, {}}});
               }),
@@ -207,13 +215,19 @@ TEST_P(Interventions, BadRequestsAreClearErrors) {
     EXPECT_EQ(message([&] {
                   metric_with(g, kClean, {{{HookPoint::Z, 1}, Intervention::Kind::Replace, {}, {}, {1.0f}}});
               }),
-              "blocks.1.attn.hook_z: replacing it needs 640 values (10 positions), got 1");
+              "blocks.1.attn.hook_z: replacing it needs " + std::to_string(10 * g.config().q_width()) +
+                  " values (10 positions), got 1");
     EXPECT_EQ(message([&] { direct_logit_attribution(g, kClean, kAnswer, 10); }),
               "position 10 is not in [0, 10) of this input");
     EXPECT_EQ(message([&] { g.resume(0, 11, nullptr, 1); }).rfind("resume: positions [11, 12) do not follow", 0), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryType, Interventions, ::testing::Values(DType::F32, DType::Q8, DType::Q16),
-                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(EveryArchitecture, Interventions,
+                         ::testing::Combine(::testing::ValuesIn(kEveryArch),
+                                            ::testing::Values(DType::F32, DType::Q8, DType::Q16)),
+                         [](const auto& info) {
+                             return std::string(arch_name(std::get<0>(info.param))) + "_" +
+                                    dtype_name(std::get<1>(info.param));
+                         });
 
 }  // namespace

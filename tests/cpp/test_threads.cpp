@@ -9,17 +9,12 @@
 #include "arcscope/core/threads.h"
 #include "arcscope/kernels/quant.h"
 #include "arcscope/model/decoder.h"
-#include "engine_fixture.h"
+#include "decoder_fixture.h"
 
 using namespace arcscope;
 using namespace arcscope::testing;
 
 namespace {
-// Restores one thread however a test ends.
-struct Threads {
-    explicit Threads(int n) { EXPECT_EQ(set_threads(n), n); }
-    ~Threads() { set_threads(1); }
-};
 
 std::vector<float> random_values(size_t n, uint64_t seed) {
     Random rng(seed);

@@ -67,10 +67,10 @@ struct Variant {
 struct LayerWeights {
     const float* ln_1_w;
     const float* ln_1_b;
-    Linear c_attn;             // ((H + 2 KV) d, C): rows [q | k | v]
-    const float* q_norm;       // (d), Qwen3
-    const float* k_norm;       // (d), Qwen3
-    Linear attn_proj;          // (C, H d)
+    Linear c_attn;        // ((H + 2 KV) d, C): rows [q | k | v]
+    const float* q_norm;  // (d), Qwen3
+    const float* k_norm;  // (d), Qwen3
+    Linear attn_proj;     // (C, H d)
     const float* ln_2_w;
     const float* ln_2_b;
     Linear c_fc;      // (F, C): the MLP's input projection (SwiGLU's up)
@@ -128,8 +128,8 @@ public:
     // One layer's attention probabilities recomputed from its queries and keys, as the hooks record them
     // (hook_q and hook_k, or hook_rot_q and hook_rot_k where positions rotate: q (T, n_head, head_dim), k (T,
     // kv_heads, head_dim)): head's (T, T),
-    // causal, zeros above the diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can keep q and k (2 T C
-    // floats a layer) instead of every head's (T, T), and compute exactly the heads it shows.
+    // causal, zeros above the diagonal, the same bits as forward()'s capture of that layer and head. So a viewer can
+    // keep q and k (2 T C floats a layer) instead of every head's (T, T), and compute exactly the heads it shows.
     void attention_pattern(const float* q, const float* k, int T, int head, float* out) const;
     // The same head max-pooled to out (size, size), 1 <= size <= T: cell (r, c) is the largest probability of query
     // rows i and keys j with i * size / T == r and j * size / T == c, for a thumbnail. The T x T is never held: rows
@@ -156,6 +156,7 @@ public:
     // How the KV cache stores keys and values (kv_cache.h): f32 by default, f16 for half the memory. Empties it.
     void set_kv_type(KVType type);
     KVType kv_type() const { return kv_.type(); }
+    size_t kv_bytes() const { return kv_.bytes(); }  // what the KV cache holds now
     int length() const { return length_; }
 
     // Results of the last forward/append (pointers into internal buffers, valid until the next call).
@@ -173,8 +174,8 @@ private:
     DType weight_type_;
     ModelFile file_;
     std::shared_ptr<const void> owner_;
-    Linear wte_, wpe_;  // token and (learned) position embeddings
-    Linear lm_head_;    // an untied LM head
+    Linear wte_, wpe_;            // token and (learned) position embeddings
+    Linear lm_head_;              // an untied LM head
     const Linear* head_ = &wte_;  // the LM head: wte_ or lm_head_
     std::vector<LayerWeights> layers_;
     const float* ln_f_w_ = nullptr;
