@@ -87,8 +87,9 @@ InterventionHooks::InterventionHooks(const ModelConfig& config, std::vector<Inte
     for (const Intervention& iv : list_) {
         const std::string name = hook_name(iv.hook);
         require(iv.heads.empty() || has_heads(iv.hook.point),
-                name + " has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_rot_q, hook_rot_k, hook_z "
-                       "or hook_pattern");
+                name +
+                    " has no heads: give heads only for attn.hook_q, hook_k, hook_v, hook_rot_q, hook_rot_k, hook_z "
+                    "or hook_pattern");
         const int heads = heads_of(iv.hook.point, config);
         for (int h : iv.heads)
             require(h >= 0 && h < heads,
@@ -144,7 +145,8 @@ void InterventionHooks::visit(const HookSite& site, float* values) {
     }
 }
 
-void run_with_interventions(Decoder& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits) {
+void run_with_interventions(Decoder& model, const std::vector<int>& ids, std::vector<Intervention> list,
+                            bool all_logits) {
     const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");
     const int T = int(ids.size());
@@ -188,8 +190,8 @@ std::vector<HookName> names_of(std::initializer_list<HookPoint> points, int n_la
 
 }  // namespace
 
-PatchingSweep::PatchingSweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
-                             int wrong)
+PatchingSweep::PatchingSweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted,
+                             int answer, int wrong)
     : model_(model), corrupted_(corrupted), answer_(answer), wrong_(wrong) {
     const ModelConfig& c = model.config();
     check_prompt(clean, c, "the clean prompt");
@@ -280,7 +282,8 @@ Patching patching_sweep(Decoder& model, const std::vector<int>& clean, const std
     return sweep.result();
 }
 
-AblationSweep::AblationSweep(Decoder& model, const std::vector<int>& ids, int answer, int wrong, Intervention::Kind kind)
+AblationSweep::AblationSweep(Decoder& model, const std::vector<int>& ids, int answer, int wrong,
+                             Intervention::Kind kind)
     : model_(model), T_(int(ids.size())), answer_(answer), wrong_(wrong), kind_(kind) {
     const ModelConfig& c = model.config();
     check_prompt(ids, c, "the input");

@@ -140,15 +140,15 @@ public:
         return guarded("running the model", [&] {
             std::vector<int> v = prompt(ids);
             decoder_->forward(v.data(), int(v.size()),
-                           ForwardOptions().with_attention(attention).with_all_logits(all_logits));
+                              ForwardOptions().with_attention(attention).with_all_logits(all_logits));
             return result(false);
         });
     }
 
     // ids, names (TransformerLens hook names, hooks.h) -> {first, logits, logitsShape, cache: {name: {data, shape}}}:
     // one forward pass that records only the names asked for. With reuse n > 0, up to n of the first positions are
-    // kept from the KV cache where the last passes left these very tokens (Decoder::forward_from), and the result covers
-    // positions first.. only.
+    // kept from the KV cache where the last passes left these very tokens (Decoder::forward_from), and the result
+    // covers positions first.. only.
     val run_with_cache(val ids, val names, bool all_logits, val reuse) {
         return guarded("running the model with a cache", [&] {
             std::vector<int> v = prompt(ids);
@@ -235,7 +235,7 @@ public:
     val append(const val& id, bool attention) {
         return guarded("appending a token", [&] {
             decoder_->append(int_arg(id, "token id", 0, decoder_->config().n_vocab - 1),
-                          ForwardOptions().with_attention(attention));
+                             ForwardOptions().with_attention(attention));
             return result(true);
         });
     }
@@ -291,8 +291,8 @@ public:
     std::vector<int> prompt(const val& ids) const {
         std::vector<int> v = token_ids(ids, decoder_->config().n_vocab);
         require(v.size() <= size_t(decoder_->config().n_ctx), "sequence of " + std::to_string(v.size()) +
-                                                               " tokens is longer than the model's context (n_ctx " +
-                                                               std::to_string(decoder_->config().n_ctx) + ")");
+                                                                  " tokens is longer than the model's context (n_ctx " +
+                                                                  std::to_string(decoder_->config().n_ctx) + ")");
         return v;
     }
 

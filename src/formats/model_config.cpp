@@ -42,9 +42,9 @@ const char* mlp_name(MlpKind m) {
 
 bool ModelConfig::is_plain_gpt2() const {
     const ModelConfig gpt2;  // the defaults are GPT-2's choices
-    return arch == Arch::gpt2 && head_dim() * n_head == n_embd && kv_heads() == n_head &&
-           mlp_width() == 4 * n_embd && norm == gpt2.norm && positions == gpt2.positions && mlp == gpt2.mlp &&
-           !parallel_residual && qkv_bias && o_bias && mlp_bias && !qk_norm && tie_word_embeddings;
+    return arch == Arch::gpt2 && head_dim() * n_head == n_embd && kv_heads() == n_head && mlp_width() == 4 * n_embd &&
+           norm == gpt2.norm && positions == gpt2.positions && mlp == gpt2.mlp && !parallel_residual && qkv_bias &&
+           o_bias && mlp_bias && !qk_norm && tie_word_embeddings;
 }
 
 void ModelConfig::validate() const {
@@ -64,8 +64,8 @@ void ModelConfig::validate() const {
                 "n_embd " + std::to_string(n_embd) + " is not divisible by n_head " + std::to_string(n_head));
     check_range("head_dim", head_dim(), 1, 1024);
     check_range("num_key_value_heads", kv_heads(), 1, n_head);
-    require(n_head % kv_heads() == 0, "n_head " + std::to_string(n_head) + " is not a multiple of num_key_value_heads " +
-                                          std::to_string(kv_heads()));
+    require(n_head % kv_heads() == 0, "n_head " + std::to_string(n_head) +
+                                          " is not a multiple of num_key_value_heads " + std::to_string(kv_heads()));
     check_range("intermediate_size", mlp_width(), 1, 1 << 17);
     if (rotary()) {
         check_range("rotary_dim", rotary_dim, 2, head_dim());
@@ -86,9 +86,8 @@ void ModelConfig::validate() const {
     }
     // Each matrix must stay addressable in 32-bit wasm (sizes are computed in size_t there).
     const uint64_t positions_rows = rotary() ? 0 : uint64_t(n_ctx);
-    const uint64_t biggest =
-        std::max({uint64_t(n_vocab) * n_embd, positions_rows * n_embd, uint64_t(qkv_width()) * n_embd,
-                  uint64_t(mlp_width()) * n_embd});
+    const uint64_t biggest = std::max({uint64_t(n_vocab) * n_embd, positions_rows * n_embd,
+                                       uint64_t(qkv_width()) * n_embd, uint64_t(mlp_width()) * n_embd});
     require(biggest <= (uint64_t(1) << 31),
             "matrices of " + std::to_string(biggest) + " weights are too large (the limit is 2^31)");
     require(norm_eps > 0 && norm_eps < 1, "norm epsilon " + std::to_string(norm_eps) + " is out of range (0, 1)");
@@ -96,11 +95,11 @@ void ModelConfig::validate() const {
 
 std::string ModelConfig::describe() const {
     std::string s = std::string(arch_name(arch)) + ": n_layer " + std::to_string(n_layer) + ", n_head " +
-                    std::to_string(n_head) + ", n_embd " + std::to_string(n_embd) + ", n_ctx " +
-                    std::to_string(n_ctx) + ", n_vocab " + std::to_string(n_vocab);
+                    std::to_string(n_head) + ", n_embd " + std::to_string(n_embd) + ", n_ctx " + std::to_string(n_ctx) +
+                    ", n_vocab " + std::to_string(n_vocab);
     if (is_plain_gpt2()) return s;
-    return s + ", n_kv_head " + std::to_string(kv_heads()) + ", head_dim " + std::to_string(head_dim()) +
-           ", d_mlp " + std::to_string(mlp_width()) + ", " + norm_name(norm) + ", " + mlp_name(mlp) +
+    return s + ", n_kv_head " + std::to_string(kv_heads()) + ", head_dim " + std::to_string(head_dim()) + ", d_mlp " +
+           std::to_string(mlp_width()) + ", " + norm_name(norm) + ", " + mlp_name(mlp) +
            (rotary() ? ", rotary " + std::to_string(rotary_dim) : std::string(", learned positions")) +
            (parallel_residual ? ", parallel residual" : "") + (tie_word_embeddings ? ", tied head" : ", untied head");
 }

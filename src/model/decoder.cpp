@@ -220,7 +220,7 @@ void Decoder::lm_head_tokens(const float* normed, const int* tokens, int n, floa
 }
 
 void Decoder::resume_variants(int layer, const std::vector<Variant>& variants, const std::vector<int>& tokens,
-                           float* out) {
+                              float* out) {
     require(layer >= 0 && layer < config_.n_layer, "resume_variants: layer " + std::to_string(layer) +
                                                        " is not in [0, " + std::to_string(config_.n_layer) + ")");
     for (const Variant& v : variants)

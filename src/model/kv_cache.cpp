@@ -65,8 +65,8 @@ void KVCache::reserve(int positions, int keep) {
     // The padding also keeps the rows of a power-of-two capacity off the same cache sets.
     const int ld = cap + kPad;
     // Checked as a whole before any layer grows: K and V of every layer.
-    buffer_elements("KV cache (2 x n_layer x positions x key/value width)", {2, uint64_t(layers_), uint64_t(ld), uint64_t(C_)},
-                    half_ ? sizeof(uint16_t) : sizeof(float));
+    buffer_elements("KV cache (2 x n_layer x positions x key/value width)",
+                    {2, uint64_t(layers_), uint64_t(ld), uint64_t(C_)}, half_ ? sizeof(uint16_t) : sizeof(float));
     if (keep == 0) {  // nothing to carry over: free the old storage first, so the new can take its place
         f32_.release();
         f16_.release();

@@ -42,7 +42,8 @@ private:
 
 // ids through the model with the interventions (their heads, positions and values checked against the model); Mean
 // ones first take their means from a clean run of the same ids. Leaves the results in the model (logits()).
-void run_with_interventions(Decoder& model, const std::vector<int>& ids, std::vector<Intervention> list, bool all_logits);
+void run_with_interventions(Decoder& model, const std::vector<int>& ids, std::vector<Intervention> list,
+                            bool all_logits);
 
 // logit[answer] - logit[wrong] at the last position of the model's last pass: the patching and ablation metric.
 float logit_difference(const Decoder& model, int answer, int wrong);
@@ -64,7 +65,8 @@ Patching patching_sweep(Decoder& model, const std::vector<int>& clean, const std
 // rows at most, or one variant). A cell not run yet reads 0.
 class PatchingSweep {
 public:
-    PatchingSweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer, int wrong);
+    PatchingSweep(Decoder& model, const std::vector<int>& clean, const std::vector<int>& corrupted, int answer,
+                  int wrong);
     ~PatchingSweep();
     bool done() const;
     int layers_done() const { return layer_; }

@@ -72,7 +72,7 @@ struct ModelConfig {
     int head_dim() const { return d_head ? d_head : n_embd / n_head; }  // e.g. 64
     int kv_heads() const { return n_kv_head ? n_kv_head : n_head; }
     int mlp_width() const { return d_mlp ? d_mlp : 4 * n_embd; }
-    int q_width() const { return n_head * head_dim(); }    // the queries' and the heads' outputs' width
+    int q_width() const { return n_head * head_dim(); }       // the queries' and the heads' outputs' width
     int kv_width() const { return kv_heads() * head_dim(); }  // a position's keys (or values) across its heads
     int qkv_width() const { return q_width() + 2 * kv_width(); }
     bool rotary() const { return positions == Positions::rotary; }
