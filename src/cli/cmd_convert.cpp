@@ -1,6 +1,8 @@
-// cmd_convert.cpp: `arcscope convert --in DIR --out FILE [--dtype q8|q16|f32]`: a Hugging Face GPT-2 checkpoint
-// (DIR/config.json + DIR/model.safetensors) -> an .arcs model file, streamed. Without --dtype: the default format for
-// the checkpoint's shape (default_format.h: q16, or q8 where q16's file would pass 2 GiB).
+// cmd_convert.cpp: `arcscope convert --in DIR --out FILE [--dtype q8|q16|f32]`: a Hugging Face checkpoint of GPT-2,
+// GPT-NeoX, Llama, Qwen2 or Qwen3 (DIR/config.json + DIR/model.safetensors, or model.safetensors.index.json and its
+// shards) -> an .arcs model file, streamed. It says which architecture it read (config.json's model_type). Without
+// --dtype: the default format for the checkpoint's shape (default_format.h: q16, or q8 where q16's file would pass 2
+// GiB).
 #include <cstdio>
 #include <optional>
 
@@ -16,6 +18,7 @@ int run(const Args& args) {
     const std::optional<std::string> asked = args.get("dtype");
     const std::optional<DType> dtype = asked ? std::optional<DType>(parse_dtype(*asked, "--dtype")) : std::nullopt;
     const ConvertedFile out = convert_checkpoint_dir(args.require("in"), args.require("out"), dtype);
+    std::printf("read %s\n", out.config.describe().c_str());
     std::printf("wrote %s (%s, %llu bytes, %s%s)\n", args.require("out").c_str(), human_bytes(out.bytes).c_str(),
                 (unsigned long long)out.bytes, dtype_name(out.dtype), asked ? "" : ": the default for this shape");
     return 0;

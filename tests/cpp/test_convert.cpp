@@ -274,11 +274,11 @@ TEST(Convert, ConfigFieldsThatChangeTheModelAreHonouredOrRefusedByName) {
         {R"("pruned_heads": {"0": [1]})", "config.json: pruned_heads is not supported"},
         {R"("quantization_config": {"load_in_8bit": true})", "config.json: quantization_config is not supported"},
         {R"("scale_attn_weights": "yes")", "config.json: scale_attn_weights must be true or false"},
-        {R"("model_type": "gpt_neox")",
-         "config.json: model_type 'gpt_neox' is not supported: arcscope converts GPT-2 checkpoints only today "
-         "(model_type gpt2, GPT2LMHeadModel)"},
+        {R"("model_type": "mistral")",
+         "config.json: model_type 'mistral' is not supported (supported: gpt2, gpt_neox, llama, qwen2, qwen3)"},
         {R"("architectures": ["LlamaForCausalLM"])",
-         "config.json: architectures 'LlamaForCausalLM' is not supported: arcscope converts GPT-2 checkpoints only"},
+         "config.json: architectures 'LlamaForCausalLM' is not supported for model_type gpt2 (GPT2LMHeadModel; a "
+         "config without model_type is read as GPT-2's)"},
     };
     for (const auto& [extra, message] : refused) {
         const std::string got = error_of([&] { parse(extra); });
@@ -295,13 +295,11 @@ TEST(Convert, ConfigFieldsThatChangeTheModelAreHonouredOrRefusedByName) {
     EXPECT_FLOAT_EQ(parse(R"("layer_norm_epsilon": 1e-6)").norm_eps, 1e-6f);
     EXPECT_TRUE(parse(R"("n_ctx": 8)").tie_word_embeddings);
     EXPECT_FALSE(parse(R"("tie_word_embeddings": false)").tie_word_embeddings);
-    // A Llama config names its model type, not the first tensor name GPT-2 lacks.
-    EXPECT_NE(error_of([] {
-                  config_from_hf_json(R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
-                      "hidden_size": 576, "num_hidden_layers": 30, "num_attention_heads": 9, "vocab_size": 49152,
-                      "max_position_embeddings": 8192, "tie_word_embeddings": true})");
-              }).find("model_type 'llama' is not supported"),
-              std::string::npos);
+    // A Llama config reads as Llama's, not as a GPT-2 of the same sizes (test_convert_decoders.cpp reads the others).
+    const ModelConfig llama = config_from_hf_json(R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+        "hidden_size": 576, "num_hidden_layers": 30, "num_attention_heads": 9, "vocab_size": 49152,
+        "intermediate_size": 1536, "max_position_embeddings": 8192, "tie_word_embeddings": true})");
+    EXPECT_EQ(llama.arch, Arch::llama);
 }
 
 // An .arcs file has one matrix for the token embedding and the LM head: an lm_head.weight converts only when it

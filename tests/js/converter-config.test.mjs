@@ -1,5 +1,5 @@
 // converter-config.test.mjs: convertCheckpoint runs the CLI's C++ converter on the config.json it is given, whole: a
-// field that changes the model (attention scaling, an untied LM head, another model type) is refused by name in wasm
+// field that changes the model (attention scaling, an untied LM head, an unknown model type) is refused by name in wasm
 // as natively, never converted into a plain GPT-2 with other logits. Sizes computed from a config stay checked in
 // wasm's 32-bit address space.
 import { test } from 'node:test';
@@ -42,8 +42,9 @@ test('config fields that change the model are refused by name, not converted as 
     [{ n_inner: 64 }, /config\.json: n_inner 64 is not supported/],
     [{ activation_function: 'gelu' }, /config\.json: activation_function 'gelu' is not supported/],
     [{ add_cross_attention: true }, /config\.json: add_cross_attention true is not supported/],
-    [{ model_type: 'llama', architectures: ['LlamaForCausalLM'] },
-      /config\.json: model_type 'llama' is not supported: arcscope converts GPT-2 checkpoints only today/],
+    [{ model_type: 'mistral', architectures: ['MistralForCausalLM'] },
+      /config\.json: model_type 'mistral' is not supported \(supported: gpt2, gpt_neox, llama, qwen2, qwen3\)/],
+    [{ architectures: ['LlamaForCausalLM'] }, /config\.json: architectures 'LlamaForCausalLM' is not supported for model_type gpt2/],
   ];
   for (const [fields, message] of refused) {
     await assert.rejects(convert({ ...TINY, ...fields }, st), message, JSON.stringify(fields));
@@ -83,7 +84,7 @@ test('arcscope convert refuses the same fields, and writes nothing', () => {
     for (const [fields, message] of [
       [{ scale_attn_by_inverse_layer_idx: true }, /^error: config\.json: scale_attn_by_inverse_layer_idx true is not supported/],
       [{ scale_attn_weights: false }, /^error: config\.json: scale_attn_weights false is not supported/],
-      [{ model_type: 'gpt_neox' }, /^error: config\.json: model_type 'gpt_neox' is not supported/],
+      [{ model_type: 'mistral' }, /^error: config\.json: model_type 'mistral' is not supported/],
     ]) {
       const run = convert({ ...TINY, ...fields });
       assert.equal(run.status, 1, JSON.stringify(fields));
