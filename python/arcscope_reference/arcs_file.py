@@ -1,9 +1,12 @@
 """Read arcscope's `.arcs` model files in plain Python, written from the format's description in models/README.md
 (not from the C++ loader), so that tests can check the engine against what the file says.
 
-load(path) -> (config, tensors): config is a Hugging Face config.json dict, tensors maps Hugging Face GPT-2 names
-(no `transformer.` prefix) to float32 arrays in Hugging Face's layout (Conv1D weights (in, out)), q8 and q16
-matrices dequantized (scale * q). That is a state dict gpt2_reference.py's GPT2 loads as is.
+load(path) -> (config, tensors), q8 and q16 matrices dequantized (scale * q):
+- GPT-2 (versions 1 and 2): config is a Hugging Face config.json dict, tensors maps Hugging Face GPT-2 names (no
+  `transformer.` prefix) to float32 arrays in Hugging Face's layout (Conv1D weights (in, out)). That is a state dict
+  gpt2_reference.py's GPT2 loads as is.
+- Every other architecture (version 3, its architecture record): config holds decoder_config.Architecture's fields
+  (Architecture(**config) builds one), tensors the file's own names in its orientation, every matrix (out, in).
 Every field is checked before it is used; a bad file raises ValueError naming what is wrong.
 """
 import math
@@ -12,8 +15,9 @@ import struct
 import numpy as np
 
 MAGIC = b"ARCSCOPE"
-VERSIONS = (1, 2)  # 2 added q16; f32 and q8 files are still written as version 1
+VERSIONS = (1, 2, 3)  # 2 added q16 (f32 and q8 GPT-2 files are still version 1), 3 the architecture record
 HEADER_BYTES = 80
+ARCH_RECORD_BYTES = 128  # version 3, right after the header
 ENTRY_BYTES = 96
 NAME_BYTES = 64
 ALIGN = 64
@@ -24,6 +28,13 @@ ROW_GROUP = 8   # rows per packed record
 PACKED = {Q8: (np.int8, ROW_GROUP * (4 + BLOCK)), Q16: ("<i2", ROW_GROUP * (4 + 2 * BLOCK))}
 # The hyperparameter ranges a file may declare (models/README.md: far above GPT-2 xl).
 LIMITS = {"n_layer": 256, "n_head": 256, "n_embd": 16384, "n_ctx": 65536, "n_vocab": 1 << 20}
+ROTARY_CTX_LIMIT = 1 << 20  # rotary positions have no table, so their context may be longer
+# The architecture record's enumerations, in models/README.md's order, named as decoder_config.Architecture names them.
+FAMILIES = ("gpt2", "gpt_neox", "llama", "qwen2", "qwen3")
+NORMS = ("layernorm", "rmsnorm")
+POSITIONS = ("learned", "rope")
+MLPS = ("gelu_tanh", "gelu", "swiglu")
+FLAGS = (("parallel_residual", 1), ("tied", 2), ("qkv_bias", 4), ("o_bias", 8), ("mlp_bias", 16), ("qk_norm", 32))
 # The matrices .arcs stores (out_features, in_features), i.e. Hugging Face's Conv1D weights transposed.
 CONV1D = ("attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight")
 
@@ -58,6 +69,73 @@ def expected_tensors(n_layer, n_embd, n_ctx, n_vocab):
     for i in range(n_layer):
         names += [(f"h.{i}.{name}", shape) for name, shape in layer]
     return names + [("ln_f.weight", (C, 0)), ("ln_f.bias", (C, 0))]
+
+
+def read_architecture(blob, shape, eps, fail):
+    """Version 3's record at offset 80 -> decoder_config.Architecture's fields (shape: the header's sizes)."""
+    if len(blob) < HEADER_BYTES + ARCH_RECORD_BYTES:
+        fail("the file ends inside its architecture record")
+    at = HEADER_BYTES
+    family, n_kv_head, head_dim, ffn, norm, positions, mlp, flags, rotary_dim, scaling = \
+        struct.unpack_from("<10I", blob, at)
+    theta, factor, low, high, original = struct.unpack_from("<5d", blob, at + 40)
+    if any(blob[at + 80:at + ARCH_RECORD_BYTES]):
+        fail("the architecture record's reserved bytes are not zero")
+    for what, value, names in (("family", family, FAMILIES), ("norm", norm, NORMS),
+                               ("positions", positions, POSITIONS), ("MLP kind", mlp, MLPS)):
+        if value >= len(names):
+            fail(f"architecture record: {what} {value} is unknown")
+    if flags & ~63:
+        fail(f"architecture record: unknown flags {flags}")
+    arch = dict(model_type=FAMILIES[family], n_layer=shape["n_layer"], n_embd=shape["n_embd"],
+                n_head=shape["n_head"], n_kv_head=n_kv_head, head_dim=head_dim, ffn=ffn, n_vocab=shape["n_vocab"],
+                n_ctx=shape["n_ctx"], norm=NORMS[norm], eps=eps, positions=POSITIONS[positions], rope_theta=theta,
+                rotary_dim=rotary_dim, rope_scaling=None, mlp=MLPS[mlp])
+    arch.update({name: bool(flags & bit) for name, bit in FLAGS})
+    if not (1 <= n_kv_head <= shape["n_head"] and shape["n_head"] % n_kv_head == 0 and 1 <= head_dim <= 1024
+            and 1 <= ffn <= 1 << 17):
+        fail(f"architecture record: {n_kv_head} key/value heads of {head_dim} for {shape['n_head']} heads, or an "
+             f"MLP of {ffn}, is out of range")
+    if arch["positions"] == "rope":
+        if not (rotary_dim % 2 == 0 and 2 <= rotary_dim <= head_dim and math.isfinite(theta) and theta > 1):
+            fail(f"architecture record: rotary dimensions {rotary_dim} of {head_dim}, theta {theta}")
+        if scaling not in (0, 1):
+            fail(f"architecture record: rope scaling {scaling} is unknown")
+        if scaling == 1:
+            arch["rope_scaling"] = dict(factor=factor, low_freq_factor=low, high_freq_factor=high,
+                                        original_max_position_embeddings=original)
+    elif rotary_dim or scaling:
+        fail("architecture record: rotary numbers in a model with learned positions")
+    return arch
+
+
+def architecture_tensors(a):
+    """[(name, (rows, cols))] of a version 3 file, in table order (models/README.md), cols = 0 for vectors."""
+    C, F, d = a["n_embd"], a["ffn"], a["head_dim"]
+    q, kv = a["n_head"] * d, a["n_kv_head"] * d
+    norm = (lambda n: [(n + ".weight", (C, 0)), (n + ".bias", (C, 0))]) if a["norm"] == "layernorm" else \
+        (lambda n: [(n + ".weight", (C, 0))])
+
+    def linear(name, rows, cols, bias):
+        return [(name + ".weight", (rows, cols))] + ([(name + ".bias", (rows, 0))] if bias else [])
+
+    names = [("wte.weight", (a["n_vocab"], C))]
+    if a["positions"] == "learned":
+        names.append(("wpe.weight", (a["n_ctx"], C)))
+    for i in range(a["n_layer"]):
+        p = f"h.{i}."
+        names += norm(p + "ln_1") + linear(p + "attn.c_attn", q + 2 * kv, C, a["qkv_bias"])
+        if a["qk_norm"]:
+            names += [(p + "attn.q_norm.weight", (d, 0)), (p + "attn.k_norm.weight", (d, 0))]
+        names += linear(p + "attn.c_proj", C, q, a["o_bias"]) + norm(p + "ln_2")
+        names += linear(p + "mlp.c_fc", F, C, a["mlp_bias"])
+        if a["mlp"] == "swiglu":
+            names += linear(p + "mlp.gate", F, C, a["mlp_bias"])
+        names += linear(p + "mlp.c_proj", C, F, a["mlp_bias"])
+    names += norm("ln_f")
+    if not a["tied"]:
+        names.append(("lm_head.weight", (a["n_vocab"], C)))
+    return names
 
 
 def dequantize(dtype, data, rows, cols):
@@ -98,22 +176,26 @@ def loads(blob, source="<bytes>"):
     if weight_type not in (F32, Q8, Q16) or (weight_type == Q16 and version < 2):
         fail(f"unknown weight type {weight_type} for format version {version}")
     shape = dict(n_layer=n_layer, n_head=n_head, n_embd=n_embd, n_ctx=n_ctx, n_vocab=n_vocab)
+    arch = read_architecture(blob, shape, eps, fail) if version == 3 else None
+    rotary = arch is not None and arch["positions"] == "rope"
     for key, value in shape.items():
-        if not 1 <= value <= LIMITS[key]:
-            fail(f"{key} {value} is outside 1..{LIMITS[key]}")
-    if n_embd % n_head:
+        limit = ROTARY_CTX_LIMIT if key == "n_ctx" and rotary else LIMITS[key]
+        if not 1 <= value <= limit:
+            fail(f"{key} {value} is outside 1..{limit}")
+    if arch is None and n_embd % n_head:
         fail(f"n_embd {n_embd} is not divisible by n_head {n_head}")
     if not (eps > 0 and math.isfinite(eps)):
-        fail(f"LayerNorm epsilon {eps} is not a positive number")
+        fail(f"norm epsilon {eps} is not a positive number")
     if block != (BLOCK if weight_type in PACKED else 0):
         fail(f"block size {block} does not fit weight type {weight_type}")
     if reserved:
         fail("reserved header field is not zero")
-    expected = expected_tensors(n_layer, n_embd, n_ctx, n_vocab)
+    expected = architecture_tensors(arch) if arch else expected_tensors(n_layer, n_embd, n_ctx, n_vocab)
     if n_tensors != len(expected):
-        fail(f"{n_tensors} tensors, expected 12 x n_layer + 4 = {len(expected)}")
-    if data_offset != align_up(HEADER_BYTES + ENTRY_BYTES * n_tensors):
-        fail(f"data offset {data_offset}, expected {align_up(HEADER_BYTES + ENTRY_BYTES * n_tensors)}")
+        fail(f"{n_tensors} tensors, expected {len(expected)}")
+    table = HEADER_BYTES + (ARCH_RECORD_BYTES if arch else 0)
+    if data_offset != align_up(table + ENTRY_BYTES * n_tensors):
+        fail(f"data offset {data_offset}, expected {align_up(table + ENTRY_BYTES * n_tensors)}")
     if data_size % ALIGN or data_offset + data_size != len(blob):
         fail(f"header says {data_offset} + {data_size} = {data_offset + data_size} bytes (data size a multiple of "
              f"{ALIGN}), the file has {len(blob)}")
@@ -122,7 +204,7 @@ def loads(blob, source="<bytes>"):
 
     entries = []
     for i, (name, shape) in enumerate(expected):
-        at = HEADER_BYTES + i * ENTRY_BYTES
+        at = table + i * ENTRY_BYTES
         raw_name = blob[at:at + NAME_BYTES]
         if raw_name != name.encode().ljust(NAME_BYTES, b"\0"):
             fail(f"table entry {i} is {raw_name.rstrip(bytes(1))!r}, expected {name!r}")
@@ -154,9 +236,11 @@ def loads(blob, source="<bytes>"):
             w = np.frombuffer(data, dtype="<f4").reshape((rows, cols) if cols else (rows,))
         if not np.isfinite(w).all():
             fail(f"tensor {name} holds a non-finite value")
-        if name.endswith(CONV1D):
+        if arch is None and name.endswith(CONV1D):  # GPT-2's state dict: Conv1D (in, out)
             w = w.T
         tensors[name] = np.array(w, dtype=np.float32, order="C")  # a writable copy, for torch
+    if arch is not None:
+        return arch, tensors
     config = {"n_layer": n_layer, "n_head": n_head, "n_embd": n_embd, "n_positions": n_ctx, "n_ctx": n_ctx,
               "vocab_size": n_vocab, "layer_norm_epsilon": eps}
     return config, tensors
