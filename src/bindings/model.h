@@ -113,7 +113,7 @@ public:
             o.set("n_ctx", c.n_ctx);
             o.set("n_vocab", c.n_vocab);
             o.set("norm", text_val(norm_name(c.norm)));
-            o.set("norm_eps", double(c.norm_eps));
+            o.set("norm_eps", shortest_double(c.norm_eps));
             o.set("positions", text_val(positions_name(c.positions)));
             if (c.rotary()) {
                 o.set("rotary_dim", c.rotary_dim);
@@ -216,8 +216,8 @@ public:
         const size_t n = q["length"].as<size_t>(), m = k["length"].as<size_t>();
         const size_t Q = size_t(c.q_width()), K = size_t(c.kv_width());
         require(n > 0 && n % Q == 0 && n / Q <= size_t(c.n_ctx) && m == n / Q * K,
-                "q and k must hold T x " + std::to_string(Q) + " and T x " + std::to_string(K) +
-                    " numbers for T up to " + std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
+                "q and k must hold T x " + std::to_string(Q) + " (n_head x d_head) and T x " + std::to_string(K) +
+                    " (n_kv_head x d_head) numbers for T up to " + std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
                     std::to_string(m));
         return int(n / Q);
     }

@@ -1,7 +1,7 @@
 // model.js: a loaded GPT-2 (.arcs file) and the in-browser checkpoint converter, as plain JavaScript values.
 //
 //   const model = loadModel(core, bytes, tokenizer);     // engine.loadModel(bytes) calls this
-//   model.config                                       // {n_layer, n_head, n_embd, n_ctx, n_vocab, dtype, kvCache}
+//   model.config                                       // {architecture, n_layer, n_head, n_kv_head, ..., dtype, kvCache}
 //   const r = model.forward(model.tokenize('The trophy').ids, {attention: true});
 //   r.attention[((l * H + h) * T + i) * T + j]         // layer l, head h: how much token i looks at token j
 //   model.topk(r.logits, 5)                            // [{id, token, prob}]
@@ -94,10 +94,9 @@ export class Model {
     this.core = core;
     this.handle = handle;
     this.tokenizer = tokenizer;
-    const c = handle.config();
-    this.config = { n_layer: c.n_layer, n_head: c.n_head, n_embd: c.n_embd, n_ctx: c.n_ctx, n_vocab: c.n_vocab,
-      dtype: c.dtype, kvCache: c.kvCache };
-    this.fileBytes = c.fileBytes;
+    const { fileBytes, ...config } = handle.config();
+    this.config = config;
+    this.fileBytes = fileBytes;
     registry?.register(this, handle, this);
   }
 
@@ -161,10 +160,11 @@ export class Model {
     return { logits: r.logits, logitsShape: r.logitsShape, cache: r.cache, first: r.first };
   }
 
-  // One layer's attention probabilities from its cached queries and keys (that layer's hook_q and hook_k data,
-  // Float32Arrays of T x n_embd) -> Float32Array of head's [T, T] (query rows, zeros above the diagonal), or with
-  // head omitted every head's [H, T, T]. The same bits as forward(ids, {attention: true}) for that layer: a viewer
-  // can keep q and k (2 T C floats a layer) rather than every head's T x T, and compute the heads it shows.
+  // One layer's attention probabilities from its cached queries and keys (that layer's hooks named by
+  // config.patternHooks: hook_q and hook_k, or hook_rot_q and hook_rot_k where positions rotate; Float32Arrays of
+  // T x n_head d_head and T x n_kv_head d_head) -> Float32Array of head's [T, T] (query rows, zeros above the
+  // diagonal), or with head omitted every head's [H, T, T]. The same bits as forward(ids, {attention: true}) for that
+  // layer: a viewer can keep q and k rather than every head's T x T, and compute the heads it shows.
   attentionPattern(q, k, head = null) {
     this.#check();
     return engineCall('computing an attention pattern', () => this.handle.attentionPattern(q, k, head));

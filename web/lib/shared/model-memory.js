@@ -1,4 +1,4 @@
-// model-memory.js: what a GPT-2 needs in the engine's memory, and when its KV cache is kept in f16 so that it fits.
+// model-memory.js: what a model needs in the engine's memory, and when its KV cache is kept in f16 so that it fits.
 // The worker picks each loaded model's KV cache by it; the page's loader says the same before a download.
 import { formatBytes } from './downloads.js';
 
@@ -6,14 +6,20 @@ import { formatBytes } from './downloads.js';
 export const ENGINE_BYTES = 2 ** 32;
 // The runtime's own: the engine's first memory (INITIAL_MEMORY), its stack, the tokenizer.
 const RUNTIME_BYTES = 32 << 20;
-// Rows of a sweep's batch of variants (GPT2::kVariantRows), and the floats each row takes in the pass's scratch
-// (residual, LayerNorm, q/k/v, attention out, projection, the MLP's 4 C).
+// Rows of a sweep's batch of variants (Decoder::kVariantRows), and the floats each row takes in the pass's scratch
+// (residual, norm, q/k/v, attention out, projection, the MLP's hidden width: 11 C for GPT-2).
 const VARIANT_ROWS = 256;
-const ROW_FLOATS_PER_EMBD = 11;
+const rowFloats = ({ n_embd, n_head, n_kv_head = n_head, d_head = n_embd / n_head, d_mlp = 4 * n_embd, mlp,
+  parallel_residual }) => (parallel_residual ? 4 : 3) * n_embd + (2 * n_head + 2 * n_kv_head) * d_head +
+  (mlp === 'swiglu' ? 2 : 1) * d_mlp;
 
-// The KV cache of a whole context: keys and values, every layer, n_ctx positions of n_embd, in f32 or f16.
-export const kvBytes = ({ n_layer, n_ctx, n_embd }, format = 'f32') =>
-  2 * n_layer * n_ctx * n_embd * (format === 'f32' ? 4 : 2);
+// A position's keys or values across the key/value heads (n_embd, but in grouped-query attention).
+const kvWidth = ({ n_embd, n_head, n_kv_head = n_head, d_head = n_embd / n_head }) => n_kv_head * d_head;
+
+// The KV cache of a whole context: keys and values, every layer, n_ctx positions of the key/value heads, in f32 or
+// f16.
+export const kvBytes = (config, format = 'f32') =>
+  2 * config.n_layer * config.n_ctx * kvWidth(config) * (format === 'f32' ? 4 : 2);
 
 // Beside the weights and the KV cache, what the passes and analyses of a whole context (n_ctx positions) hold, in
 // f32: the logits of every position (runWithCache, perplexity: 206 MB for GPT-2's vocabulary at 1,024), every
@@ -22,13 +28,17 @@ export const kvBytes = ({ n_layer, n_ctx, n_embd }, format = 'f32') =>
 // for the allocator's leftovers. Scaled to the model: some 0.1 GB for the 8 MB default model, 0.43 GB for GPT-2 small
 // (its analysis, every head's attention, an ablation sweep and perplexity at 1,024 tokens, one after another, grew
 // the engine by 0.39 GB beyond its file and KV cache), 1.1 GB for GPT-2 XL.
-export const workingBytes = ({ n_layer, n_head, n_ctx, n_embd, n_vocab }) => 1.15 * (RUNTIME_BYTES + 4 * (
-  n_ctx * n_vocab + 2 * n_layer * n_ctx * n_embd + n_head * n_ctx * n_ctx + VARIANT_ROWS * ROW_FLOATS_PER_EMBD * n_embd));
+export const workingBytes = (config) => {
+  const { n_layer, n_head, n_ctx, n_embd, n_vocab } = config;
+  return 1.15 * (RUNTIME_BYTES + 4 * (n_ctx * n_vocab + 2 * n_layer * n_ctx * n_embd + n_head * n_ctx * n_ctx +
+    VARIANT_ROWS * rowFloats(config)));
+};
 
 // {format: 'f32' | 'f16', why}: f32, unless the model's file, an f32 KV cache of its whole context and its working
 // memory (workingBytes) would not fit in the engine's 4 GB, or in half of the memory the device reports
 // (navigator.deviceMemory, in GB, when the browser gives it). why says so in words, for the page; null for f32.
-// config: {n_layer, n_head, n_ctx, n_embd, n_vocab}, as a loaded model's.
+// config: {n_layer, n_head, n_ctx, n_embd, n_vocab} and, beyond GPT-2, n_kv_head, d_head and d_mlp: a loaded
+// model's.
 export function kvCacheFor(config, fileBytes, deviceMemoryGB) {
   const room = Math.min(ENGINE_BYTES, deviceMemoryGB > 0 ? deviceMemoryGB * 1e9 / 2 : Infinity);
   const working = workingBytes(config);

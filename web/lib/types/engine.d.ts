@@ -37,16 +37,41 @@ export interface Tensor {
 
 /** A model's hyperparameters. */
 export interface ModelConfig {
+  /** the family the file was converted from (Hugging Face's model_type) */
+  architecture: 'gpt2' | 'gpt_neox' | 'llama' | 'qwen2' | 'qwen3';
   /** layers */
   n_layer: number;
-  /** attention heads per layer */
+  /** attention (query) heads per layer */
   n_head: number;
-  /** embedding width */
+  /** key/value heads per layer: n_head, or fewer in grouped-query attention (query head h reads h / (n_head / n_kv_head)) */
+  n_kv_head: number;
+  /** a head's width */
+  d_head: number;
+  /** embedding width (the residual stream) */
   n_embd: number;
+  /** the MLP's hidden width */
+  d_mlp: number;
   /** context length: the most tokens one sequence may hold */
   n_ctx: number;
   /** vocabulary size (50257 for GPT-2) */
   n_vocab: number;
+  norm: 'layernorm' | 'rmsnorm';
+  norm_eps: number;
+  positions: 'learned' | 'rotary';
+  /** rotating dimensions of each head (rotary positions only) */
+  rotary_dim?: number;
+  rope_theta?: number;
+  rope_scaling?: 'none' | 'llama3';
+  /** 'gelu_tanh' (GPT-2), 'gelu_erf' (GPT-NeoX) or 'swiglu' (Llama, Qwen) */
+  mlp: 'gelu_tanh' | 'gelu_erf' | 'swiglu';
+  /** attention and MLP side by side on the same stream (GPT-NeoX): no hook_resid_mid */
+  parallel_residual: boolean;
+  /** the LM head is the token embedding */
+  tied_head: boolean;
+  /** Qwen3's RMSNorm of each query and key head */
+  qk_norm: boolean;
+  /** the hooks attentionPattern takes, per layer: ['attn.hook_q', 'attn.hook_k'], or the rotated ones */
+  patternHooks: [string, string];
   /**
    * how the weight matrices are stored: 'q8' int8 and 'q16' 14-bit integers (in int16), each with one float32 scale
    * per 32 weights, or 'f32' float32
@@ -54,6 +79,8 @@ export interface ModelConfig {
   dtype: 'q8' | 'q16' | 'f32';
   /** how the KV cache stores keys and values (engine.loadModel's kvCache option) */
   kvCache: 'f32' | 'f16';
+  /** the file's checksum (FNV-1a 64, decimal): the same model file, the same checksum */
+  checksum: string;
 }
 
 export interface LoadModelOptions {
@@ -489,13 +516,15 @@ export interface Model {
   readonly hookNames: HookName[];
   /**
    * As TransformerLens's run_with_cache: one pass recording the activations named (an array, or a filter; default
-   * every one). Shapes drop the batch: hook_pattern [H, T, T]; hook_q/k/v/z [T, H, d_head]; resid, attn_out,
-   * mlp_out and ln_final.hook_normalized [T, C]; mlp.hook_post [T, 4C]. Logits are every position's unless
+   * every one). Shapes drop the batch: hook_pattern [H, T, T]; hook_q, hook_rot_q and hook_z [T, H, d_head];
+   * hook_k, hook_v and hook_rot_k [T, n_kv_head, d_head]; resid, attn_out, mlp_out and ln_final.hook_normalized
+   * [T, C]; mlp.hook_post [T, d_mlp]. Logits are every position's unless
    * allLogits is false. Restarts the KV cache.
    */
   runWithCache(ids: TokenIds, options?: RunWithCacheOptions): RunWithCacheResult;
   /**
-   * One layer's attention recomputed from that layer's hook_q and hook_k data (T x n_embd each): head's [T, T]
+   * One layer's attention recomputed from that layer's queries and keys, the data of config.patternHooks (hook_q and
+   * hook_k, or hook_rot_q and hook_rot_k where positions rotate; T x n_head d_head and T x n_kv_head d_head): head's [T, T]
    * probabilities (query rows, zeros above the diagonal), or with head omitted every head's [H, T, T]. The same bits
    * as forward(ids, {attention: true}) gives for that layer.
    */
