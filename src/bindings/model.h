@@ -217,8 +217,8 @@ public:
         const size_t Q = size_t(c.q_width()), K = size_t(c.kv_width());
         require(n > 0 && n % Q == 0 && n / Q <= size_t(c.n_ctx) && m == n / Q * K,
                 "q and k must hold T x " + std::to_string(Q) + " (n_head x d_head) and T x " + std::to_string(K) +
-                    " (n_kv_head x d_head) numbers for T up to " + std::to_string(c.n_ctx) + ", got " + std::to_string(n) + " and " +
-                    std::to_string(m));
+                    " (n_kv_head x d_head) numbers for T up to " + std::to_string(c.n_ctx) + ", got " +
+                    std::to_string(n) + " and " + std::to_string(m));
         return int(n / Q);
     }
 
