@@ -34,8 +34,8 @@ val top_k(val logits, double k) {
     });
 }
 
-// The streaming converter: feed() safetensors chunks, then finish() -> Uint8Array of the .arcs file, or
-// finishModel() -> the Model, run on the converted pages in place.
+// The streaming converter: feed() safetensors chunks (of model.safetensors, or of each shard after beginShard()),
+// then finish() -> Uint8Array of the .arcs file, or finishModel() -> the Model, run on the converted pages in place.
 class ModelConverter {
 public:
     // total_bytes: the length of model.safetensors, checked against its header before the output is allocated.
@@ -48,6 +48,31 @@ public:
             require(total_bytes >= 0 && total_bytes < 9e15 && total_bytes == std::floor(total_bytes),
                     "the length of model.safetensors must be a byte count, got " + number_text(total_bytes));
             return new ModelConverter(config, dtype, uint64_t(total_bytes));
+        });
+    }
+    // A sharded checkpoint: index_json is model.safetensors.index.json's text. Then, for each name of shards() in
+    // turn, beginShard(name, its length) and feed() its bytes; finish() after the last.
+    static ModelConverter* create_sharded(val config_json, val dtype_name, val index_json) {
+        return guarded("starting the conversion", [&] {
+            const ModelConfig config = config_from_hf_json(js_string(config_json, "config.json"));
+            const DType dtype = dtype_name.isUndefined() ? default_weight_type(config)
+                                                         : parse_dtype(js_string(dtype_name, "dtype"), "dtype");
+            return new ModelConverter(config, dtype, js_string(index_json, "model.safetensors.index.json"));
+        });
+    }
+    // The shard files to feed, in order (an array of names; empty for one model.safetensors).
+    val shards() const {
+        return guarded("listing the shards", [&] {
+            val list = val::array();
+            for (const std::string& name : conv_.shards()) list.call<void>("push", text_val(name));
+            return list;
+        });
+    }
+    void begin_shard(val name, double bytes) {
+        guarded("converting the checkpoint", [&] {
+            require(bytes > 0 && bytes < 9e15 && bytes == std::floor(bytes),
+                    "the length of a shard must be a positive byte count, got " + number_text(bytes));
+            conv_.begin_shard(js_string(name, "shard name"), uint64_t(bytes));
         });
     }
     // config.json's text -> the format a conversion gets without a dtype ("q16" or "q8": default_format.h).
@@ -102,6 +127,8 @@ public:
 
 private:
     ModelConverter(const ModelConfig& c, DType t, uint64_t total_bytes) : conv_(c, t, total_bytes) {}
+    ModelConverter(const ModelConfig& c, DType t, const std::string& index_json)
+        : conv_(c, t, std::string_view(index_json)) {}
     Converter conv_;
     std::vector<uint8_t> staging_;
     bool handed_over_ = false;
@@ -178,7 +205,10 @@ EMSCRIPTEN_BINDINGS(model) {
     function("threads", &arcscope::threads);
     class_<ModelConverter>("ModelConverter")
         .class_function("create", &ModelConverter::create, allow_raw_pointers())
+        .class_function("createSharded", &ModelConverter::create_sharded, allow_raw_pointers())
         .class_function("defaultDtype", &ModelConverter::default_dtype)
+        .function("shards", &ModelConverter::shards)
+        .function("beginShard", &ModelConverter::begin_shard)
         .function("feed", &ModelConverter::feed)
         .function("finish", &ModelConverter::finish)
         .function("finishModel", &ModelConverter::finish_model, allow_raw_pointers())
