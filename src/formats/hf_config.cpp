@@ -188,14 +188,19 @@ RopeScaling rope_scaling(const Json& j, Arch arch) {
     return out;
 }
 
-// rope_theta, where transformers 5 may keep it inside rope_parameters.
-double rope_theta(const Json& j, double fallback) {
-    const double top = number_or(j, "rope_theta", NAN);
+// A rotary number at the top level (`key`) or, as transformers 5 writes it, inside rope_parameters; the two must
+// agree where both are given.
+double rope_number(const Json& j, const char* key, double fallback) {
+    const double top = number_or(j, key, NAN);
     const Json* p = j.find("rope_parameters");
-    const double inner = p && p->is_object() ? number_or(*p, "rope_theta", NAN) : NAN;
+    const double inner = p && p->is_object() ? number_or(*p, key, NAN) : NAN;
     require(std::isnan(top) || std::isnan(inner) || top == inner,
-            kWhere + "rope_theta and rope_parameters.rope_theta disagree: give one");
+            kWhere + key + " and rope_parameters." + key + " disagree: give one");
     return !std::isnan(top) ? top : !std::isnan(inner) ? inner : fallback;
+}
+
+double rope_theta(const Json& j, double fallback) {
+    return rope_number(j, "rope_theta", fallback);
 }
 
 // The class a checkpoint of this model_type was saved from: its tensors are named after it.
@@ -250,7 +255,8 @@ ModelConfig gpt_neox_config(const Json& j) {
                     " is not supported for gpt_neox (supported: gelu, and the tanh approximation gelu_new)");
     }
     c.positions = Positions::rotary;
-    const double pct = number_of(j, "rotary_pct", "partial_rotary_factor", 0.25);
+    const double pct =
+        number_of(j, "rotary_pct", "partial_rotary_factor", rope_number(j, "partial_rotary_factor", 0.25));
     require(pct > 0 && pct <= 1, kWhere + "rotary_pct " + std::to_string(pct) + " is out of range (0, 1]");
     require(c.n_head > 0 && c.n_embd % c.n_head == 0, kWhere + "hidden_size " + std::to_string(c.n_embd) +
                                                           " is not divisible by num_attention_heads " +
@@ -298,7 +304,7 @@ ModelConfig llama_like_config(const Json& j, Arch arch) {
     const std::string act = j.find("hidden_act") ? quoted(*j.find("hidden_act")) : "'silu'";
     require(act == "'silu'", kWhere + "hidden_act " + act + " is not supported for " + type + " (supported: silu)");
     c.mlp = MlpKind::swiglu;
-    const double partial = number_or(j, "partial_rotary_factor", 1);
+    const double partial = rope_number(j, "partial_rotary_factor", 1);
     require(partial == 1, kWhere + "partial_rotary_factor " + std::to_string(partial) + " is not supported for " +
                               type + " (its rotary covers the whole head)");
     c.positions = Positions::rotary;

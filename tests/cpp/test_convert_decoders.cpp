@@ -375,6 +375,9 @@ TEST(ConvertDecoders, EachModelTypeHasItsOwnDefaults) {
     // transformers 5 keeps rope_theta and the scaling in rope_parameters.
     EXPECT_EQ(parse("llama", R"(, "rope_parameters": {"rope_type": "default", "rope_theta": 500000})").rope_theta,
               500000);
+    EXPECT_EQ(
+        parse("gpt_neox", R"(, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.5})").rotary_dim,
+        32);
     // What changes nothing a forward pass computes.
     EXPECT_EQ(error_of([&] {
                   parse("qwen2", R"(, "use_sliding_window": false, "sliding_window": 4096, "max_window_layers": 21,
@@ -427,6 +430,10 @@ TEST(ConvertDecoders, RefusesWhatItDoesNotComputeByName) {
          "gelu_new)"},
         {"llama", R"(, "partial_rotary_factor": 0.5)",
          "config.json: partial_rotary_factor 0.500000 is not supported for llama (its rotary covers the whole head)"},
+        {"qwen3", R"(, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.5})",
+         "config.json: partial_rotary_factor 0.500000 is not supported for qwen3"},
+        {"llama", R"(, "rope_theta": 10000, "rope_parameters": {"rope_theta": 500000})",
+         "config.json: rope_theta and rope_parameters.rope_theta disagree: give one"},
         {"qwen2", R"(, "head_dim": 128)", "config.json: head_dim 128 is not supported for qwen2"},
         {"gpt_neox", R"(, "rotary_pct": 0.25, "partial_rotary_factor": 0.5)",
          "config.json: rotary_pct 0.250000 and partial_rotary_factor 0.500000 disagree: give one"},
