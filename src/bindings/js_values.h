@@ -84,16 +84,6 @@ inline std::string number_text(double v) {
     return buf;
 }
 
-// A float as the shortest double that reads back as it (1e-5f as 1e-05, not 9.99999974737875e-06).
-inline double shortest_double(float f) {
-    char buf[32];
-    for (int digits = 6; digits <= 9; ++digits) {
-        std::snprintf(buf, sizeof buf, "%.*g", digits, double(f));
-        if (std::strtof(buf, nullptr) == f) break;
-    }
-    return std::strtod(buf, nullptr);
-}
-
 // A JavaScript number as an int in [lo, hi]. Embind's own int conversion wraps silently (2^32 + 464 -> 464).
 inline int int_arg(double v, const char* what, int lo, int hi) {
     if (!(v >= lo && v <= hi && v == std::floor(v)))

@@ -1,10 +1,12 @@
 // model.h: the bindings' Model (a loaded .arcs file with its KV cache and sampler), shared by the binding files of
 // the model (model.cpp) and of interventions (interventions.cpp). Bindings only.
 #pragma once
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
 #include "arcscope/analysis/sampling.h"
+#include "arcscope/core/json.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/model/decoder.h"
@@ -113,7 +115,7 @@ public:
             o.set("n_ctx", c.n_ctx);
             o.set("n_vocab", c.n_vocab);
             o.set("norm", text_val(norm_name(c.norm)));
-            o.set("norm_eps", shortest_double(c.norm_eps));
+            o.set("norm_eps", std::strtod(float_text(c.norm_eps).c_str(), nullptr));  // 1e-5, not 9.99999975e-6
             o.set("positions", text_val(positions_name(c.positions)));
             if (c.rotary()) {
                 o.set("rotary_dim", c.rotary_dim);

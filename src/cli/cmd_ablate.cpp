@@ -12,7 +12,7 @@ namespace {
 
 int run(const Args& args) {
     std::unique_ptr<Decoder> model = load_model(args);
-    Tokenizer tok = load_tokenizer(args);
+    const ModelTokenizer tok(args, *model);
     const auto kind = args.has("mean") ? Intervention::Kind::Mean : Intervention::Kind::Zero;
     const Ablation a = ablation_sweep(*model, prompt_ids(args, tok, "text"), single_token(args, tok, "answer"),
                                       single_token(args, tok, "wrong"), kind);

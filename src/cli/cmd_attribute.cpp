@@ -13,7 +13,7 @@ namespace {
 
 int run(const Args& args) {
     std::unique_ptr<Decoder> model = load_model(args);
-    Tokenizer tok = load_tokenizer(args);
+    const ModelTokenizer tok(args, *model);
     const std::vector<int> ids = prompt_ids(args, tok, "text");
     const int position = int(args.get_int("position", -1, -1, INT32_MAX));
     const Attribution a = direct_logit_attribution(*model, ids, single_token(args, tok, "token"), position);

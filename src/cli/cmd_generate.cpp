@@ -1,6 +1,7 @@
 // cmd_generate.cpp: `arcscope generate --model FILE --text TEXT --tokens N [--temperature T --top-k K --top-p P
 // --seed S] [--json]`. Prints the prompt and then each new token as it is made (KV cache: one position per token).
 // With --json, prints {"prompt_ids","ids","text","stop"} at the end instead.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -16,8 +17,8 @@ namespace {
 int run(const Args& args) {
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
     std::unique_ptr<Decoder> model = load_model(args);
-    Tokenizer tok = load_tokenizer(args);
-    std::vector<int> prompt = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
+    const ModelTokenizer tok(args, *model);
+    std::vector<int> prompt = prompt_ids(args, tok, "text");
     require(!prompt.empty(), "the prompt is empty: give some text to continue");
     long long n = args.get_int("tokens", 32, 0, 1000000);
     SamplingParams params;
@@ -27,16 +28,25 @@ int run(const Args& args) {
     params.seed = uint64_t(args.get_int("seed", 0, 0, INT64_MAX));
     params.validate();
 
+    // Tokens the tokenizer does not have (a model without one, ids past its vocabulary) are printed as <id>.
+    const auto text_of = [&](const std::vector<int>& ids) {
+        const bool known =
+            tok.has() && std::all_of(ids.begin(), ids.end(), [&](int id) { return id < tok.get("").vocab_size(); });
+        if (known) return tok.get("").decode(ids);
+        std::string s;
+        for (int id : ids) s += tok.label(id);
+        return s;
+    };
     const bool json = args.has("json");
     if (!json) {
-        std::fputs(tok.decode(prompt).c_str(), stdout);
+        std::fputs(text_of(prompt).c_str(), stdout);
         std::fflush(stdout);
     }
     std::vector<int> made;
     StopReason stop = generate(*model, prompt, int(n), params, [&](int id) {
         made.push_back(id);
-        if (!json && id < tok.vocab_size()) {
-            std::string piece = tok.decode({id});
+        if (!json) {
+            std::string piece = text_of({id});
             std::fwrite(piece.data(), 1, piece.size(), stdout);
             std::fflush(stdout);
         }
@@ -44,7 +54,7 @@ int run(const Args& args) {
     });
     if (json) {
         JsonWriter w;
-        w.open_object().field("prompt_ids", prompt).field("ids", made).field("text", tok.decode(made));
+        w.open_object().field("prompt_ids", prompt).field("ids", made).field("text", text_of(made));
         w.field("stop", stop_reason_name(stop)).close_object().print();
     } else {
         std::printf("\n");

@@ -18,8 +18,8 @@
 namespace arcscope::cli {
 namespace {
 
-std::vector<int> tokens_of_file(const Args& args, const std::string& path, double share, bool by_frequency) {
-    std::vector<int> ids = load_tokenizer(args).encode(read_file_text(path));
+std::vector<int> tokens_of_file(const ModelTokenizer& tok, const std::string& path, double share, bool by_frequency) {
+    std::vector<int> ids = tok.get("--draw-from").encode(read_file_text(path));
     ids.resize(size_t(double(ids.size()) * share));
     std::sort(ids.begin(), ids.end());
     if (!by_frequency) ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -57,7 +57,7 @@ int run(const Args& args) {
     std::string drawn_from = "all token ids except end-of-text";
     if (auto path = args.get("draw-from")) {
         const bool by_frequency = args.has("by-frequency");
-        candidates = tokens_of_file(args, *path, share, by_frequency);
+        candidates = tokens_of_file(ModelTokenizer(args, *model), *path, share, by_frequency);
         drawn_from = std::to_string(candidates.size()) +
                      (by_frequency ? " tokens of the text, by frequency" : " distinct tokens of the text");
     } else {

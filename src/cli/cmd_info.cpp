@@ -1,7 +1,9 @@
 // cmd_info.cpp: `arcscope info --model FILE`: hyperparameters, weight type and sizes of a model file, as JSON.
 #include <cstdio>
+#include <cstdlib>
 
 #include "arcscope/core/error.h"
+#include "arcscope/core/json.h"
 #include "command.h"
 #include "json_writer.h"
 #include "model_args.h"
@@ -25,7 +27,9 @@ int run(const Args& args) {
     w.field("n_layer", c.n_layer).field("n_head", c.n_head).field("n_kv_head", c.kv_heads());
     w.field("d_head", c.head_dim()).field("n_embd", c.n_embd).field("d_mlp", c.mlp_width());
     w.field("n_ctx", c.n_ctx).field("n_vocab", c.n_vocab).field("norm", norm_name(c.norm));
-    w.field("norm_eps", double(c.norm_eps), -1).field("positions", positions_name(c.positions));
+    w.key("norm_eps")
+        .number(std::strtod(float_text(c.norm_eps).c_str(), nullptr))
+        .field("positions", positions_name(c.positions));
     if (c.rotary()) {
         w.field("rotary_dim", c.rotary_dim).field("rope_theta", c.rope_theta, -1);
         w.field("rope_scaling", c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3" : "none");

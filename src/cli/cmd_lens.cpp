@@ -12,11 +12,11 @@ namespace {
 
 int run(const Args& args) {
     std::unique_ptr<Decoder> model = load_model(args);
-    Tokenizer tok = load_tokenizer(args);
+    const ModelTokenizer tok(args, *model);
     const std::vector<int> ids = prompt_ids(args, tok, "text");
     const int target = args.has("target") || args.has("target-id") ? single_token(args, tok, "target") : -1;
     const LogitLens lens = logit_lens(*model, ids, int(args.get_int("k", 5, 1, 100)), target);
-    auto text = [&](int id) { return id < tok.vocab_size() ? tok.token_text(id) : "<" + std::to_string(id) + ">"; };
+    auto text = [&](int id) { return tok.label(id); };
     JsonWriter w;
     w.open_object().key("tokens").open_array();
     for (int id : ids) w.string(text(id));

@@ -13,7 +13,7 @@ namespace {
 
 int run(const Args& args) {
     std::unique_ptr<Decoder> model = load_model(args);
-    Tokenizer tok = load_tokenizer(args);
+    const ModelTokenizer tok(args, *model);
     const std::vector<int> clean = prompt_ids(args, tok, "clean"), corrupted = prompt_ids(args, tok, "corrupted");
     const Patching p =
         patching_sweep(*model, clean, corrupted, single_token(args, tok, "answer"), single_token(args, tok, "wrong"));

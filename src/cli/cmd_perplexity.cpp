@@ -17,7 +17,7 @@ namespace {
 int run(const Args& args) {
     std::unique_ptr<Decoder> model = load_model(args);
     const std::string path = args.require("text-file");
-    std::vector<int> ids = load_tokenizer(args).encode(read_file_text(path));
+    std::vector<int> ids = ModelTokenizer(args, *model).get("--text-file").encode(read_file_text(path));
     if (args.has("held-out")) ids = held_out_tokens(ids);
 
     require(!ids.empty(), path + " has no tokens");

@@ -67,8 +67,8 @@ int run(const Args& args) {
     require(args.has("text") != args.has("ids"), "give exactly one of --text TEXT or --ids 1,2,3");
     require(args.has("hooks") == args.has("cache-out"), "--hooks NAMES and --cache-out DIR go together");
     std::unique_ptr<Decoder> model = load_model(args);
-    Tokenizer tok = load_tokenizer(args);
-    std::vector<int> ids = args.has("text") ? tok.encode(args.require("text")) : parse_ids(args.require("ids"));
+    const ModelTokenizer tok(args, *model);
+    std::vector<int> ids = prompt_ids(args, tok, "text");
     require(!ids.empty(), "the text is empty: it has no tokens to run");
 
     const bool all = args.has("logits-bin"), attention = !args.has("no-attention");
@@ -86,7 +86,7 @@ int run(const Args& args) {
     JsonWriter w;
     const std::string name = std::filesystem::path(args.require("model")).filename().string();
     w.open_object().field("model", name).field("ids", ids).key("tokens").open_array();
-    for (int id : ids) w.string(id < tok.vocab_size() ? tok.token_text(id) : "<" + std::to_string(id) + ">");
+    for (int id : ids) w.string(tok.label(id));
     w.close_array();
     if (!args.has("no-logits")) w.key("logits_last").numbers(last, c.n_vocab);
     if (attention) {

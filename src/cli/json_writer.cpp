@@ -64,6 +64,12 @@ JsonWriter& JsonWriter::integer(long long n) {
     return *this;
 }
 
+JsonWriter& JsonWriter::boolean(bool b) {
+    separate();
+    out_ += b ? "true" : "false";
+    return *this;
+}
+
 JsonWriter& JsonWriter::string(std::string_view text) {
     separate();
     out_ += json_quote(text);

@@ -20,6 +20,7 @@ public:
 
     JsonWriter& number(double x, int decimals = -1);  // %.9g, or `decimals` fixed digits
     JsonWriter& integer(long long n);
+    JsonWriter& boolean(bool b);
     JsonWriter& null();
     JsonWriter& string(std::string_view text);
     JsonWriter& integers(const std::vector<int>& values);
@@ -28,6 +29,7 @@ public:
 
     // key(name) followed by one value.
     JsonWriter& field(std::string_view name, double x, int decimals);
+    JsonWriter& field(std::string_view name, bool b) { return key(name).boolean(b); }
     JsonWriter& field(std::string_view name, long long n) { return key(name).integer(n); }
     JsonWriter& field(std::string_view name, int n) { return key(name).integer(n); }
     JsonWriter& field(std::string_view name, size_t n) { return key(name).integer((long long)n); }

@@ -42,6 +42,22 @@ Tokenizer load_tokenizer(const Args& args) {
     return Tokenizer::load(executable_folder() + name);  // load() names the path in its error
 }
 
+ModelTokenizer::ModelTokenizer(const Args& args, const Decoder& model) : arch_(arch_name(model.config().arch)) {
+    if (args.get("tokenizer") || model.config().arch == Arch::gpt2) tok_ = load_tokenizer(args);
+}
+
+const Tokenizer& ModelTokenizer::get(const std::string& option) const {
+    require(tok_.has_value(), option + ": this " + arch_ +
+                                  " model's own tokenizer is not read yet (arcscope reads GPT-2's): give token ids "
+                                  "instead");
+    return *tok_;
+}
+
+std::string ModelTokenizer::label(int id) const {
+    if (tok_ && id < tok_->vocab_size()) return tok_->token_text(id);
+    return "<" + std::to_string(id) + ">";
+}
+
 std::vector<int> parse_ids(const std::string& text) {
     std::vector<int> ids;
     size_t at = 0;
@@ -55,10 +71,10 @@ std::vector<int> parse_ids(const std::string& text) {
     return ids;
 }
 
-std::vector<int> prompt_ids(const Args& args, const Tokenizer& tok, const std::string& name) {
+std::vector<int> prompt_ids(const Args& args, const ModelTokenizer& tok, const std::string& name) {
     const std::string ids = name == "text" ? "ids" : name + "-ids";  // --text/--ids as in run, else --clean-ids
     require(args.has(name) != args.has(ids), "give exactly one of --" + name + " TEXT or --" + ids + " 1,2,3");
-    return args.has(name) ? tok.encode(args.require(name)) : parse_ids(args.require(ids));
+    return args.has(name) ? tok.get("--" + name).encode(args.require(name)) : parse_ids(args.require(ids));
 }
 
 void write_output(const Args& args, const JsonWriter& w) {
@@ -67,11 +83,11 @@ void write_output(const Args& args, const JsonWriter& w) {
     else std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-int single_token(const Args& args, const Tokenizer& tok, const std::string& name) {
+int single_token(const Args& args, const ModelTokenizer& tok, const std::string& name) {
     require(args.has(name) != args.has(name + "-id"), "give exactly one of --" + name + " TEXT or --" + name + "-id N");
     if (args.has(name + "-id"))
         return int(parse_integer(args.require(name + "-id"), 0, INT32_MAX, "--" + name + "-id"));
-    return tok.single_token(args.require(name), "--" + name);
+    return tok.get("--" + name).single_token(args.require(name), "--" + name);
 }
 
 }  // namespace arcscope::cli

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 #include "arcscope/core/error.h"
@@ -269,6 +270,15 @@ const Json* Json::find(std::string_view key) const {
     for (const auto& [k, v] : object)
         if (k == key) return &v;
     return nullptr;
+}
+
+std::string float_text(float f) {
+    char buf[32];
+    for (int digits = 6; digits <= 9; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, double(f));
+        if (std::strtof(buf, nullptr) == f) break;
+    }
+    return buf;
 }
 
 }  // namespace arcscope

@@ -30,4 +30,7 @@ struct Json {
     bool is_object() const { return kind == Kind::Object; }
 };
 
+// The shortest decimal that reads back as f ("1e-05" for 1e-5f, not 9.99999975e-06), for a float written as JSON.
+std::string float_text(float f);
+
 }  // namespace arcscope

@@ -145,8 +145,9 @@ export class Model {
   // As TransformerLens's run_with_cache: one pass that records the activations named (an array of hook names, or a
   // filter name => boolean; default: every one). -> {logits (T x n_vocab, or the last row without allLogits),
   // logitsShape, cache: {name: {data: Float32Array, shape}}, first}, shapes as TransformerLens's without the batch:
-  // hook_pattern [H, T, T], hook_q/k/v/z [T, H, d_head], resid/attn_out/mlp_out/ln_final [T, C], mlp.hook_post
-  // [T, 4C]. Only the names asked for cost anything. Restarts the KV cache.
+  // hook_pattern [H, T, T], hook_q/hook_rot_q/hook_z [T, H, d_head], hook_k/hook_v/hook_rot_k [T, n_kv_head, d_head],
+  // resid/attn_out/mlp_out/ln_final [T, C], mlp.hook_post [T, d_mlp]. Only the names asked for cost anything.
+  // Restarts the KV cache.
   // With reuse: n, up to n leading positions are kept from the KV cache where the model's last passes left these
   // very tokens (an edit near the end of a long text then costs only what follows it), and first says how many
   // were: the logits and the cache then hold positions first..T only ([T - first, ...], the pattern
