@@ -48,7 +48,14 @@ run_target() {
   case $name in
     model_file) seed_models "$dir/corpus" ;;
     convert) seed_models "$out/model_file/corpus" 2>/dev/null || true
-             { printf '\x40'; cat "$out/seed-ckpt/model.safetensors"; } > "$dir/corpus/seed.bin" ;;  # byte 0: cut
+             # byte 0: the architecture (fuzz_convert.cpp's tiny()) and the cut
+             { printf '\x46'; cat "$out/seed-ckpt/model.safetensors"; } > "$dir/corpus/seed.bin"
+             for arch in gpt_neox:4d llama:54; do
+               /usr/bin/python3 scripts/make_checkpoint.py --arch "${arch%:*}" --out "$out/seed-${arch%:*}" --n-layer 1 \
+                 --n-head 2 --n-kv-head "$([ "${arch%:*}" = llama ] && echo 1 || echo 2)" --n-embd 32 --ffn 32 \
+                 --n-ctx 4 --vocab 8 >/dev/null
+               { printf "\\x${arch#*:}"; cat "$out/seed-${arch%:*}/model.safetensors"; } > "$dir/corpus/seed-${arch%:*}.bin"
+             done ;;
     tokenizer) printf 'Hello world, caf\xc3\xa9 \xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd  \n\n it'"'"'s 123' \
                  > "$dir/corpus/seed.txt" ;;
   esac
