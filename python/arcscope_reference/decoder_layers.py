@@ -21,7 +21,7 @@ def layer_norm_normalized(x, eps):
 def rms_norm_normalized(x, eps):
     """x (..., C) -> x * rsqrt(mean(x^2) + eps): RMSNorm before its weight. HF computes this in float32 whatever the
     model's dtype (LlamaRMSNorm casts up, normalizes, casts back, then multiplies by the weight)."""
-    x = x.float()
+    x = x.to(torch.promote_types(x.dtype, torch.float32))  # float32 at least (float64 for in_float64's model)
     return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)
 
 

@@ -194,6 +194,16 @@ def load(folder):
     return from_tensors(config, tensors, source=folder)
 
 
+def in_float64(model):
+    """The same model with its weights in float64 (the same values): run() then computes in float64 what float32
+    rounds, the yardstick for how close float32 itself can get over many blocks. The rotary angles stay float32's
+    (HF computes them in float32: they are part of the model)."""
+    cast = lambda t: None if t is None else t.double()  # noqa: E731
+    blocks = [{k: cast(v) for k, v in b.items()} for b in model.blocks]
+    return Decoder(model.arch, cast(model.embed), cast(model.pos), blocks, cast(model.final_w), cast(model.final_b),
+                   cast(model.head))
+
+
 # ---------------------------------------------------------------- the forward pass
 
 def _linear(x, w, b):

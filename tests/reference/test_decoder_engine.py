@@ -9,6 +9,11 @@ Goals, every layer and head: f32 attention within 2e-5 and logits 1 - cosine wit
 0.006 and logits 1 - cosine within 2e-5; q8 measured and printed. The default format (convert without --dtype) is
 q16 for these sizes and draws attention within 0.01.
 
+With ARCSCOPE_FULL_DEPTH=1 also SmolLM2-135M's and Pythia-70m's whole depth (30 and 6 blocks), where rounding has
+every block to grow through: 30 blocks of sharp heads move PyTorch's own float32 attention by 1.1e-4 from the same
+model computed in float64. There the f32 goal is float32's own: the engine's f32 within PyTorch float32's distance
+from float64 (x 1.5, and at least 2e-5) of the float64 result.
+
 Run: nice /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_decoder_engine.py
 """
 import json
@@ -46,10 +51,13 @@ SHAPES = {
 }
 
 
-def checkpoint(name, seed=36):
+FULL_DEPTH = {"smollm2-135m": 30, "pythia-70m": 6}
+
+
+def checkpoint(name, seed=36, n_layer=2):
     """The model's folder, made again only when its arguments changed (kept beside it, written last)."""
-    shape = dict(SHAPES[name], n_layer=2)
-    folder = os.path.join(WORK, name)
+    shape = dict(SHAPES[name], n_layer=n_layer)
+    folder = os.path.join(WORK, name if n_layer == 2 else f"{name}-{n_layer}l")
     made_with = os.path.join(folder, "made-with.json")
     args = dict(shape, seed=seed, qk_scale=4)
     generator = os.path.join(ROOT, "scripts", "make_checkpoint.py")
@@ -94,20 +102,39 @@ def reference_pass(ckpt, ids, names):
 @unittest.skipUnless(os.path.exists(CLI), "build the native CLI first (./scripts/build.sh native)")
 class EngineAgainstReference(unittest.TestCase):
     def test_every_architecture_and_format(self):
+        self.compare({name: 2 for name in SHAPES})
+
+    @unittest.skipUnless(os.environ.get("ARCSCOPE_FULL_DEPTH") == "1", "opt-in: ARCSCOPE_FULL_DEPTH=1 (a few minutes)")
+    def test_whole_depth(self):
+        self.compare(FULL_DEPTH)
+
+    def compare(self, depths):
+        """Each model of depths ({name: blocks}) in every format against the reference, with the goals; beyond 2
+        blocks the f32 goal is float32's own (the module's docstring)."""
         report = []
-        for name, shape in SHAPES.items():
+        for name, n_layer in depths.items():
+            shape = SHAPES[name]
             with self.subTest(name):
-                ckpt = checkpoint(name)
+                ckpt = checkpoint(name, n_layer=n_layer)
                 ids = np.random.default_rng(36).integers(0, shape["vocab"], T).tolist()
                 passes = {dtype: engine_pass(convert(ckpt, dtype)[0], ids) for dtype in ("f32", "q16", "q8")}
                 want = reference_pass(ckpt, ids, passes["f32"].hooks)
                 self.assertGreaterEqual(sharpness(want.attention), SHARP, "heads as sharp as trained ones")
-                report.append(f"{name} (mean largest attention weight {sharpness(want.attention):.2f}):")
+                report.append(f"{name}, {n_layer} blocks (mean largest attention weight {sharpness(want.attention):.2f}):")
+                f32_bound = GOALS["f32"][0]
+                if n_layer > 2:
+                    with torch.no_grad():
+                        exact = dref.run(dref.in_float64(dref.load(ckpt)), ids)[1].numpy()
+                    own = float(np.abs(want.attention - exact).max())
+                    mine = float(np.abs(passes["f32"].attention - exact).max())
+                    report.append(f"  float64 yardstick: PyTorch float32's attention within {own:.2e} of it, the "
+                                  f"engine's f32 within {mine:.2e}")
+                    self.assertLessEqual(mine, max(f32_bound, 1.5 * own), "f32 attention against float64")
                 for dtype, got in passes.items():
                     d = differences(got, want)
                     report.append(summary(dtype, d))
                     self.assertTrue(d["names"], f"{dtype}: the hook names differ from the reference's")
-                    if dtype in GOALS:
+                    if dtype in GOALS and not (dtype == "f32" and n_layer > 2):
                         attention, cosine = GOALS[dtype]
                         self.assertLessEqual(d["attention"], attention, f"{dtype} attention")
                         self.assertLessEqual(d["logits_cos"], cosine, f"{dtype} logits")
