@@ -9,7 +9,12 @@
 # Generated files (checkpoints, .arcs, .onnx, reference logits, results.json) go to build/bench/ and are reused on
 # later runs while newer than what makes them. A whole checkpoint of the right shape in build/family/gpt2-<size>/ is
 # read from there instead of being generated again (XL's is 6.4 GB).
+# With --arch smollm2-135m, the benchmark of another architecture (scripts/bench/bench.mjs says what it measures):
+# SmolLM2-135M-shaped weights (random, seed 0, its real vocabulary, in Hugging Face's Llama layout) as arcscope q8 and
+# q16, GPT-2 small's beside them, ONNX Runtime Web int8 and fp32 (export_onnx.py through onnx_decoder.py) and
+# llama.cpp's wasm build on a Q8_0 GGUF (write_gguf.py); then the KV cache and a 4,096-token text in Chromium.
 # Usage: scripts/bench.sh [--rounds N] [--node-only | --browser-only] [--no-accuracy] [--no-build]
+#        scripts/bench.sh --arch smollm2-135m [--rounds N] [--node-only | --browser-only] [--no-build]
 #        scripts/bench.sh --sizes small,medium,large,xl [--ort-sizes medium] [--rounds N] [--node-only | --browser-only]
 #          [--no-build]
 # --no-build: use build/ as it is (another build may be running in the same tree).
@@ -20,10 +25,11 @@ export PYTHONPYCACHEPREFIX="$PWD/build/pycache"  # no __pycache__ in the source 
 dir=build/bench
 py=/usr/bin/python3  # Debian's, with torch and onnx (the python3 first on PATH has neither)
 
-sizes='' ort_sizes=medium build=1 pass=()
+sizes='' arch='' ort_sizes=medium build=1 pass=()
 while [ $# -gt 0 ]; do
   case $1 in
     --sizes) sizes=$2; pass+=("$1" "$2"); shift 2 ;;
+    --arch) arch=$2; pass+=("$1" "$2"); shift 2 ;;
     --ort-sizes) ort_sizes=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     *) pass+=("$1"); shift ;;
@@ -71,10 +77,10 @@ convert() {  # convert CHECKPOINT NAME DTYPE
 # ONNX: the last-position graph (prefill) and the decoder with past key/values (decode), fp32 and int8.
 onnx_graphs() {  # onnx_graphs CHECKPOINT NAME
   local ckpt=$1 name=$2 graph
-  if stale "$dir/$name.onnx" scripts/bench/export_onnx.py "$ckpt/model.safetensors"; then
+  if stale "$dir/$name.onnx" scripts/bench/export_onnx.py scripts/bench/onnx_decoder.py "$ckpt/model.safetensors"; then
     $py scripts/bench/export_onnx.py --model "$ckpt" --out "$dir/$name.onnx"
   fi
-  if stale "$dir/$name.kv.onnx" scripts/bench/export_onnx.py "$ckpt/model.safetensors"; then
+  if stale "$dir/$name.kv.onnx" scripts/bench/export_onnx.py scripts/bench/onnx_decoder.py "$ckpt/model.safetensors"; then
     $py scripts/bench/export_onnx.py --model "$ckpt" --out "$dir/$name.kv.onnx" --past
   fi
   for graph in $name $name.kv; do
@@ -95,6 +101,35 @@ if [ -n "$sizes" ]; then
     convert "$ckpt" "gpt2-$size" q8
     if [[ ",$ort_sizes," == *",$size,"* ]]; then onnx_graphs "$ckpt" "gpt2-$size"; fi
   done
+  node scripts/bench/bench.mjs "${pass[@]}"
+  exit
+fi
+
+if [ -n "$arch" ]; then
+  # make_checkpoint.py's flags for the architecture's shape (its config as released)
+  case $arch in
+    smollm2-135m) flags=(--arch llama --n-layer 30 --n-head 9 --n-kv-head 3 --n-embd 576 --ffn 1536 --vocab 49152
+      --n-ctx 8192 --rope-theta 100000) ;;
+    *) echo "bench.sh: no architecture '$arch' (smollm2-135m)" >&2; exit 1 ;;
+  esac
+  own=$dir/$arch
+  if stale "$own/model.safetensors" scripts/make_checkpoint.py; then
+    echo "generating a $arch-shaped checkpoint in $own" >&2
+    $py scripts/make_checkpoint.py --out "$own" "${flags[@]}" --seed 0
+  fi
+  small=$(checkpoint_of small)
+  for dtype in q8 q16; do convert "$own" "$arch" "$dtype"; convert "$small" gpt2-small "$dtype"; done
+  onnx_graphs "$own" "$arch"
+  if stale "$dir/$arch.q8_0.gguf" scripts/bench/write_gguf.py "$own/model.safetensors"; then
+    $py scripts/bench/write_gguf.py --model "$own" --out "$dir/$arch.q8_0.gguf"
+  fi
+  reference=$dir/$arch.reference-logits-64.bin
+  if stale "$reference" scripts/bench/reference_logits.py python/arcscope_reference/decoder_reference.py \
+      "$own/model.safetensors"; then
+    vocab=$(node -e "console.log(JSON.parse(require('fs').readFileSync('$own/config.json')).vocab_size)")
+    ids=$(node -e "import('./scripts/bench/measure.mjs').then((m) => console.log(m.benchIds(64, 0, $vocab).join(',')))")
+    $py scripts/bench/reference_logits.py --model "$own" --ids "$ids" --out "$reference"
+  fi
   node scripts/bench/bench.mjs "${pass[@]}"
   exit
 fi

@@ -8,6 +8,8 @@
 //      per tensor, i.e. over all the rows a pass holds, so one new row is quantized differently from the same row
 //      among 65 others.
 //   node scripts/bench/accuracy.mjs --systems '[{"label": ..., "kind": "ort", "model": ..., "kvModel": ...}, ...]'
+//     [--reference build/bench/smollm2-135m.reference-logits-64.bin --vocab 49152]  (another model's reference and
+//     vocabulary: the ids' range, benchIds's)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +18,12 @@ import { benchIds, decodePrompt, ortDecoder, ortLogits, ortSession } from './mea
 const root = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const argv = process.argv.slice(2);
 const systems = JSON.parse(argv[argv.indexOf('--systems') + 1]);
-const referenceFile = path.join(root, `build/bench/reference-logits-${decodePrompt}.bin`);
+const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const referenceFile = path.join(root, option('--reference', `build/bench/reference-logits-${decodePrompt}.bin`));
+const vocab = Number(option('--vocab', 50257));
 const steps = 8;
-const ids = benchIds(decodePrompt);
-const later = benchIds(steps, decodePrompt);
+const ids = benchIds(decodePrompt, 0, vocab);
+const later = benchIds(steps, decodePrompt, vocab);
 const read = (file) => new Uint8Array(fs.readFileSync(path.join(root, file)));
 
 function compare(a, b) {
@@ -82,7 +86,7 @@ const fmtCos = (c) => `${c.toFixed(6)} | ${(1 - c).toExponential(1)}`;
 const fmtAbs = (x) => x.toPrecision(3);
 console.log([
   `Accuracy: last position's logits over benchIds(${decodePrompt}) against the PyTorch reference ` +
-    `(python/arcscope_reference/gpt2_reference.py, fp32; largest |logit| ${maxRef.toFixed(2)})`, '',
+    `(python/arcscope_reference, fp32; largest |logit| ${maxRef.toFixed(2)})`, '',
   '| system | cosine similarity | 1 − cosine | largest absolute difference |', '|---|---|---|---|',
   ...rows.map((r) => `| ${r.label} | ${fmtCos(r.reference.cosine)} | ${fmtAbs(r.reference.maxAbs)} |`), '',
   `KV cache: the prompt and ${steps} tokens decoded one at a time (ORT: decoder graph; arcscope: append) against ` +
@@ -90,4 +94,5 @@ console.log([
   '| system | cosine similarity | 1 − cosine | largest absolute difference |', '|---|---|---|---|',
   ...rows.map((r) => `| ${r.label} | ${fmtCos(r.kv.cosine)} | ${fmtAbs(r.kv.maxAbs)} |`),
 ].join('\n'));
-fs.writeFileSync(path.join(root, 'build/bench/accuracy.json'), JSON.stringify({ maxRef, rows }, null, 1));
+fs.writeFileSync(argv.includes('--reference') ? referenceFile.replace(/(\.bin)?$/, '.accuracy.json') :
+  path.join(root, 'build/bench/accuracy.json'), JSON.stringify({ maxRef, rows }, null, 1));

@@ -9,13 +9,19 @@
 // (measure.mjs: load, prefill at T = 256, decode, memory), every size and system once a round, each round starting
 // elsewhere; one table per size, then one of all sizes. No accuracy check (that is the small model's, above).
 //   node scripts/bench/bench.mjs --sizes small,medium,large,xl [--ort-sizes medium] [--rounds 3] [--node-only]
+// With --arch smollm2-135m it is the benchmark of another architecture: arcscope q8 and q16 on its weights
+// (build/bench/<arch>.{q8,q16}.arcs), GPT-2 small's q8 and q16 beside them, ONNX Runtime Web int8 and fp32 and
+// llama.cpp's wasm build (@wllama/wllama, Q8_0 GGUF; Chromium only) on the same weights, lean runs with prefill at
+// T = 64 and 256; then the KV cache's bytes against an ungrouped model's, and in Chromium a 4,096-token text analysed
+// as the page does (analysis.mjs).
+//   node scripts/bench/bench.mjs --arch smollm2-135m [--rounds 3] [--node-only | --browser-only] [--systems q8,wllama]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { liveLengths, prefillLengths } from './measure.mjs';
+import { kvCacheBytes, liveLengths, prefillLengths } from './measure.mjs';
 
 const root = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const argv = process.argv.slice(2);
@@ -25,6 +31,10 @@ const dir = 'build/bench';
 const listArg = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1].split(',') : null);
 const sizes = listArg('--sizes');
 const ortSizes = listArg('--ort-sizes') ?? [];
+const arch = argv.includes('--arch') ? argv[argv.indexOf('--arch') + 1] : null;
+// The architectures --arch knows: their files' stem in build/bench and their vocabulary (the bench ids' range).
+const archs = { 'smollm2-135m': { label: 'SmolLM2-135M', vocab: 49152 } };
+if (arch && !archs[arch]) throw new Error(`--arch: no architecture ${arch}; known: ${Object.keys(archs).join(', ')}`);
 
 // The systems, one column each, in this order. kind 'arcscope': model (.arcs), engine = options for createEngine
 // (e.g. {threads: 2}); kind 'ort': model (last-position graph), kvModel (decoder graph), threads. envs limits a
@@ -52,8 +62,31 @@ const sizeSystems = (size) => [
   ...(ortSizes.includes(size) ? [{ key: 'ort-int8', label: 'ORT-Web int8', kind: 'ort',
     model: `${dir}/gpt2-${size}.int8.onnx`, kvModel: `${dir}/gpt2-${size}.kv.int8.onnx` }] : []),
 ];
+// The benchmark of an architecture (--arch): its systems, and GPT-2 small's arcscope beside them.
+const archPrefill = [64, 256];
+const archSystems = (name) => {
+  const { label, vocab } = archs[name];
+  const lean = { lean: true, prefillAt: archPrefill };
+  return [
+    { key: 'q8', label: `arcscope q8, ${label}`, kind: 'arcscope', model: `${dir}/${name}.q8.arcs`, vocab, ...lean },
+    { key: 'gpt2-q8', label: 'arcscope q8, GPT-2 small', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`, ...lean },
+    { key: 'q16', label: `arcscope q16, ${label}`, kind: 'arcscope', model: `${dir}/${name}.q16.arcs`, vocab, ...lean },
+    { key: 'gpt2-q16', label: 'arcscope q16, GPT-2 small', kind: 'arcscope', model: `${dir}/gpt2-small.q16.arcs`,
+      ...lean },
+    { key: 'ort-int8', label: `ORT-Web int8, ${label}`, kind: 'ort', model: `${dir}/${name}.int8.onnx`,
+      kvModel: `${dir}/${name}.kv.int8.onnx`, vocab, ...lean },
+    { key: 'ort-fp32', label: `ORT-Web fp32, ${label}`, kind: 'ort', model: `${dir}/${name}.onnx`,
+      kvModel: `${dir}/${name}.kv.onnx`, vocab, ...lean },
+    // Its default build needs wasm memory64 and JSPI, which Node 20 lacks; Chromium has both.
+    { key: 'wllama', label: `llama.cpp (wllama) Q8_0, ${label}`, kind: 'wllama', model: `${dir}/${name}.q8_0.gguf`,
+      vocab, envs: ['chromium'], ...lean },
+  ];
+};
 // Ratio columns: best of num / best of den, figure by figure.
 const ratios = [
+  { label: 'q8 ÷ GPT-2 small q8', num: 'q8', den: 'gpt2-q8' },
+  { label: 'q16 ÷ GPT-2 small q16', num: 'q16', den: 'gpt2-q16' },
+  { label: 'q8 ÷ llama.cpp Q8_0', num: 'q8', den: 'wllama' },
   { label: 'q8 ÷ ORT int8', num: 'q8', den: 'ort-int8' },
   { label: 'q8 ÷ ORT fp32', num: 'q8', den: 'ort-fp32' },
   { label: 'q16 ÷ q8', num: 'q16', den: 'q8' },
@@ -67,6 +100,8 @@ function runNode(system) {
   if (system.threads) args.push('--threads', String(system.threads));
   if (system.engine) args.push('--engine', JSON.stringify(system.engine));
   if (system.lean) args.push('--lean');
+  if (system.prefillAt) args.push('--prefill', system.prefillAt.join(','));
+  if (system.vocab) args.push('--vocab', String(system.vocab));
   const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`${system.label} (node) failed:\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -75,7 +110,8 @@ function runNode(system) {
 // A static server for exactly what the page needs, cross-origin isolated so the page can measure its memory and
 // ONNX Runtime can start threads.
 function serve() {
-  const allowed = ['/scripts/bench/', '/build/lib/', '/build/wasm/arcscope_diagnostics', '/node_modules/onnxruntime-web/dist/', '/build/bench/', '/models/'];
+  const allowed = ['/scripts/bench/', '/build/lib/', '/build/wasm/arcscope_diagnostics', '/node_modules/onnxruntime-web/dist/',
+    '/node_modules/@wllama/wllama/esm/', '/build/bench/', '/models/'];
   const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
   const server = http.createServer((req, res) => {
     const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -110,6 +146,8 @@ async function runChromium(system, port) {
     if (system.threads) params.set('threads', String(system.threads));
     if (system.engine) params.set('engine', JSON.stringify(system.engine));
     if (system.lean) params.set('lean', '1');
+    if (system.prefillAt) params.set('prefill', system.prefillAt.join(','));
+    if (system.vocab) params.set('vocab', String(system.vocab));
     await page.goto(`http://127.0.0.1:${port}/scripts/bench/page.html?${params}`);
     await page.waitForFunction(() => window.benchResult, null, { timeout: 15 * 60 * 1000, polling: 500 });
     const result = await page.evaluate(() => window.benchResult);
@@ -126,6 +164,7 @@ const rows = [
   ['load (ms)', (r) => r.loadMs],
   ['load, decoder graph (ms)', (r) => r.kvLoadMs],
   ...prefillLengths.map((T) => [`prefill T=${T} (ms)`, (r) => r.prefillMs[T]]),
+  ...prefillLengths.map((T) => [`prefill T=${T}, llama.cpp's own prompt_ms`, (r) => r.prefillOwnMs?.[T]]),
   ['prefill T=64 + all attention (ms)', (r) => r.prefillAttention64Ms],
   ['decode (ms/token)', (r) => r.decodeMs],
   ['decode bandwidth floor (ms/token)', (r) => r.decodeFloorMs],
@@ -210,10 +249,75 @@ function sizesTable(title, columns, runs) {
   return lines.join('\n');
 }
 
+// The KV cache at 1,024 positions, f32 (an f16 cache halves each), of each model the runs loaded, against the same
+// model with one key/value head per query head. From the config: the JS API has no accessor for the cache's size.
+function kvTable(runs) {
+  const lines = ['KV cache at 1,024 tokens (f32; computed from the config: 2 × layers × key/value heads × head size ' +
+    '× 1,024 × 4 bytes)', '', '| model | layers × heads (key/value heads) × head size | KV cache (MiB) | ' +
+    'ungrouped (MiB) | share |', '|---|---|---|---|---|'];
+  for (const key of ['q8', 'gpt2-q8']) {
+    const r = runs[key]?.[0];
+    if (!r?.heads) continue;
+    const { n_layer, n_head, n_kv_head, d_head } = r.heads;
+    const grouped = kvCacheBytes(r.heads, 1024), ungrouped = kvCacheBytes(r.heads, 1024, { ungrouped: true });
+    lines.push(`| ${columns.find((c) => c.id === key).label.replace(/^arcscope q8, /, '')} | ${n_layer} × ${n_head} ` +
+      `(${n_kv_head}) × ${d_head} | ${fmt(grouped / 2 ** 20)} | ${fmt(ungrouped / 2 ** 20)} | ` +
+      `${(grouped / ungrouped).toFixed(3)} |`);
+  }
+  return lines.join('\n');
+}
+
+// llama.cpp's Q8_0 GGUF against the PyTorch reference: its top 10 log-probabilities after benchIds(64) (all that its
+// completion endpoint returns) against the reference's log-softmax of the same tokens.
+function wllamaAccuracy(run) {
+  const reference = new Float32Array(fs.readFileSync(path.join(root, dir, `${arch}.reference-logits-64.bin`)).buffer.slice(0));
+  const top = Math.max(...reference);
+  const logSum = top + Math.log(reference.reduce((sum, x) => sum + Math.exp(x - top), 0));
+  const got = run.topLogprobs;
+  const refTop = [...reference.keys()].sort((a, b) => reference[b] - reference[a]).slice(0, got.length);
+  const diff = Math.max(...got.map(([id, lp]) => Math.abs(lp - (reference[id] - logSum))));
+  const shared = got.filter(([id]) => refTop.includes(id)).length;
+  return `llama.cpp Q8_0 against the PyTorch reference after benchIds(64): the same top token ` +
+    `${got[0][0] === refTop[0] ? 'yes' : 'NO'}; ${shared} of its top ${got.length} in the reference's top ` +
+    `${got.length}; largest log-probability difference over them ${diff.toPrecision(3)} ` +
+    `(reference log-probabilities of those tokens down to ${(reference[refTop.at(-1)] - logSum).toFixed(1)})`;
+}
+
+// A 4,096-token text through the architecture in q8 and q16, analysed as the page does (measureLongText), a fresh
+// browser per run, the two formats alternating.
+async function longText(port) {
+  const formats = ['q8', 'q16'], runs = { q8: [], q16: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const dtype of round % 2 ? [...formats].reverse() : formats) {
+      const r = await runChromium({ kind: 'long-text', label: `long text ${dtype}`, model: `${dir}/${arch}.${dtype}.arcs` }, port);
+      runs[dtype].push(r);
+      console.error(`[chromium] round ${round + 1}/${rounds} long text ${dtype}: runWithCache ${fmt(r.runWithCacheMs)} ms`);
+    }
+  }
+  const stat = (dtype, f) => { const v = runs[dtype].map(f); return `${fmt(best(v))} / ${fmt(median(v))}`; };
+  const MiB = (x) => x / 2 ** 20;
+  const figures = [
+    ['load (ms)', (r) => r.loadMs],
+    ['runWithCache, every layer\'s hook_rot_q and hook_rot_k, T = 4096 (ms)', (r) => r.runWithCacheMs],
+    ['attentionPattern of one head, 4096 × 4096 (ms)', (r) => r.attentionPatternMs],
+    ['wasm memory after load (MiB)', (r) => MiB(r.wasmBytes.load)],
+    ['wasm memory after runWithCache (MiB)', (r) => MiB(r.wasmBytes.runWithCache)],
+    ['wasm memory after attentionPattern (MiB)', (r) => MiB(r.wasmBytes.attentionPattern)],
+    ['the cache handed to JavaScript (MiB)', (r) => MiB(r.cacheBytes)],
+    ['page memory (MiB)', (r) => (r.pageMemoryBytes != null ? MiB(r.pageMemoryBytes) : undefined)],
+  ];
+  return [`Headless Chromium, a ${runs.q8[0].T}-token text through ${archs[arch].label}'s shape analysed as the page ` +
+    `does, one thread, ${roundsSaid} (best / median)`, '', '| step | q8 | q16 |', '|---|---|---|',
+    ...figures.filter(([, f]) => runs.q8.every((r) => f(r) !== undefined))
+      .map(([name, f]) => `| ${name} | ${stat('q8', f)} | ${stat('q16', f)} |`)].join('\n');
+}
+
 const started = Date.now();
 if (!sizes && !argv.includes('--no-accuracy')) {
-  const checked = systems.filter((s) => s.accuracy !== false);
-  const r = spawnSync(process.execPath, ['scripts/bench/accuracy.mjs', '--systems', JSON.stringify(checked)],
+  // The systems Node runs, against the PyTorch reference on the same weights (llama.cpp's: its runs' top logprobs).
+  const checked = arch ? archSystems(arch).filter((s) => s.vocab && !s.envs) : systems.filter((s) => s.accuracy !== false);
+  const reference = arch ? ['--reference', `${dir}/${arch}.reference-logits-64.bin`, '--vocab', String(archs[arch].vocab)] : [];
+  const r = spawnSync(process.execPath, ['scripts/bench/accuracy.mjs', '--systems', JSON.stringify(checked), ...reference],
     { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error('accuracy check failed');
   console.log('');
@@ -221,7 +325,8 @@ if (!sizes && !argv.includes('--no-accuracy')) {
 // The columns of one run: a system on one size's files (id: the key, and the size where there are several).
 const columns = sizes
   ? sizes.flatMap((size) => sizeSystems(size).map((s) => ({ ...s, size, id: `${size}:${s.key}`, lean: true })))
-  : systems.map((s) => ({ ...s, size: 'small', id: s.key }));
+  : arch ? archSystems(arch).map((s) => ({ ...s, size: arch, id: s.key }))
+    : systems.map((s) => ({ ...s, size: 'small', id: s.key }));
 // --systems KEY,KEY: only those columns (a quicker run while working on one of them)
 const only = listArg('--systems');
 const keys = [...new Set(columns.map((c) => c.key))];
@@ -230,7 +335,8 @@ if (unknown.length) throw new Error(`--systems: no system ${unknown.join(', ')};
 const missing = columns.filter((c) => !only || only.includes(c.key)).flatMap((c) => [c.model, c.kvModel])
   .filter((f) => f && !fs.existsSync(path.join(root, f)));
 if (missing.length) {
-  throw new Error(`missing ${missing.join(', ')}: scripts/bench.sh${sizes ? ` --sizes ${sizes}` : ''} makes them`);
+  throw new Error(`missing ${missing.join(', ')}: scripts/bench.sh${sizes ? ` --sizes ${sizes}` : ''}` +
+    `${arch ? ` --arch ${arch}` : ''} makes them`);
 }
 const results = {};
 const server = envs.includes('chromium') ? await serve() : null;
@@ -251,15 +357,19 @@ for (const env of envs) {
   }
   results[env] = runs;
   const envName = env === 'node' ? `Node ${process.versions.node}` : 'headless Chromium';
-  for (const size of sizes ?? ['small']) {
+  for (const size of sizes ?? [arch ?? 'small']) {
     const here = active.filter((c) => c.size === size);
-    const title = sizes ? `${envName}, GPT-2 ${size}` : envName;
+    const title = sizes ? `${envName}, GPT-2 ${size}` : arch ? `${envName}, ${archs[arch].label}'s shape` : envName;
     console.log(`\n${table(title, here, Object.fromEntries(here.map((c) => [c.key, runs[c.id]])))}\n`);
   }
   if (sizes) console.log(`${sizesTable(`${envName}, the sizes`, active, runs)}\n`);
+  if (arch && env === 'node') console.log(`${kvTable(runs)}\n`);
+  if (arch && runs.wllama?.length) console.log(`${wllamaAccuracy(runs.wllama[0])}\n`);
+  if (arch && env === 'chromium') console.log(`${await longText(server.address().port)}\n`);
   console.log(`${os.cpus().length} cores; load average (1 min) as the runs started: ${fmt(best(loads))} to ` +
     `${fmt(Math.max(...loads))}, median ${fmt(median(loads))}\n`);
 }
 server?.close();
-fs.writeFileSync(path.join(root, dir, sizes ? 'results-sizes.json' : 'results.json'), JSON.stringify(results, null, 1));
+const resultsFile = sizes ? 'results-sizes.json' : arch ? `results-${arch}.json` : 'results.json';
+fs.writeFileSync(path.join(root, dir, resultsFile), JSON.stringify(results, null, 1));
 console.error(`bench: ${((Date.now() - started) / 60000).toFixed(1)} minutes`);

@@ -1,7 +1,9 @@
 // page.mjs: one system's benchmark run in the browser (scripts/bench/bench.mjs opens
-// page.html?system=...&model=...[&kvModel=...][&threads=N][&engine={json}][&lean=1]; lean: measure.mjs's lean run).
+// page.html?system=...&model=...[&kvModel=...][&threads=N][&engine={json}][&lean=1][&prefill=64,256][&vocab=N];
+// lean: measure.mjs's lean run, prefill its lengths; vocab: the model's, the ids' range). system: arcscope, ort, wllama,
+// or long-text (measureLongText: a text of T=4096 ids analysed as the page does).
 // The models' bytes are fetched before the clock starts; the result lands in window.benchResult.
-import { measureArcscope, measureOrt } from './measure.mjs';
+import { measureArcscope, measureLongText, measureOrt, measureWllama } from './measure.mjs';
 
 async function bytesOf(url) {
   const response = await fetch(url);
@@ -20,9 +22,12 @@ async function run() {
   const params = new URLSearchParams(location.search);
   const system = params.get('system');
   const lean = params.has('lean');
+  // A lean run's prefill lengths (prefill=64,256) and the model's vocabulary (the ids' range).
+  const prefillAt = params.has('prefill') ? params.get('prefill').split(',').map(Number) : undefined;
+  const vocab = params.has('vocab') ? Number(params.get('vocab')) : undefined;
   const modelBytes = await bytesOf(params.get('model'));
   let result;
-  if (system === 'arcscope') {
+  if (system === 'arcscope' || system === 'long-text') {
     const { createEngine } = await import('/build/lib/arcscope.js');
     const { default: createArcscopeDiagnostics } = await import('/build/wasm/arcscope_diagnostics.js');
     const diagnostics = await createArcscopeDiagnostics({
@@ -36,12 +41,18 @@ async function run() {
     };
     // Another wasm, or more than one thread (the library then picks its threaded module): not the plain bytes.
     if (engineOptions.wasmUrl || engineOptions.threads > 1) delete engineOptions.wasmBinary;
-    result = await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory, lean });
+    result = system === 'long-text'
+      ? await measureLongText({ createEngine, engineOptions, modelBytes, T: Number(params.get('T') ?? 4096), memory: pageMemory })
+      : await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory, lean, prefillAt });
   } else if (system === 'ort') {
     const ort = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
     ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
     result = await measureOrt({ ort, modelBytes, kvModelBytes: await bytesOf(params.get('kvModel')),
-      threads: Number(params.get('threads') ?? 1), memory: pageMemory, lean });
+      threads: Number(params.get('threads') ?? 1), memory: pageMemory, lean, prefillAt, vocab });
+  } else if (system === 'wllama') {
+    const { Wllama } = await import('/node_modules/@wllama/wllama/esm/index.js');
+    result = await measureWllama({ Wllama, pathConfig: { default: '/node_modules/@wllama/wllama/esm/wasm/wllama.wasm' },
+      modelBytes, memory: pageMemory, lean, prefillAt, vocab });
   } else {
     throw new Error(`unknown system ${system}`);
   }
