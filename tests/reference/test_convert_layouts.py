@@ -1,7 +1,8 @@
 """`arcscope convert` on every decoder layout make_checkpoint.py writes (GPT-NeoX, Llama, Qwen2, Qwen3; F32, F16 and
 BF16; one file and three shards; tied and untied heads, grouped and biased attention), read back with arcs_file.py
 (written from models/README.md) and compared, tensor by tensor, with the checkpoint mapped onto the engine's names
-here, in Python, from Hugging Face's modeling code: f32 conversions must hold the checkpoint's values exactly.
+here, in Python, from Hugging Face's modeling code: f32 conversions must hold the checkpoint's values exactly. And the
+CLI reads config.json as decoder_config.py does: the same configs accepted, the same refused by name.
 
   /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_convert_layouts.py
 """
@@ -11,6 +12,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -128,6 +130,93 @@ class ConvertLayouts(unittest.TestCase):
                             worst = max(worst, diff)
                             self.assertTrue(np.array_equal(got[name], w), f"{name}: largest difference {diff}")
         print(f"\n  {seed} conversions, largest difference from the checkpoint mapped in Python: {worst}")
+
+
+BASES = {
+    "gpt_neox": dict(model_type="gpt_neox", hidden_size=64, num_attention_heads=4, num_hidden_layers=1,
+                     intermediate_size=128, vocab_size=100, rotary_pct=0.25),
+    "llama": dict(model_type="llama", hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+                  num_hidden_layers=1, intermediate_size=128, vocab_size=100),
+}
+BASES["qwen2"] = dict(BASES["llama"], model_type="qwen2")
+BASES["qwen3"] = dict(BASES["llama"], model_type="qwen3")
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 32}
+
+
+@unittest.skipUnless(os.path.exists(support.CLI), "build/native/arcscope is not built")
+class ConfigAgreement(unittest.TestCase):
+    """`arcscope convert` reads config.json as decoder_config.py (the PyTorch reference's reader) does: what one
+    refuses the other refuses, and by the same name."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="arcscope-config-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def engine_refusal(self, cfg):
+        """The CLI's message for config.json alone, or None when it read the config (and then found no weights)."""
+        with open(os.path.join(self.dir, "config.json"), "w") as f:
+            json.dump(cfg, f)
+        run = subprocess.run([support.CLI, "convert", "--in", self.dir, "--out", os.path.join(self.dir, "x.arcs")],
+                             capture_output=True, text=True)
+        self.assertNotEqual(run.returncode, 0)
+        return None if "cannot open" in run.stderr and "model.safetensors" in run.stderr else run.stderr.strip()
+
+    def test_both_readers_accept_and_refuse_the_same_configs(self):
+        llama, qwen2, neox = BASES["llama"], BASES["qwen2"], BASES["gpt_neox"]
+        accepted = list(BASES.values()) + [
+            dict(llama, rope_scaling=LLAMA3), dict(llama, rope_scaling={"rope_type": "default"}),
+            dict(llama, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, head_dim=32),
+            dict(qwen2, use_sliding_window=False, sliding_window=4096), dict(neox, use_parallel_residual=False),
+            dict(neox, hidden_act="gelu_new", rotary_emb_base=500.0), dict(BASES["qwen3"], head_dim=64),
+        ]
+        refused = [  # (config, what both messages name, or what decoder_config's and the engine's each name)
+            (dict(llama, rope_scaling={"rope_type": "yarn", "factor": 4.0}),
+             "rope_scaling.rope_type 'yarn' is not supported (supported: default, llama3)"),
+            (dict(llama, rope_scaling={"rope_type": "llama3", "factor": 8.0}),
+             "rope_scaling of rope_type llama3 lacks"),
+            (dict(qwen2, rope_scaling=LLAMA3), "rope_scaling"),
+            (dict(neox, rope_scaling={"type": "dynamic", "factor": 2.0}), "rope_scaling"),
+            (dict(qwen2, use_sliding_window=True), "use_sliding_window"),
+            (dict(BASES["qwen3"], use_sliding_window=True), "use_sliding_window"),
+            (dict(llama, num_key_value_heads=3),
+             ("do not share 3 key/value heads", "multiple of num_key_value_heads 3")),
+            (dict(llama, hidden_act="gelu"), "hidden_act 'gelu' is not supported"),
+            (dict(neox, hidden_act="relu"), "hidden_act 'relu' is not supported"),
+            (dict(llama, model_type="gemma3"), "model_type 'gemma3' is not supported"),
+            (dict(llama, model_type="mistral"), "model_type 'mistral' is not supported"),
+        ]
+        for cfg in accepted:
+            with self.subTest(accepted=cfg):
+                decoder_config.from_hf(cfg)
+                self.assertIsNone(self.engine_refusal(cfg))
+        for cfg, name in refused:
+            python_name, engine_name = name if isinstance(name, tuple) else (name, name)
+            with self.subTest(refused=cfg):
+                with self.assertRaises(ValueError) as caught:
+                    decoder_config.from_hf(cfg)
+                self.assertIn(python_name, str(caught.exception))
+                message = self.engine_refusal(cfg)
+                self.assertIsNotNone(message)
+                self.assertIn("config.json: ", message)
+                self.assertIn(engine_name, message)
+
+    def test_the_engine_also_refuses_what_transformers_would_compute_otherwise(self):
+        """Keys decoder_config.py does not read, each of which changes what transformers computes (or, for
+        GPT-NeoX's intermediate_size, whose default is no model's): the engine refuses them by name."""
+        llama, qwen2, neox = BASES["llama"], BASES["qwen2"], BASES["gpt_neox"]
+        for cfg, name in [
+            (dict(qwen2, num_experts=60), "num_experts is not supported (mixture-of-experts MLPs)"),
+            (dict(llama, final_logit_softcapping=30.0), "final_logit_softcapping is not supported"),
+            (dict(BASES["qwen3"], layer_types=["sliding_attention"]), "layer_types 'sliding_attention'"),
+            (dict(llama, partial_rotary_factor=0.5), "partial_rotary_factor 0.500000 is not supported"),
+            (dict(qwen2, head_dim=128), "head_dim 128 is not supported for qwen2"),
+            ({k: v for k, v in neox.items() if k != "intermediate_size"}, "missing intermediate_size"),
+        ]:
+            with self.subTest(cfg=cfg):
+                self.assertIn(name, self.engine_refusal(cfg) or "(accepted)")
 
 
 if __name__ == "__main__":
