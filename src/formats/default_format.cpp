@@ -6,7 +6,9 @@
 namespace arcscope {
 
 uint64_t converted_file_bytes(const ModelConfig& config, DType weight_type) {
-    return plan_layout(tensor_specs(config, weight_type), file_version(config, weight_type)).file_size();
+    ModelConfig file = config;
+    if (file.arch == Arch::gpt2) file.tie_word_embeddings = true;  // a GPT-2 file's head is always wte (Converter)
+    return plan_layout(tensor_specs(file, weight_type), file_version(file, weight_type)).file_size();
 }
 
 DType default_weight_type(const ModelConfig& config) {

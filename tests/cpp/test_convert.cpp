@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "arcscope/formats/convert.h"
+#include "arcscope/formats/default_format.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/kernels/quant.h"
 #include "engine_fixture.h"
@@ -334,6 +335,19 @@ TEST(Convert, AnLMHeadConvertsOnlyWhenItIsWte) {
     wrong_shape["lm_head.weight"] = f32_tensor({64, 300}, f32_values(plain.at("wte.weight")));
     EXPECT_NE(convert_error(wrong_shape).find("tensor lm_head.weight: expected [300, 64], got [64, 300]"),
               std::string::npos);
+}
+
+// What the default format is chosen by (converted_file_bytes) is the size the conversion writes: for an untied GPT-2
+// checkpoint too, whose file holds one matrix for the embedding and the head.
+TEST(Convert, TheSizeAConfigPromisesIsTheSizeItWrites) {
+    ModelConfig untied = tiny_config();
+    untied.tie_word_embeddings = false;
+    Checkpoint ck = random_checkpoint(untied, 12);
+    ck["lm_head.weight"] = ck.at("wte.weight");
+    for (DType t : {DType::F32, DType::Q8, DType::Q16})
+        for (const ModelConfig& c : {tiny_config(), untied})
+            EXPECT_EQ(converted_file_bytes(c, t), convert_bytes(c, safetensors_bytes(ck), t).size())
+                << dtype_name(t) << (c.tie_word_embeddings ? ", tied" : ", untied");
 }
 
 TEST(Convert, ReadsHuggingFaceConfig) {
