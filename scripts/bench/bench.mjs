@@ -14,7 +14,8 @@
 // llama.cpp's wasm build (@wllama/wllama, Q8_0 GGUF; Chromium only) on the same weights, lean runs with prefill at
 // T = 64 and 256; then the KV cache's bytes against an ungrouped model's, and in Chromium a 4,096-token text analysed
 // as the page does (analysis.mjs).
-//   node scripts/bench/bench.mjs --arch smollm2-135m [--rounds 3] [--node-only | --browser-only] [--systems q8,wllama]
+//   node scripts/bench/bench.mjs --arch smollm2-135m [--rounds 3] [--long-text-rounds 1] [--node-only | --browser-only]
+//     [--systems q8,wllama]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -32,6 +33,8 @@ const listArg = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1].sp
 const sizes = listArg('--sizes');
 const ortSizes = listArg('--ort-sizes') ?? [];
 const arch = argv.includes('--arch') ? argv[argv.indexOf('--arch') + 1] : null;
+// The 4,096-token analysis takes about a minute a run: --long-text-rounds N runs it fewer times than --rounds.
+const longTextRounds = Number(argv[argv.indexOf('--long-text-rounds') + 1]) || rounds;
 // The architectures --arch knows: their files' stem in build/bench and their vocabulary (the bench ids' range).
 const archs = { 'smollm2-135m': { label: 'SmolLM2-135M', vocab: 49152 } };
 if (arch && !archs[arch]) throw new Error(`--arch: no architecture ${arch}; known: ${Object.keys(archs).join(', ')}`);
@@ -287,11 +290,11 @@ function wllamaAccuracy(run) {
 // browser per run, the two formats alternating.
 async function longText(port) {
   const formats = ['q8', 'q16'], runs = { q8: [], q16: [] };
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < longTextRounds; round++) {
     for (const dtype of round % 2 ? [...formats].reverse() : formats) {
       const r = await runChromium({ kind: 'long-text', label: `long text ${dtype}`, model: `${dir}/${arch}.${dtype}.arcs` }, port);
       runs[dtype].push(r);
-      console.error(`[chromium] round ${round + 1}/${rounds} long text ${dtype}: runWithCache ${fmt(r.runWithCacheMs)} ms`);
+      console.error(`[chromium] round ${round + 1}/${longTextRounds} long text ${dtype}: runWithCache ${fmt(r.runWithCacheMs)} ms`);
     }
   }
   const stat = (dtype, f) => { const v = runs[dtype].map(f); return `${fmt(best(v))} / ${fmt(median(v))}`; };
@@ -307,7 +310,8 @@ async function longText(port) {
     ['page memory (MiB)', (r) => (r.pageMemoryBytes != null ? MiB(r.pageMemoryBytes) : undefined)],
   ];
   return [`Headless Chromium, a ${runs.q8[0].T}-token text through ${archs[arch].label}'s shape analysed as the page ` +
-    `does, one thread, ${roundsSaid} (best / median)`, '', '| step | q8 | q16 |', '|---|---|---|',
+    `does, one thread, ${longTextRounds} round${longTextRounds === 1 ? '' : 's'} (best / median)`, '',
+    '| step | q8 | q16 |', '|---|---|---|',
     ...figures.filter(([, f]) => runs.q8.every((r) => f(r) !== undefined))
       .map(([name, f]) => `| ${name} | ${stat('q8', f)} | ${stat('q16', f)} |`)].join('\n');
 }
