@@ -70,6 +70,14 @@ void require_gpt2_classes(const Json& j) {
     }
 }
 
+// A checkpoint quantized by another tool: its weights are not the floats the converter reads.
+void refuse_quantized(const Json& j) {
+    require(!j.find("quantization_config"),
+            kWhere +
+                "quantization_config is not supported (convert the checkpoint's float weights: arcscope "
+                "quantizes them itself, to q8 or q16)");
+}
+
 // The fields of ModelConfig and PretrainedConfig that change the forward pass, other than the sizes.
 void require_gpt2_computation(const Json& j, int n_embd) {
     if (const Json* act = j.find("activation_function")) {
@@ -97,10 +105,7 @@ void require_gpt2_computation(const Json& j, int n_embd) {
     if (const Json* pruned = j.find("pruned_heads"))
         require(pruned->kind == Json::Kind::Null || (pruned->is_object() && pruned->object.empty()),
                 kWhere + "pruned_heads is not supported (arcscope's layers all have n_head heads)");
-    require(!j.find("quantization_config"),
-            kWhere +
-                "quantization_config is not supported (convert the checkpoint's float weights: arcscope "
-                "quantizes them itself, to q8 or q16)");
+    refuse_quantized(j);
 }
 
 // A number (float fields: epsilons, rope theta, rotary fractions), or `fallback` where absent or null.
@@ -150,20 +155,11 @@ void refuse_other_computation(const Json& j) {
     }
     require_flag(j, "is_encoder_decoder", false, "arcscope runs decoders alone");
     require_flag(j, "add_cross_attention", false, "arcscope runs decoders alone, with no encoder output to attend to");
-    require(!j.find("quantization_config"),
-            kWhere +
-                "quantization_config is not supported (convert the checkpoint's float weights: arcscope "
-                "quantizes them itself, to q8 or q16)");
+    refuse_quantized(j);
 }
 
-// rope_scaling (or transformers 5's rope_parameters): none, "default", or Llama 3's "llama3" on a llama model.
-RopeScaling rope_scaling(const Json& j, Arch arch) {
-    const Json* s = j.find("rope_scaling");
-    const Json* p = j.find("rope_parameters");
-    if (!s || s->kind == Json::Kind::Null) s = p;
-    else
-        require(!p || p->kind == Json::Kind::Null,
-                kWhere + "rope_scaling and rope_parameters are both given: give one");
+// One rope_scaling object (or transformers 5's rope_parameters): none, "default", or Llama 3's "llama3" on llama.
+RopeScaling read_rope_scaling(const Json* s, Arch arch) {
     RopeScaling out;
     if (!s || s->kind == Json::Kind::Null) return out;
     require(s->is_object(), kWhere + "rope_scaling must be an object");
@@ -186,6 +182,18 @@ RopeScaling rope_scaling(const Json& j, Arch arch) {
     out.high_freq_factor = field("high_freq_factor");
     out.original_max_position_embeddings = field("original_max_position_embeddings");
     return out;
+}
+
+// rope_scaling, or rope_parameters where transformers 5 writes it; where a config has both, they must agree.
+RopeScaling rope_scaling(const Json& j, Arch arch) {
+    const Json *s = j.find("rope_scaling"), *p = j.find("rope_parameters");
+    const RopeScaling a = read_rope_scaling(s, arch), b = read_rope_scaling(p, arch);
+    const bool both = s && s->kind != Json::Kind::Null && p && p->kind != Json::Kind::Null;
+    require(!both || (a.kind == b.kind && a.factor == b.factor && a.low_freq_factor == b.low_freq_factor &&
+                      a.high_freq_factor == b.high_freq_factor &&
+                      a.original_max_position_embeddings == b.original_max_position_embeddings),
+            kWhere + "rope_scaling and rope_parameters disagree: give one");
+    return s && s->kind != Json::Kind::Null ? a : b;
 }
 
 // A rotary number at the top level (`key`) or, as transformers 5 writes it, inside rope_parameters; the two must

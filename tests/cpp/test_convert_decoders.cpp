@@ -375,6 +375,12 @@ TEST(ConvertDecoders, EachModelTypeHasItsOwnDefaults) {
     // transformers 5 keeps rope_theta and the scaling in rope_parameters.
     EXPECT_EQ(parse("llama", R"(, "rope_parameters": {"rope_type": "default", "rope_theta": 500000})").rope_theta,
               500000);
+    const std::string llama3 = R"({"rope_type": "llama3", "factor": 32, "low_freq_factor": 1, "high_freq_factor": 4,
+        "original_max_position_embeddings": 8192, "rope_theta": 500000})";
+    const ModelConfig both = parse("llama", ", \"rope_scaling\": " + llama3 + ", \"rope_parameters\": " + llama3);
+    EXPECT_EQ(both.rope_scaling.kind, RopeScaling::Kind::llama3);
+    EXPECT_EQ(both.rope_scaling.factor, 32);
+    EXPECT_EQ(parse("llama", ", \"rope_parameters\": " + llama3).rope_scaling.factor, 32);
     EXPECT_EQ(
         parse("gpt_neox", R"(, "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.5})").rotary_dim,
         32);
@@ -434,6 +440,10 @@ TEST(ConvertDecoders, RefusesWhatItDoesNotComputeByName) {
          "config.json: partial_rotary_factor 0.500000 is not supported for qwen3"},
         {"llama", R"(, "rope_theta": 10000, "rope_parameters": {"rope_theta": 500000})",
          "config.json: rope_theta and rope_parameters.rope_theta disagree: give one"},
+        {"llama",
+         R"(, "rope_scaling": {"rope_type": "default"}, "rope_parameters": {"rope_type": "llama3", "factor": 8,
+             "low_freq_factor": 1, "high_freq_factor": 4, "original_max_position_embeddings": 8192})",
+         "config.json: rope_scaling and rope_parameters disagree: give one"},
         {"qwen2", R"(, "head_dim": 128)", "config.json: head_dim 128 is not supported for qwen2"},
         {"gpt_neox", R"(, "rotary_pct": 0.25, "partial_rotary_factor": 0.5)",
          "config.json: rotary_pct 0.250000 and partial_rotary_factor 0.500000 disagree: give one"},
