@@ -30,7 +30,8 @@ for (const [build, dir] of Object.entries(builds)) {
     }
   }
 }
-const vocab = 50257;
+// Ids every model can read: below the smallest vocabulary among them (GPT-2's 50257 unless another is smaller).
+const vocab = Math.min(...handles.map((h) => h.handle.config().n_vocab));
 const ids = Array.from({ length: T }, (_, i) => (i * 7919 + 13) % vocab);
 const prompt = ids.slice(0, 14), corrupted = prompt.map((id, i) => (i === 10 ? (id + 17) % vocab : id));
 for (const h of handles) h.handle.forward(ids, true, false);  // warm-up: scratch grows, pages are touched
