@@ -26,6 +26,8 @@ export default function globalSetup() {
   makeShapedFixture(`${FIXTURES}/gpt2-12x12`, { layers: 12, heads: 12, width: 96, n_ctx: 64, seed: 8 });
   makeShapedFixture(`${FIXTURES}/gpt2-12x12-1024`, { layers: 12, heads: 12, width: 96, n_ctx: 1024, seed: 8 });
   makeShapedFixture(`${FIXTURES}/gpt2-48x25`, { layers: 48, heads: 25, width: 200, n_ctx: 1024, seed: 0 });
+  makeDecoderFixture(`${FIXTURES}/llama-4x8`, ['--arch', 'llama', '--n-head', '8', '--n-kv-head', '2', '--ffn', '352']);
+  makeDecoderFixture(`${FIXTURES}/neox-4x8`, ['--arch', 'gpt_neox', '--n-head', '8', '--ffn', '512']);
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
   linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)', 'q16');
@@ -54,6 +56,15 @@ function makeShapedFixture(dir, { layers, heads, width, n_ctx, seed }) {
   execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', String(layers),
     '--n-head', String(heads), '--n-embd', String(width), '--n-ctx', String(n_ctx), '--vocab', '50257',
     '--seed', String(seed)], { stdio: 'ignore' });
+  execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', `${dir}.q8.arcs`, '--dtype', 'q8'], { stdio: 'ignore' });
+}
+
+// A small model of another architecture (4 layers, 128 wide, GPT-2's vocabulary size), q8: what the threaded module
+// is checked on beyond GPT-2.
+function makeDecoderFixture(dir, args) {
+  if (existsSync(`${dir}.q8.arcs`)) return;
+  execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '4', '--n-embd', '128',
+    '--n-ctx', '128', '--vocab', '50257', '--seed', '9', '--qk-scale', '4', ...args], { stdio: 'ignore' });
   execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', `${dir}.q8.arcs`, '--dtype', 'q8'], { stdio: 'ignore' });
 }
 

@@ -48,6 +48,35 @@ test('createEngine() runs the threaded module here, and it gives the plain modul
   expect(errors).toEqual([]);
 });
 
+test('the threaded module gives the plain module\'s bits for Llama and GPT-NeoX too', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.goto('./embed.html');
+  const r = await page.evaluate(async () => {
+    const { createEngine } = await import('/lib/arcscope.js');
+    const ids = Array.from({ length: 100 }, (_, i) => (i * 7919 + 13) % 50257);
+    const engines = [await createEngine({}), await createEngine({ threads: 1 })];
+    const out = {};
+    for (const name of ['llama-4x8', 'neox-4x8']) {
+      const bytes = new Uint8Array(await (await fetch(`/fixtures/${name}.q8.arcs`)).arrayBuffer());
+      const [threaded, plain] = engines.map((engine) => {
+        const model = engine.loadModel(bytes);
+        const r = model.forward(ids, { attention: true, allLogits: true });
+        const architecture = model.config.architecture;
+        model.free();
+        return { ...r, architecture };
+      });
+      const differ = (a, b) => a.length !== b.length || a.some((v, i) => !Object.is(v, b[i]));
+      out[name] = { architecture: threaded.architecture, threads: engines[0].threads,
+        logitsDiffer: differ(threaded.logits, plain.logits), attentionDiffer: differ(threaded.attention, plain.attention) };
+    }
+    return out;
+  });
+  expect(r['llama-4x8']).toMatchObject({ architecture: 'llama', logitsDiffer: false, attentionDiffer: false });
+  expect(r['neox-4x8']).toMatchObject({ architecture: 'gpt_neox', logitsDiffer: false, attentionDiffer: false });
+  expect(r['llama-4x8'].threads).toBeGreaterThan(1);
+  expect(errors).toEqual([]);
+});
+
 test('the tutorial page and <arc-scope> work on the threaded module', async ({ page }) => {
   const errors = watchConsole(page);
   const response = await page.goto('./');
