@@ -474,6 +474,7 @@ function wrap(core, handle, tokenizer, kvCache) {
   return new Model(core, handle, tokenizer);
 }
 
+// Chunks go into wasm a megabyte at a time, whatever size the stream hands out.
 const FEED_BYTES = 1 << 20;
 
 // The byte length of chunks given as bytes or an array of byte arrays; undefined for a stream.
@@ -481,7 +482,7 @@ function knownLength(chunks) {
   if (chunks instanceof Uint8Array || chunks instanceof ArrayBuffer) return chunks.byteLength;
   if (Array.isArray(chunks)) return chunks.reduce((n, c) => n + (c?.byteLength ?? NaN), 0);
   return undefined;
-}  // chunks go into wasm a megabyte at a time, whatever size the stream hands out
+}
 
 // One chunk as bytes, or an Error: a number or a string would otherwise become that many zero bytes.
 function chunkBytes(chunk, i, file) {
