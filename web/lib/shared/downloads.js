@@ -151,8 +151,7 @@ export async function* download(url, { signal, meta = {}, limit = MAX_BYTES, mos
   }
 }
 
-// An HTML page (a login page, a viewer page, a server's fallback) where a file was expected. No model format
-// starts like this: .arcs files start with ARCSCOPE, safetensors with a small number, config.json with "{".
+// The one buffer a reusing download reads every chunk into.
 const REUSED_BYTES = 1 << 20;
 
 // A reader into buffers of the caller's, or null where the stream has none (not a byte stream).
@@ -164,6 +163,8 @@ function byobReader(body) {
   }
 }
 
+// An HTML page (a login page, a viewer page, a server's fallback) where a file was expected. No model format
+// starts like this: .arcs files start with ARCSCOPE, safetensors with a small number, config.json with "{".
 function looksLikeWebPage(bytes) {
   return /^\s*<(!doctype html|html|head|body)/i.test(new TextDecoder().decode(bytes.subarray(0, 64)));
 }
