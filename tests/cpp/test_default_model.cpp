@@ -1,6 +1,6 @@
 // test_default_model.cpp: the shipped model (models/shakespeare-4l.q8.arcs) loads, and its held-out perplexity and
 // head scores, computed here with the engine, match the figures documented in models/README.md, and its heads
-// clear the bar (a previous-token head above 0.5, an induction head above 0.3).
+// clear the bar the model is held to (a previous-token head above 0.5, an induction head above 0.3).
 // The held-out passage is defined by a token range of the training text, which lives outside the repository
 // (../shared/data/tinyshakespeare.txt); without it the perplexity tests skip and say so.
 #include <gtest/gtest.h>
@@ -73,7 +73,7 @@ float best(const std::vector<float>& grid) {
     return *std::max_element(grid.begin(), grid.end());
 }
 
-// The bar: some head above 0.5 on previous-token and some head above 0.3 on induction.
+// The bar the shipped model is held to: some head above 0.5 on previous-token and some head above 0.3 on induction.
 void expect_clears_the_bar(const HeadScores& s) {
     std::printf("best previous-token %.3f, best induction %.3f\n", best(s.previous_token), best(s.induction));
     EXPECT_GT(best(s.previous_token), 0.5f);

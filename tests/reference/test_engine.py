@@ -23,7 +23,7 @@ from arcscope_reference import gpt2_reference as ref
 from arcscope_reference import safetensors_io
 
 # ARCSCOPE_REF_SHAPE="L,H,C,N,V,T" runs the same comparison on another shape (scripts/check_exactness.sh), where
-# ARCSCOPE_REF_BOUNDS="q8_att,q8_cos,q16_att,q16_cos" gives that shape's bounds (the goals).
+# ARCSCOPE_REF_BOUNDS="q8_att,q8_cos,q16_att,q16_cos" gives that shape's bounds (that script's goals per shape).
 _shape = [int(v) for v in os.environ.get("ARCSCOPE_REF_SHAPE", "3,4,128,160,50257,150").split(",")]
 CONFIG = dict(n_layer=_shape[0], n_head=_shape[1], n_embd=_shape[2], n_ctx=_shape[3], vocab=_shape[4])
 T = _shape[5]  # default: several row groups and column blocks, most of n_ctx
