@@ -3,10 +3,10 @@
 // chart's quadratic fit. (Drawing is tested in Chromium.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { filterArcs, hideSink, aggregate, growMatrix, topAttended, topKFor, viewHeads } from '../../web/lib/views/attention-math.js';
+import { filterArcs, hideSink, aggregate, growMatrix, topAttended, topKFor, viewHeads } from '../../web/lib/shared/attention-math.js';
 import { EngineAttention, TensorAttention, GrowingAttention, selectView, withoutSink } from '../../web/lib/views/attention-source.js';
 import { parseHash, formatHash, defaults } from '../../web/tutorial/page/state.js';
-import { displayPiece, plainLabel, spanLabels } from '../../web/lib/views/token-text.js';
+import { displayPiece, plainLabel, spanLabels } from '../../web/lib/shared/token-text.js';
 import { shapeText, tensorText } from '../../web/tutorial/page/printout.js';
 import { PromiseCache } from '../../web/lib/shared/promise-cache.js';
 import { xmlSafe } from '../../web/tutorial/views/export.js';

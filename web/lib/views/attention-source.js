@@ -5,7 +5,7 @@
 //   EngineAttention   a text the worker analysed: each matrix computed there, exactly, when a view first needs it
 //   TensorAttention   a full [L, H, T, T] tensor held in the page (src=, data, a short text's element.result)
 //   GrowingAttention  another source plus the query rows a generation appends, one token at a time
-import { viewMatrix, viewHeads, headMatrix, hideSink, growMatrix, range } from './attention-math.js';
+import { viewMatrix, viewHeads, headMatrix, hideSink, growMatrix, range } from '../shared/attention-math.js';
 import { PromiseCache } from '../shared/promise-cache.js';
 
 // The worker's matrices, shared by every EngineAttention on the page, least recently used first, bounded by their

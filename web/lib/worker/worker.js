@@ -9,13 +9,13 @@
 // never holds up another request. A wasm trap throws the engine away: a fresh one starts, and each model loads
 // again from its URL or its Cache Storage copy when it is next used.
 import { createEngine } from '../arcscope.js';
-import { spanLabels } from '../views/token-text.js';
+import { spanLabels } from '../shared/token-text.js';
 import { checkpointConfig, convertToModel, keepModel, openModelFile } from './model-source.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
 import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
-import { viewMatrix } from '../views/attention-math.js';
+import { viewMatrix } from '../shared/attention-math.js';
 import { LruMap } from '../shared/lru-map.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash

@@ -1,7 +1,7 @@
 // boot.js: starts the engine worker (the tutorial's, with the article's demos) and the default model's download
 // before the page's other modules have loaded, so the page is interactive sooner. main.js picks up the same worker.
 import { sharedEngine } from '../../lib/worker-client.js';
-import { DEFAULT_MODEL } from './state.js';
+import { DEFAULT_MODEL } from '../shared/default-model.js';
 
 export const engine = sharedEngine(new URL('../worker/tutorial-worker.js', import.meta.url));
 

@@ -7,10 +7,11 @@
 import { ArcView } from '../../lib/views/arcs.js';
 import { Heatmap } from '../../lib/views/heatmap.js';
 import { ThumbGrid } from '../views/thumbs.js';
-import { renderHeadScores, renderTaughtNote, taughtHeads } from '../views/heads-scores.js';
-import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/views/attention-math.js';
+import { renderHeadScores, renderTaughtNote } from '../views/heads-scores.js';
+import { taughtHeads } from '../shared/default-model.js';
+import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/shared/attention-math.js';
 import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../../lib/views/attention-source.js';
-import { plainLabel } from '../../lib/views/token-text.js';
+import { plainLabel } from '../../lib/shared/token-text.js';
 import { renderHeadLegend } from '../../lib/views/head-legend.js';
 import { buildSvg, drawPng, downloadSvg, downloadPng } from '../views/export.js';
 

@@ -7,10 +7,10 @@
 // prompt once more without it. The section's settings live in the URL hash (heads-state.js); main.js writes it.
 import { Heatmap } from '../../lib/views/heatmap.js';
 import { ArcView } from '../../lib/views/arcs.js';
-import { filterArcs, topAttended, range } from '../../lib/views/attention-math.js';
+import { filterArcs, topAttended, range } from '../../lib/shared/attention-math.js';
 import { EngineAttention } from '../../lib/views/attention-source.js';
-import { plainLabel } from '../../lib/views/token-text.js';
-import { taughtHeads } from '../views/heads-scores.js';
+import { plainLabel } from '../../lib/shared/token-text.js';
+import { taughtHeads } from '../shared/default-model.js';
 import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './heads-state.js';
 import { lensTable, dlaChart, knockoutView, shown } from '../views/heads-views.js';
 import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
@@ -323,7 +323,7 @@ export class HeadsMatter {
     return `layer ${l} head ${h}${t ? ` (${t})` : ''}`;
   }
 
-  // "taught: induction" for the default model's two taught heads (heads-scores.js), else ''.
+  // "taught: induction" for the default model's two taught heads (default-model.js), else ''.
   taught(l, h) {
     const t = taughtHeads(this.results.model.key).find((x) => x.layer === l && x.head === h);
     return t ? `taught: ${t.pattern}` : '';

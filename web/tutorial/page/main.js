@@ -1,7 +1,8 @@
 // main.js: wires the tutorial page together. One shared engine worker; the default model loads on open; the view
 // state lives in the URL hash.
 import { engine } from './boot.js';
-import { parseHash, formatHash, defaults, DEFAULT_MODEL } from './state.js';
+import { parseHash, formatHash, defaults } from './state.js';
+import { DEFAULT_MODEL } from '../shared/default-model.js';
 import { Explorer } from './explorer.js';
 import { setupExperiment } from './experiment-panel.js';
 import { HeadsMatter } from './heads-matter.js';

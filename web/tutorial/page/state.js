@@ -3,9 +3,9 @@
 // (topk: a count, 0 for every arc, or 'auto', the default: every arc of a short text, the strongest few of a long one)
 import { word, index, MODES } from '../../lib/element/view-options.js';
 import { ATTRIBUTES } from '../../lib/element/arc-scope-attributes.js';
+import { DEFAULT_MODEL } from '../shared/default-model.js';
 
 export const DEFAULT_TEXT = "The trophy didn't fit in the bag because it was too big";
-export const DEFAULT_MODEL = 'models/shakespeare-4l.q8.arcs';
 
 export const defaults = () => ({
   text: DEFAULT_TEXT, model: DEFAULT_MODEL, layer: null, head: null,

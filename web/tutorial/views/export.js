@@ -3,7 +3,7 @@
 import { ROW, arcPath, arcWidth, arcOpacity } from '../../lib/views/arcs.js';
 import { HEAD_COLORS, THEME_COLORS } from '../../lib/views/palette.js';
 import { SVG_NS, svgElement } from '../../lib/views/svg-element.js';
-import { plainLabel } from '../../lib/views/token-text.js';
+import { plainLabel } from '../../lib/shared/token-text.js';
 
 const COL = 150, GAP = 220, TOP = 36;
 const { accent: ACCENT, ink: INK, paper: PAPER } = THEME_COLORS.light; // exports are light, whatever the page's theme

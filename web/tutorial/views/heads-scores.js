@@ -1,7 +1,6 @@
 // heads-scores.js: the head-analysis grid. Each head gets three bars (previous token, first-token sink, induction)
 // and a label for what it most clearly does. Clicking a head selects it in the explorer. Heads that were taught their
 // pattern directly, not by training on text, are marked "taught" in the grid and explained beside it.
-import { DEFAULT_MODEL } from '../page/state.js';
 import { headGridCells } from './heads-grid.js';
 
 const KINDS = [
@@ -22,17 +21,7 @@ export function headLabel(scores, index) {
   return best ? best.tag : '';
 }
 
-// The default model's two heads that a second loss on their attention taught where to look, during training
-// (models/README.md, "Head drills with a head curriculum"). The .arcs file has no field that could say so
-// (`arcscope info` shows the shape, dtype and checksum only), so the page knows them by the default model's URL:
-// the same file under another URL, or picked from disk, is not marked.
-const TAUGHT = [{ layer: 0, head: 0, pattern: 'previous token' }, { layer: 1, head: 0, pattern: 'induction' }];
-export function taughtHeads(modelKey) {
-  const base = globalThis.document?.baseURI;
-  return base && modelKey === new URL(DEFAULT_MODEL, base).href ? TAUGHT : [];
-}
-
-// taught: [{layer, head, pattern}] heads marked "taught" (taughtHeads()).
+// taught: [{layer, head, pattern}] heads marked "taught" (default-model.js's taughtHeads).
 export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
   const [L, H] = scores.shape;
   const legend = document.createElement('p');

@@ -1,7 +1,7 @@
 // heads-views.js: section 7's drawings other than the heatmaps: the logit-lens grid (an HTML table), the direct
 // logit attribution bar chart (SVG, in the style of charts.js) and the "without this head" table. Token text is
 // always set with textContent.
-import { plainLabel, displayPiece } from '../../lib/views/token-text.js';
+import { plainLabel, displayPiece } from '../../lib/shared/token-text.js';
 
 import { el } from './svg.js';
 

@@ -4,7 +4,7 @@
 // between them, and inside a sweep between two of its batches. An operation cancelled while it waited for its turn
 // does not start.
 import { betweenSteps, withModel } from '../../lib/worker/worker.js';
-import { spanLabels } from '../../lib/views/token-text.js';
+import { spanLabels } from '../../lib/shared/token-text.js';
 
 const labelsFor = (e, ids) => spanLabels(e.tokenSpans(ids), ids.length);
 
