@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks the code's form: ESLint over every JavaScript file (eslint.config.mjs) and clang-format over every C++ file
+# Checks the code's form: ESLint over every JavaScript file (eslint.config.mjs, which also checks the web side's
+# boundaries: each folder's globals and the imports it may make) and clang-format over every C++ file
 # (.clang-format). Both are pinned: ESLint in package-lock.json, clang-format by Debian 12's package (14).
 # Usage: scripts/lint.sh [--fix]   (--fix rewrites what it can instead of failing)
 set -uo pipefail

@@ -15,7 +15,8 @@ import { createTokenizer } from './engine/tokenizer.js';
 import { articleBlocks } from './engine/article.js';
 import { loadModel, loadModelStream, convertCheckpoint, convertToModel, defaultDtype } from './engine/model.js';
 
-const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+// Node is reached through globalThis.process only: this file runs in pages and workers too.
+const isNode = !!globalThis.process?.versions?.node && typeof window === 'undefined';
 
 // The wasm, the tokenizer file and the default model, beside this file.
 export { assets as defaultAssets };
@@ -32,7 +33,7 @@ async function nodeFs() {
 
 // Bytes of a URL (http(s) via fetch, file: via fs in Node).
 export async function readBytes(url) {
-  url = url instanceof URL ? url : new URL(url, isNode ? `file://${process.cwd()}/` : globalThis.location?.href);
+  url = url instanceof URL ? url : new URL(url, isNode ? `file://${globalThis.process.cwd()}/` : globalThis.location?.href);
   if (url.protocol === 'file:') {
     const { readFile } = await nodeFs();
     return new Uint8Array(await readFile(url));
