@@ -1,7 +1,6 @@
-// cmd_ablate.cpp: `arcscope ablate --model FILE (--text TEXT | --ids ...) (--answer TEXT | --answer-id N)
-// (--wrong TEXT | --wrong-id N) [--mean] [--out OUT.json]`
-// Ablates each head alone at hook_z (zero, or its mean over the input's positions with --mean) and writes the metric
-// logit(answer) - logit(wrong) at the last position: {"baseline","kind","heads":[layer][head]}.
+// cmd_ablate.cpp: `arcscope ablate`, which heads a prediction needs. Ablates each head alone at hook_z (zero, or its
+// mean over the input's positions with --mean) and writes the metric logit(answer) - logit(wrong) at the last
+// position: {"baseline","kind","heads":[layer][head]}.
 #include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"

@@ -1,8 +1,6 @@
-// cmd_attribute.cpp: `arcscope attribute --model FILE (--text TEXT | --ids ...) (--token TEXT | --token-id N)
-// [--position P] [--out OUT.json]`
-// Direct logit attribution (interventions.h): the token's logit at the position (default: the last) split into what
-// the embedding, each head, each attention bias, each MLP and ln_final's bias add to it. Writes
-// {"logit","sum","parts":{name: value}}; the parts add up to the logit.
+// cmd_attribute.cpp: `arcscope attribute`, direct logit attribution (interventions.h): a token's logit at a position
+// (default: the last) split into what the embedding, each head, each attention bias, each MLP and ln_final's bias
+// add to it. Writes {"logit","sum","parts":{name: value}}; the parts add up to the logit.
 #include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"

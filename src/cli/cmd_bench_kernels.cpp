@@ -1,4 +1,4 @@
-// `arcscope bench-kernels [--reps N] [--t1 N] [--t2 N]`: the kernels on GPT-2 small's five matrix shapes, native.
+// cmd_bench_kernels.cpp: `arcscope bench-kernels`, the kernels on GPT-2 small's five matrix shapes, native.
 // scripts/bench_kernels.sh prints the same table for the wasm module in Node next to it.
 #include <cstdio>
 

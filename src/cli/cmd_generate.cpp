@@ -1,6 +1,6 @@
-// cmd_generate.cpp: `arcscope generate --model FILE --text TEXT --tokens N [--temperature T --top-k K --top-p P
-// --seed S] [--json]`. Prints the prompt and then each new token as it is made (KV cache: one position per token).
-// With --json, prints {"prompt_ids","ids","text","stop"} at the end instead.
+// cmd_generate.cpp: `arcscope generate`, a prompt continued by sampling. Prints the prompt and then each new token as
+// it is made (KV cache: one position per token). With --json, prints {"prompt_ids","ids","text","stop"} at the end
+// instead.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

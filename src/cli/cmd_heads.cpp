@@ -1,9 +1,8 @@
-// cmd_heads.cpp:
-//   `arcscope heads --model FILE [--seed S] [--length N] [--draw-from TEXT_FILE [--draw-share F] [--by-frequency]]`
+// cmd_heads.cpp: `arcscope heads`, what each head does on random tokens.
 // Scores every head (previous-token, first-token, induction; see heads.h) and prints a JSON grid, one row per layer.
 // By default the random tokens are drawn from the whole vocabulary except end-of-text; --draw-from restricts them to
-// the distinct tokens that occur in the first F (default 1) of that text's tokens, e.g. a model's training text;
-// --by-frequency draws them as often as they occur there (like picking random positions of the text).
+// the distinct tokens that occur in the first --draw-share (default 1) of that text's tokens, e.g. a model's
+// training text; --by-frequency draws them as often as they occur there (like picking random positions of the text).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// cmd_info.cpp: `arcscope info --model FILE`: hyperparameters, weight type and sizes of a model file, as JSON.
+// cmd_info.cpp: `arcscope info`, what a model file holds: hyperparameters, weight type and sizes, as JSON.
 #include <cstdio>
 #include <cstdlib>
 

@@ -1,7 +1,6 @@
-// cmd_lens.cpp: `arcscope lens --model FILE (--text TEXT | --ids ...) [--target TEXT | --target-id N] [--k K]
-// [--out OUT.json]`
-// The logit lens (interventions.h): each layer's residual stream read through ln_final and the unembedding. Writes
-// {"tokens","top":[layer][position][k] of {"id","token","prob"},"target":[layer][position] or null}.
+// cmd_lens.cpp: `arcscope lens`, the logit lens (interventions.h): each layer's residual stream read through
+// ln_final and the unembedding. Writes {"tokens","top":[layer][position][k] of {"id","token","prob"},
+// "target":[layer][position] or null}.
 #include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"

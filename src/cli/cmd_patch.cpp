@@ -1,8 +1,7 @@
-// cmd_patch.cpp: `arcscope patch --model FILE (--clean TEXT | --clean-ids ...) (--corrupted TEXT | --corrupted-ids
-// ...) (--answer TEXT | --answer-id N) (--wrong TEXT | --wrong-id N) [--out OUT.json]`
-// Activation patching (interventions.h): the metric is logit(answer) - logit(wrong) at the last position; writes
-// {"clean","corrupted","first_difference","heads":[layer][head],"resid":[layer][position]}, effects normalised so
-// that the clean prompt scores 1 and the corrupted one 0.
+// cmd_patch.cpp: `arcscope patch`, activation patching (interventions.h): which heads and positions carry the
+// difference between a clean and a corrupted prompt. The metric is logit(answer) - logit(wrong) at the last position;
+// writes {"clean","corrupted","first_difference","heads":[layer][head],"resid":[layer][position]}, effects
+// normalised so that the clean prompt scores 1 and the corrupted one 0.
 #include "arcscope/analysis/interventions.h"
 #include "command.h"
 #include "json_writer.h"

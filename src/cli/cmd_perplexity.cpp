@@ -1,7 +1,7 @@
-// cmd_perplexity.cpp:
-//   `arcscope perplexity --model FILE --text-file PATH [--held-out] [--skip K] [--tokens N] [--window W]`
+// cmd_perplexity.cpp: `arcscope perplexity`, how well a model predicts a text.
 // Tokenizes the text, optionally keeps only its held-out last 10% (--held-out, the split the default model was
-// trained with), then tokens [K, K + N) of that (N = 0: all), and prints the windowed perplexity (see perplexity.h).
+// trained with), then --tokens of those after the first --skip (0: all), and prints the perplexity over windows of
+// --window tokens (default: the model's context; see perplexity.h).
 #include <cstdio>
 
 #include "arcscope/analysis/perplexity.h"

@@ -1,11 +1,11 @@
-// cmd_run.cpp: `arcscope run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json] [--logits-bin FILE]`
-// One forward pass. Writes {"model":NAME,"ids":[...],"tokens":[...],"logits_last":[n_vocab],
-// "attention":[layer][head][T][T]} to OUT.json (or stdout), where NAME is --model's file name: <arc-scope src=OUT.json>
-// draws that file as it is, with NAME in its caption. --logits-bin also writes every position's logits as raw
-// little-endian f32 (T, n_vocab). --hooks NAMES (comma-separated TransformerLens hook names, or "all") with
-// --cache-out DIR writes each named activation as DIR/<name>.f32 (raw little-endian f32 in its full shape) and
-// DIR/cache.json, {"T": T, "hooks": {name: shape}} (hooks.h lists the names and shapes). --no-attention leaves out
-// "attention" (and does not compute it), --no-logits "logits_last" (the element draws a file without it: 96% smaller).
+// cmd_run.cpp: `arcscope run`, one forward pass written out for the element and for tools.
+// Writes {"model":NAME,"ids":[...],"tokens":[...],"logits_last":[n_vocab],"attention":[layer][head][T][T]} to --out
+// (or stdout), where NAME is --model's file name: <arc-scope src=...> draws that file as it is, with NAME in its
+// caption. --logits-bin also writes every position's logits as raw little-endian f32 (T, n_vocab).
+// --hooks NAMES (comma-separated TransformerLens hook names, or "all") with --cache-out DIR writes each named
+// activation as DIR/<name>.f32 (raw little-endian f32 in its full shape) and DIR/cache.json, {"T": T, "hooks":
+// {name: shape}} (hooks.h lists the names and shapes). --no-attention leaves out "attention" (and does not compute
+// it), --no-logits "logits_last" (the element draws a file without it: 96% smaller).
 #include <cstdio>
 #include <filesystem>
 #include <string>

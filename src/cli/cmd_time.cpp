@@ -1,6 +1,6 @@
-// cmd_time.cpp: `arcscope time --model FILE [--tokens T] [--decode N] [--repeat R]`: how long the engine takes on
-// this machine, as JSON: loading (read + validate + checksum), a forward pass over T tokens with and without the
-// attention capture (best and median of R), and decoding N tokens one at a time through the KV cache, on --threads.
+// cmd_time.cpp: `arcscope time`, how long the engine takes on this machine, as JSON: loading (read + validate +
+// checksum), a forward pass over --tokens tokens with and without the attention capture (best and median of --repeat
+// runs), and decoding --decode tokens one at a time through the KV cache, on --threads.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,9 +1,8 @@
-// cmd_tokenize.cpp: `arcscope tokenize`, GPT-2 tokenization from the command line.
-//   --text TEXT     prints {"ids":[...],"tokens":[...]} (tokens: each token's display text)
-//   --file PATH     the same for a file's raw bytes (invalid UTF-8 becomes U+FFFD, like TextDecoder)
-//   --jsonl         reads one JSON string per stdin line, writes {"ids":[...]} per line
-//   --stats         with --text/--file: prints {"bytes","tokens","cold_seconds","warm_seconds"} instead, timing
-//                   encode() alone, first with an empty word cache, then the best of --repeat N more runs
+// cmd_tokenize.cpp: `arcscope tokenize`, GPT-2 tokenization from the command line: a text's ids and tokens (each
+// token's display text) as {"ids":[...],"tokens":[...]}, or a file's, read as raw bytes (invalid UTF-8 becomes U+FFFD,
+// as in TextDecoder). --jsonl reads one JSON string per stdin line and writes {"ids":[...]} per line. --stats prints
+// {"bytes","tokens","cold_seconds","warm_seconds"} instead, timing encode() alone, first with an empty word cache,
+// then the best of --repeat N more runs.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

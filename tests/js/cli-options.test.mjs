@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './support.mjs';
 
@@ -80,4 +81,22 @@ test('an option given twice is refused by name, in every command, not read as it
   const run = arcscope(['convert', '--in', 'no/such/dir', '--out', 'x.arcs', '--dtype', 'q8', '--dtype', 'f32']);
   assert.match(run.stderr, /^error: option --dtype is given twice/);
   console.log(`${tried} options given twice, each refused`);
+});
+
+// A command file's header comment, the // lines it starts with, where it copies a usage: a command in backticks
+// followed by options or their brackets (`arcscope run --model FILE ...`).
+const copiedUsage = (source) => source.match(/^(?:\/\/.*\n)*/)[0].match(/`(?:arcscope )?[\w-]+ [([]*--[^`]*`/);
+
+test("the command files' header comments say what a command is for and leave its options to the usage", () => {
+  const dir = join(repoRoot, 'src', 'cli');
+  const files = readdirSync(dir).filter((f) => /^cmd_.*\.cpp$/.test(f));
+  assert.ok(files.length >= 14, files.join(' '));
+  for (const file of files) {
+    const copy = copiedUsage(readFileSync(join(dir, file), 'utf8'));
+    assert.equal(copy, null, `${file}'s header copies a usage (${copy}); register_command's is the one`);
+  }
+  // The forms the check is to catch: run's and heads' headers as they were, each a step behind its usage.
+  assert.ok(copiedUsage('// cmd_run.cpp: `arcscope run --model FILE (--text TEXT | --ids 1,2,3) [--out OUT.json]`\n'));
+  assert.ok(copiedUsage('// cmd_heads.cpp:\n//   `arcscope heads --model FILE [--seed S]`\n#include <x>\n'));
+  assert.equal(copiedUsage('// cmd_x.cpp: `arcscope x`, what it is for; --json prints JSON.\n#include <x>\n'), null);
 });
