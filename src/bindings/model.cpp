@@ -147,13 +147,11 @@ public:
         });
     }
     double address() const { return buffer_ ? double(reinterpret_cast<uintptr_t>(buffer_->data)) : 0; }
-    // Sums the checksum over the bytes written so far (the first `written`), while the next ones are on their way,
-    // so that finish() need not read the whole file again.
+    // Sums the checksum over the first `written` bytes while the next ones are on their way (RunningChecksum).
     void sum(double written) {
         guarded("loading the model", [&] {
             require(buffer_ && written >= 0 && written <= double(buffer_->size), "sum(): no such part of the file");
-            const size_t end = size_t(written) / 8 * 8;  // whole 8-byte words (the header's 80 bytes are some)
-            if (end > summed_) sum_ = fnv1a64_words(buffer_->data + summed_, end - summed_, sum_), summed_ = end;
+            checksum_.add(buffer_->data, size_t(written));
         });
     }
     // written: how many bytes JavaScript wrote, which must be the whole file.
@@ -162,18 +160,15 @@ public:
             require(buffer_ != nullptr, "finish() was already called: the model was handed over");
             require(written == double(buffer_->size), "truncated: the model file ended after " + number_text(written) +
                                                           " of its " + std::to_string(buffer_->size) + " bytes");
-            sum(written);
             std::shared_ptr<AlignedBytes> buffer = std::move(buffer_);
-            return Model::over(ModelFile::parse_summed(buffer->data, buffer->size, sum_), buffer);
+            return Model::over(ModelFile::parse_summed(buffer->data, buffer->size, checksum_), buffer);
         });
     }
 
 private:
-    explicit ModelLoader(size_t n)
-        : buffer_(std::make_shared<AlignedBytes>(n)), summed_(std::min(n, kModelHeaderBytes)) {}
+    explicit ModelLoader(size_t n) : buffer_(std::make_shared<AlignedBytes>(n)) {}
     std::shared_ptr<AlignedBytes> buffer_;
-    size_t summed_;  // the checksum covers the bytes after the header up to here
-    uint64_t sum_ = kFnvOffsetBasis;
+    RunningChecksum checksum_;
 };
 
 }  // namespace model_bindings

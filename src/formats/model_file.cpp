@@ -416,8 +416,18 @@ ModelFile ModelFile::parse(const uint8_t* bytes, size_t size, bool verify_checks
     return parse_pages({{bytes, size}}, verify_checksum);
 }
 
-ModelFile ModelFile::parse_summed(const uint8_t* bytes, size_t size, uint64_t summed) {
-    return read({{bytes, size}}, [&] { return summed; });
+void RunningChecksum::add(const uint8_t* file, size_t written) {
+    const size_t end = written / 8 * 8;  // whole words only (the header's 80 bytes are 10 of them)
+    if (end <= summed_) return;
+    sum_ = fnv1a64_words(file + summed_, end - summed_, sum_);
+    summed_ = end;
+}
+
+ModelFile ModelFile::parse_summed(const uint8_t* bytes, size_t size, RunningChecksum sum) {
+    return read({{bytes, size}}, [&] {
+        sum.add(bytes, size);
+        return sum.value();
+    });
 }
 
 ModelFile ModelFile::parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum) {

@@ -2,6 +2,7 @@
 // message that says what is wrong.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "arcscope/formats/model_file.h"
@@ -180,6 +181,46 @@ TEST(ModelFile, RejectsBadChecksum) {
     b[b.size() / 2] ^= 0x01;
     EXPECT_ERROR_HAS(b, "checksum mismatch");
     EXPECT_EQ(parse_error(b, /*verify=*/false), "(no error)");  // only the checksum knows
+}
+
+// A file summed piece by piece as it arrives (the browser's streamed load) gives the checksum of the whole file,
+// whatever the pieces' sizes, and parse_summed sums only what is left.
+TEST(ModelFile, ChecksumSummedAsTheBytesArrive) {
+    for (DType t : {DType::F32, DType::Q8, DType::Q16}) {
+        const std::vector<uint8_t> bytes = tiny_model_bytes(t);
+        const uint64_t whole = file_checksum({{bytes.data(), bytes.size()}});
+        for (size_t piece : {size_t(1), size_t(7), size_t(80), size_t(333), size_t(4096), bytes.size()}) {
+            RunningChecksum sum;
+            for (size_t written = 0; written < bytes.size();) {
+                written = std::min(bytes.size(), written + piece);
+                sum.add(bytes.data(), written);
+                // The sum covers the bytes after the header up to the last whole word written.
+                EXPECT_EQ(sum.summed(), std::max(kModelHeaderBytes, written / 8 * 8)) << written;
+            }
+            EXPECT_EQ(sum.summed(), bytes.size());
+            EXPECT_EQ(sum.value(), whole) << "pieces of " << piece << " bytes";
+        }
+        RunningChecksum half;  // the first half arrived; parse_summed sums the rest
+        half.add(bytes.data(), bytes.size() / 2);
+        EXPECT_EQ(ModelFile::parse_summed(bytes.data(), bytes.size(), half).checksum(), whole);
+        EXPECT_EQ(ModelFile::parse_summed(bytes.data(), bytes.size(), RunningChecksum()).checksum(), whole);
+    }
+}
+
+TEST(ModelFile, ChecksumSummedAsTheBytesArriveCatchesCorruption) {
+    std::vector<uint8_t> b = tiny_model_bytes(DType::Q8);
+    auto summed_error = [&](size_t summed_first) {
+        RunningChecksum sum;
+        sum.add(b.data(), summed_first);
+        return error_of([&] { ModelFile::parse_summed(b.data(), b.size(), sum); });
+    };
+    EXPECT_EQ(summed_error(b.size() / 2), "(no error)");
+    b[b.size() - 100] ^= 0x01;  // in the part parse_summed sums itself
+    EXPECT_NE(summed_error(b.size() / 2).find("checksum mismatch"), std::string::npos);
+    EXPECT_NE(summed_error(b.size()).find("checksum mismatch"), std::string::npos);
+    b[b.size() - 100] ^= 0x01;
+    b[b.size() / 4] ^= 0x01;  // in the part summed as it arrived
+    EXPECT_NE(summed_error(b.size() / 2).find("checksum mismatch"), std::string::npos);
 }
 
 TEST(ModelFile, RejectsMissingRenamedAndDuplicatedTensors) {

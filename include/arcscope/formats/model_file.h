@@ -80,6 +80,21 @@ struct ByteSpan {
 // The checksum of a file held in pages, one after another: fnv1a64_words over every byte after the header.
 uint64_t file_checksum(const std::vector<ByteSpan>& pages);
 
+// The checksum of a file that arrives into one buffer, summed while the rest is on its way, so that loading it
+// need not read the whole file again (ModelFile::parse_summed finishes it).
+class RunningChecksum {
+public:
+    // file: the buffer; written: how many of its first bytes have arrived. Sums the whole 8-byte words after the
+    // header among them that it has not summed yet.
+    void add(const uint8_t* file, size_t written);
+    size_t summed() const { return summed_; }  // the sum covers file[kModelHeaderBytes, summed())
+    uint64_t value() const { return sum_; }
+
+private:
+    size_t summed_ = kModelHeaderBytes;
+    uint64_t sum_ = kFnvOffsetBasis;
+};
+
 // A validated, non-owning view of a model file's bytes (the bytes must outlive it).
 class ModelFile {
 public:
@@ -89,9 +104,8 @@ public:
     // The same for a file held in pages, one after another (the converter's: the header and table first, then each
     // tensor in a page of its own). Every tensor must lie within one page.
     static ModelFile parse_pages(const std::vector<ByteSpan>& pages, bool verify_checksum = true);
-    // As parse, with the checksum summed elsewhere as the bytes arrived (fnv1a64_words over every byte after the
-    // header), so that the file is not read again.
-    static ModelFile parse_summed(const uint8_t* bytes, size_t size, uint64_t summed);
+    // As parse, with the checksum summed as the bytes arrived: only what `sum` has not covered yet is read for it.
+    static ModelFile parse_summed(const uint8_t* bytes, size_t size, RunningChecksum sum);
 
     const ModelConfig& config() const { return config_; }
     DType weight_type() const { return weight_type_; }
