@@ -9,7 +9,9 @@
 //   beside the doc (web/README.md's `lib/`, `tutorial/`, `js/`), resolved from there. A word inside a URL or a
 //   longer path does not start one. Untracked outputs (`build/...`, `dist/...`) are not repository paths;
 // - in a map (a code block without a language), a line's first word where the line starts at column 0 (from the
-//   doc's folder) or at column 2 (under the last column-0 folder above it), if it has a `/` or a file extension.
+//   doc's folder) or at column 2 (under the last column-0 folder above it), if it has a `/` or a file extension;
+// - a code span that is a source file's bare name (`boundary.js`, `support.py`, `quant_layout.h`): some file of the
+//   repository has that name. Another project's file is named by its path there (`transformers/models/...`).
 // A pattern (`cmd_<name>.cpp`, `test_*.py`, `...`) is checked up to its last `/` before the placeholder: that
 // folder must exist. Trailing punctuation and a `:line` suffix are not part of the path.
 import { test } from 'node:test';
@@ -23,8 +25,12 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const docs = ['README.md', 'CONTRIBUTING.md', 'web/README.md', 'models/README.md',
   ...readdirSync(join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
-// The folders git tracks directly under a folder of the repository ('' for the root).
-const tracked = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter(Boolean);
+// The repository's files: those git tracks, and new ones it would (not ignored as build/, dist/, node_modules/ are).
+const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot,
+  encoding: 'utf8' }).split('\n').filter(Boolean);
+const fileNames = new Set(tracked.map((f) => posix.basename(f)));
+
+// The folders directly under a folder of the repository ('' for the root).
 function trackedFolders(folder) {
   const prefix = folder ? `${folder}/` : '';
   const names = tracked.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length).split('/'));
@@ -42,7 +48,7 @@ function checkedPart(path) {
 }
 
 // The repository paths `text`, as the doc at `doc` (relative to the root), names: [{path, from, line}], each path
-// relative to the root, `from` what named it.
+// relative to the root, or [{name, from, line}] for a bare file name; `from` is what named it.
 export function namedPaths(doc, text) {
   const folder = posix.dirname(doc) === '.' ? '' : posix.dirname(doc);
   const lineOf = (index) => text.slice(0, index).split('\n').length;
@@ -62,6 +68,9 @@ export function namedPaths(doc, text) {
     const word = new RegExp(`(?<![\\w./:@-])(?:\\./)?(?:${names.map(escape).join('|')})/[^\\s\`'"()\\[\\]|,;]*`, 'g');
     for (const m of text.matchAll(word)) add(m[0], base, m[0], m.index);
   }
+
+  const sourceName = /`([\w.-]+\.(?:m?js|cpp|h|py|sh|cmake|css|html|tsx?|ipynb))`/g;
+  for (const m of text.matchAll(sourceName)) found.push({ name: m[1], from: m[0], line: lineOf(m.index) });
 
   let block = null;  // in a fenced block: its language, and the folder its map's column-2 entries are under
   let index = 0;
@@ -83,13 +92,14 @@ export function namedPaths(doc, text) {
 
 // The named paths of `text` that do not exist.
 export function missingPaths(doc, text) {
-  return namedPaths(doc, text).filter(({ path }) => !existsSync(join(repoRoot, path)));
+  const exists = ({ path, name }) => (path ? existsSync(join(repoRoot, path)) : fileNames.has(name));
+  return namedPaths(doc, text).filter((named) => !exists(named));
 }
 
 for (const doc of docs) {
   test(`${doc}: every repository path it names exists`, () => {
     const missing = missingPaths(doc, readFileSync(join(repoRoot, doc), 'utf8'));
-    assert.deepEqual(missing.map(({ path, from, line }) => `${doc}:${line}: ${path} (${from})`), []);
+    assert.deepEqual(missing.map(({ path, name, from, line }) => `${doc}:${line}: ${path ?? name} (${from})`), []);
   });
 }
 
@@ -103,17 +113,17 @@ test('the check finds paths in every form it reads, and reports the missing ones
     'no-such-page.html  at the top, missing',
     '                   engine/ a continuation line, not an entry',
     '```',
-    'A pattern: `src/cli/cmd_<name>.cpp`, `tests/no-such-folder/test_*.py`.',
+    'A pattern: `src/cli/cmd_<name>.cpp`, `tests/no-such-folder/test_*.py`. Bare: `boundary.js`, `no-such-module.mjs`.',
   ].join('\n');
-  const named = namedPaths('web/README.md', probe).map(({ path }) => path);
-  for (const path of ['web/lib/arc-scope.js', 'src/cli/', 'web/lib/']) {
+  const named = namedPaths('web/README.md', probe).map(({ path, name }) => path ?? name);
+  for (const path of ['web/lib/arc-scope.js', 'src/cli/', 'web/lib/', 'boundary.js']) {
     assert.ok(named.includes(path), `${path} not read`);
   }
   const notPaths = named.filter((p) => p.startsWith('build') || p.includes('example.com') || p.includes('engine'));
   assert.deepEqual(notPaths, []);
-  assert.deepEqual(missingPaths('web/README.md', probe).map(({ path }) => path).sort(), [
-    'scripts/no-such-script.sh', 'tests/no-such-folder/', 'tests/no-such-test.mjs', 'web/lib/no-such-file.js',
-    'web/lib/no-such-part.js', 'web/no-such-page.html',
+  assert.deepEqual(missingPaths('web/README.md', probe).map(({ path, name }) => path ?? name).sort(), [
+    'no-such-module.mjs', 'scripts/no-such-script.sh', 'tests/no-such-folder/', 'tests/no-such-test.mjs',
+    'web/lib/no-such-file.js', 'web/lib/no-such-part.js', 'web/no-such-page.html',
   ]);
 });
 
