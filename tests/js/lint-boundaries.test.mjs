@@ -43,7 +43,7 @@ const CROSSINGS = [
 const ALLOWED = [
   ['web/lib/probe.js', './views/arcs.js'],
   ['web/lib/engine/probe.js', '../shared/lru-map.js'],
-  ['web/lib/arcscope.js', './engine/model.js'],
+  ['web/lib/arcscope.js', './engine/tokenizer.js'],
   ['web/lib/views/probe.js', '../shared/attention-math.js'],
   ['web/lib/worker/probe.js', '../shared/token-text.js'],
   ['web/tutorial/views/probe.js', '../../lib/views/arcs.js'],
