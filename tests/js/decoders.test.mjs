@@ -119,3 +119,18 @@ test('the CLI takes token ids for these models, and says why text is refused', (
   assert.equal(info.n_kv_head, 2);
   assert.equal(info.rope_scaling, 'llama3');
 });
+
+test("the JS API takes token ids for these models, and says why text is refused", async () => {
+  const e = await engine();
+  const model = e.loadModel(made.llama.q8.bytes);
+  const refusal = { message: "this llama model's own tokenizer is not read yet (arcscope reads GPT-2's): give token ids instead" };
+  assert.throws(() => model.tokenize('hello'), refusal);
+  assert.throws(() => model.toTokens('hello'), refusal);
+  assert.throws(() => model.logitLens('hello'), refusal);
+  assert.throws(() => model.ablationSweep({ input: [1, 2, 3], answer: ' Mary', wrong: 4 }), refusal);
+  assert.deepEqual(model.toStrToks([5, 7]), ['<5>', '<7>']);
+  const lens = model.logitLens([1, 2, 3], { k: 2 });
+  assert.deepEqual(lens.shape, [2, 3, 2]);
+  assert.match(lens.top[1][2][0].token, /^<\d+>$/);
+  model.free();
+});

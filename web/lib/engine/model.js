@@ -93,10 +93,12 @@ export class Model {
   constructor(core, handle, tokenizer) {
     this.core = core;
     this.handle = handle;
-    this.tokenizer = tokenizer;
     const { fileBytes, ...config } = handle.config();
     this.config = config;
     this.fileBytes = fileBytes;
+    // GPT-2's tokenizer serves GPT-2 models only: other architectures' own are not read yet, and GPT-2's ids would be
+    // other tokens in their vocabularies.
+    this.tokenizer = config.architecture === 'gpt2' ? tokenizer : null;
     registry?.register(this, handle, this);
   }
 
@@ -122,8 +124,17 @@ export class Model {
 
   // text -> {ids, tokens} with GPT-2's tokenizer (the one that travels beside the model)
   tokenize(text) {
-    if (!this.tokenizer) throw new Error('no tokenizer: load the model through engine.loadModel()');
-    return this.tokenizer.tokenize(text);
+    return this.#tokenizer().tokenize(text);
+  }
+
+  // The tokenizer text goes through, or an Error saying why there is none.
+  #tokenizer() {
+    if (this.tokenizer) return this.tokenizer;
+    if (this.config.architecture !== 'gpt2') {
+      throw new Error(`this ${this.config.architecture} model's own tokenizer is not read yet (arcscope reads ` +
+        "GPT-2's): give token ids instead");
+    }
+    throw new Error('no tokenizer: load the model through engine.loadModel()');
   }
 
   // ids -> {logits: Float32Array, logitsShape: [rows, n_vocab], attention: Float32Array|null,
@@ -188,7 +199,7 @@ export class Model {
   // As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does).
   toStrToks(input, { prependBos = true } = {}) {
     const ids = typeof input === 'string' ? this.toTokens(input, { prependBos }) : input;
-    return Array.from(ids, (id) => this.tokenizer.tokenText(id));
+    return Array.from(ids, (id) => this.#tokenText(id));
   }
   // -- end TransformerLens names --
 
@@ -294,8 +305,7 @@ export class Model {
   // One token, as text (' Mary') or id (the engine checks it is in the vocabulary).
   #token(value, what) {
     if (typeof value !== 'string') return numberArg(value, what, "a token id or one token's text");
-    if (!this.tokenizer) throw new Error('no tokenizer: load the model through engine.loadModel()');
-    return this.tokenizer.singleToken(value, what);
+    return this.#tokenizer().singleToken(value, what);
   }
   // -- end interventions --
 
