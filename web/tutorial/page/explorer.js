@@ -5,7 +5,6 @@
 // keystroke to the text's arcs drawn), 'arcscope-analysis' (the worker's forward pass, round trip) and
 // 'arcscope-view-switch' (a control changed to its view drawn).
 import { ArcView } from '../../lib/views/arcs.js';
-import { Heatmap } from '../../lib/views/heatmap.js';
 import { ThumbGrid } from '../views/thumbs.js';
 import { renderHeadScores, renderTaughtNote } from '../views/heads-scores.js';
 import { taughtHeads } from '../shared/default-model.js';
@@ -14,6 +13,8 @@ import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../.
 import { plainLabel } from '../../lib/shared/token-text.js';
 import { renderHeadLegend } from '../../lib/views/head-legend.js';
 import { buildSvg, drawPng, downloadSvg, downloadPng } from '../views/export.js';
+import { fillSelect, showTokenCount, messageParagraph, attentionMatrix, renderNextTokens, arcTable } from '../views/explorer-panels.js';
+import { renderTopAttended } from '../views/top-attended.js';
 
 const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
@@ -158,10 +159,7 @@ export class Explorer {
       renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }), { taught });
       renderTaughtNote($('taught-note'), taught, L * H, () => $('open-loader').click());
     } catch (e) {
-      const p = document.createElement('p');
-      p.className = 'message';
-      p.textContent = `Head scores are not available: ${e.message}`;
-      root.replaceChildren(p);
+      root.replaceChildren(messageParagraph(`Head scores are not available: ${e.message}`));
     }
   }
 
@@ -205,12 +203,8 @@ export class Explorer {
     $('view').classList.toggle('busy', this.busyFor.size > 0);
   }
 
-  // "37 / 256 tokens", marked as the text nears the model's context and when it is past it.
   showCount(n) {
-    const max = this.model.config.n_ctx, el = $('token-count');
-    el.textContent = `${n} / ${max} tokens`;
-    el.classList.toggle('near', n > 0.9 * max && n <= max);
-    el.classList.toggle('over', n > max);
+    showTokenCount($('token-count'), n, this.model.config.n_ctx);
   }
 
   tooLong(n, text) {
@@ -366,13 +360,9 @@ export class Explorer {
 
   drawMatrix(m, T) {
     if (!this.matrix || this.matrix.opt.rows !== T) {
-      const holder = document.createElement('div');
-      holder.className = 'matrix';
-      const names = this.result.labels.map(plainLabel);
-      this.matrix = new Heatmap(holder, { rows: T, cols: T, cell: 18, rowLabels: names, colLabels: names,
-        cellData: true, label: 'attention matrix: rows attend to columns' });
+      this.matrix = attentionMatrix(this.result.labels);
       $('view').querySelector('.matrix')?.remove();
-      $('view').append(holder);
+      $('view').append(this.matrix.root);
     }
     this.matrix.root.hidden = false;
     this.matrix.update(m, 1);
@@ -406,66 +396,18 @@ export class Explorer {
     const row = rows.length === 1 ? rows[0] : aggregate(rows, 'mean');
     $('top5-token').textContent = plainLabel(r.labels[query]);
     $('top5-where').textContent = `token ${query}, ${describe(view)}${shown.length > 1 ? ' (mean of the heads shown)' : ''}`;
-    const top = topAttended(row, T, 0, 5).map(({ index, weight }) => {
-      const tr = document.createElement('tr');
-      const a = document.createElement('td'), b = document.createElement('td');
-      a.textContent = `${plainLabel(r.labels[index])}`;
-      a.title = `token ${index}`;
-      b.className = 'num-cell';
-      b.textContent = weight.toFixed(3);
-      tr.append(a, b);
-      return tr;
-    });
-    $('top5').tBodies[0].replaceChildren(...top);
+    renderTopAttended($('top5').tBodies[0], r.labels, topAttended(row, T, 0, 5));
   }
 
   // Screen readers get the arcs as a table: each query token with the keys it draws from.
   renderArcTable() {
-    const holder = $('arc-table');
     if (!document.querySelector('.arc-table').open || !this.result) return;
-    const labels = this.result.labels;
-    const byQuery = new Map();
-    for (const a of this.arcs.drawnArcs()) {
-      if (!byQuery.has(a.from)) byQuery.set(a.from, []);
-      byQuery.get(a.from).push(a);
-    }
-    const table = document.createElement('table');
-    const cap = document.createElement('caption');
-    cap.textContent = `Arcs drawn for ${describe(this.state)}`;
-    const head = table.createTHead().insertRow();
-    for (const h of ['query token', 'attends to (weight)']) {
-      const th = document.createElement('th');
-      th.scope = 'col'; th.textContent = h;
-      head.append(th);
-    }
-    table.append(cap);
-    const body = table.createTBody();
-    labels.forEach((label, i) => {
-      const tr = body.insertRow();
-      const th = document.createElement('th');
-      th.scope = 'row';
-      th.textContent = `${i}: ${plainLabel(label)}`;
-      const td = tr.insertCell();
-      const arcs = (byQuery.get(i) || []).sort((a, b) => b.weight - a.weight).slice(0, 8);
-      td.textContent = arcs.map((a) => `${plainLabel(labels[a.to])} (${a.weight.toFixed(3)}${a.head >= 0 && this.state.head === 'all' ? `, head ${a.head}` : ''})`).join(', ') || 'none above the filter';
-      tr.prepend(th);
-    });
-    holder.replaceChildren(table);
+    $('arc-table').replaceChildren(arcTable(this.result.labels, this.arcs.drawnArcs(),
+      { caption: `Arcs drawn for ${describe(this.state)}`, withHeads: this.state.head === 'all' }));
   }
 
   renderNext(next) {
-    $('next').replaceChildren(...(next || []).map(({ token, prob }) => {
-      const li = document.createElement('li');
-      const t = document.createElement('span');
-      t.className = 't';
-      t.textContent = token.replace(/ /g, '\u00B7').replace(/\n/g, '\u21B5');
-      t.style.setProperty('--p', prob.toFixed(3));
-      const p = document.createElement('span');
-      p.className = 'p';
-      p.textContent = `${(prob * 100).toFixed(1)}%`;
-      li.append(t, p);
-      return li;
-    }));
+    renderNextTokens($('next'), next);
   }
 
   // Appends tokens one by one through the KV cache; each new token brings one attention row per layer and head,
@@ -542,12 +484,6 @@ export class Explorer {
 
 function word(v) {
   return /^\d+$/.test(v) ? Number(v) : v;
-}
-
-function fillSelect(select, n, extra, name) {
-  const options = Array.from({ length: n }, (_, i) => new Option(`${name} ${i}`, String(i)));
-  for (const [value, label] of extra) options.push(new Option(label, value));
-  select.replaceChildren(...options);
 }
 
 export function describe(s) {

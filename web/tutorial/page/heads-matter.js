@@ -15,6 +15,7 @@ import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './he
 import { lensTable, dlaChart, knockoutView, shown } from '../views/heads-views.js';
 import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
 import { download, downloadSvg, downloadPng } from '../views/export.js';
+import { renderTopAttended } from '../views/top-attended.js';
 
 const $ = (id) => document.getElementById(id);
 const FIELDS = ['prompt', 'corrupted', 'answer', 'wrong'];
@@ -167,18 +168,10 @@ export class HeadsMatter {
     this.run = run;
     this.clearResults();
     this.showError(null);
-    const { n_layer: L, n_head: H } = model.config;
-    const patching = s.corrupted.trim() !== '';
-    const steps = [
-      patching && ['patching', `patching each of the ${L * H} heads and every residual position from the prompt into the corrupted one`],
-      ['ablation', `ablating each of the ${L * H} heads alone`],
-      ['attention', "reading every head's attention"],
-      ['lens', 'reading the logit lens'],
-      ['attribution', `attributing the logit of ${shown(s.answer)}`],
-    ].filter(Boolean);
-    run.steps = steps;
-    const results = { model: { key: model.key, name: model.name, config: model.config }, ...s, patching: null,
-      ablation: null, attention: null, lens: null, attribution: null };
+    const results = { model: { key: model.key, name: model.name, config: model.config }, ...s };
+    const steps = this.steps(results);
+    for (const step of steps) results[step.name] = null;
+    run.steps = steps.filter((step) => !step.skipped);
     this.results = results;
     this.placeholders('');
     this.showProgress(run);
@@ -194,27 +187,11 @@ export class HeadsMatter {
       return r;
     };
     try {
-      let ids = null;
-      if (patching) {
-        results.patching = await call('patchingSweep', { clean: s.prompt, corrupted: s.corrupted, answer: s.answer, wrong: s.wrong });
-        ids = results.patching.ids;
-        results.labels = results.patching.labels;
-        this.drawPatching(results);
-      } else {
-        $('hm-patching').replaceChildren(message('No corrupted prompt: patching skipped.'));
+      for (const step of steps) {
+        if (step.skipped) { $(step.root).replaceChildren(message(step.skipped)); continue; }
+        results[step.name] = await call(step.op, step.args());
+        step.draw(results[step.name]);
       }
-      results.ablation = await call('ablationSweep', { ...(ids ? { ids } : { text: s.prompt }), answer: s.answer, wrong: s.wrong, kind: s.kind });
-      ids = results.ablation.ids;
-      results.ids = ids;
-      results.labels = results.ablation.labels;
-      this.drawAblation(results);
-      results.attention = await call('analyze', { ids, topk: 5 }); // the worker keeps its queries and keys
-      results.attention.source = new EngineAttention(this.engine, model.key, ids, results.attention.shape);
-      this.pickDefault(results);
-      results.lens = await call('logitLens', { ids, k: 3, target: s.answer });
-      this.drawLens(results);
-      results.attribution = await call('directLogitAttribution', { ids, token: s.answer });
-      this.drawAttribution(results);
       this.finish(run, {});
     } catch (e) {
       if (e instanceof Cancelled || run.cancelled || this.run !== run) return;
@@ -224,8 +201,34 @@ export class HeadsMatter {
     }
   }
 
+  // A run's steps in order, each named once: {name (its field of results), label (for the progress line), root (the
+  // element its drawing goes in), op and args() (its worker call), draw(result)}; skipped (why) for one not run.
+  // They fill results as they go: the ablation runs on the patching's ids, and the steps after it on its ids.
+  steps(results) {
+    const { n_layer: L, n_head: H } = results.model.config, key = results.model.key;
+    const patching = results.corrupted.trim() !== '';
+    return [
+      { name: 'patching', root: 'hm-patching', op: 'patchingSweep',
+        label: `patching each of the ${L * H} heads and every residual position from the prompt into the corrupted one`,
+        skipped: !patching && 'No corrupted prompt: patching skipped.',
+        args: () => ({ clean: results.prompt, corrupted: results.corrupted, answer: results.answer, wrong: results.wrong }),
+        draw: (r) => { results.labels = r.labels; this.drawPatching(results); } },
+      { name: 'ablation', root: 'hm-ablation', op: 'ablationSweep', label: `ablating each of the ${L * H} heads alone`,
+        args: () => ({ ...(results.patching ? { ids: results.patching.ids } : { text: results.prompt }), answer: results.answer,
+          wrong: results.wrong, kind: results.kind }),
+        draw: (r) => { results.ids = r.ids; results.labels = r.labels; this.drawAblation(results); } },
+      { name: 'attention', root: 'hm-head-view', op: 'analyze', label: "reading every head's attention",
+        args: () => ({ ids: results.ids, topk: 5 }), // the worker keeps its queries and keys
+        draw: (r) => { r.source = new EngineAttention(this.engine, key, results.ids, r.shape); this.pickDefault(results); } },
+      { name: 'lens', root: 'hm-lens', op: 'logitLens', label: 'reading the logit lens',
+        args: () => ({ ids: results.ids, k: 3, target: results.answer }), draw: () => this.drawLens(results) },
+      { name: 'attribution', root: 'hm-dla', op: 'directLogitAttribution', label: `attributing the logit of ${shown(results.answer)}`,
+        args: () => ({ ids: results.ids, token: results.answer }), draw: () => this.drawAttribution(results) },
+    ];
+  }
+
   showProgress(run) {
-    const [, label] = run.steps[Math.min(run.done, run.steps.length - 1)];
+    const { label } = run.steps[Math.min(run.done, run.steps.length - 1)];
     $('hm-progress').hidden = false;
     $('hm-progress-bar').max = run.steps.length;
     $('hm-progress-bar').value = run.done;
@@ -253,21 +256,19 @@ export class HeadsMatter {
     const seconds = ((performance.now() - run.started) / 1000).toFixed(1);
     const status = $('hm-status');
     if (cancelled) {
-      const left = run.steps.slice(run.done).map(([name]) => name);
+      const left = run.steps.slice(run.done);
       status.textContent = `Cancelled after ${run.done} of ${run.steps.length} steps (${seconds} s): ` +
-        `${left.join(', ')} not computed.`;
-      for (const name of left) this.notComputed(name);
+        `${left.map((step) => step.name).join(', ')} not computed.`;
+      for (const step of left) this.notComputed(step);
     } else {
       status.textContent = `${run.steps.length} steps in ${seconds} s on ${run.model.name}.`;
     }
     status.dataset.state = cancelled ? 'cancelled' : 'done';
   }
 
-  notComputed(name) {
-    const root = { patching: 'hm-patching', ablation: 'hm-ablation', attention: 'hm-head-view', lens: 'hm-lens',
-      attribution: 'hm-dla' }[name];
-    $(root).replaceChildren(message('Not computed: the run was cancelled.'));
-    if (name === 'patching') $('hm-resid').replaceChildren();
+  notComputed(step) {
+    $(step.root).replaceChildren(message('Not computed: the run was cancelled.'));
+    if (step.name === 'patching') $('hm-resid').replaceChildren();
   }
 
   placeholders(text) {
@@ -442,16 +443,7 @@ export class HeadsMatter {
     if (this.arcs.labels !== labels) this.arcs.setTokens(labels);
     this.arcs.setArcs([{ head: h, arcs: filterArcs(matrix, T, { topK: 0, threshold: 0.02 }) }]);
     $('hm-top-token').textContent = plainLabel(labels[T - 1]);
-    $('hm-top').tBodies[0].replaceChildren(...topAttended(matrix, T, T - 1, 5).map(({ index, weight }) => {
-      const tr = document.createElement('tr');
-      const a = tr.insertCell(), b = tr.insertCell();
-      a.textContent = plainLabel(labels[index]);
-      a.title = `token ${index}`;
-      b.className = 'num-cell';
-      b.textContent = weight.toFixed(3);
-      tr.dataset.index = index;
-      return tr;
-    }));
+    renderTopAttended($('hm-top').tBodies[0], labels, topAttended(matrix, T, T - 1, 5));
   }
 
   async knockout(l, h) {
