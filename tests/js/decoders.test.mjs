@@ -114,6 +114,9 @@ test('the CLI takes token ids for these models, and says why text is refused', (
     { encoding: 'utf8' });
   assert.equal(generated.status, 0, generated.stderr);
   assert.match(JSON.parse(generated.stdout).text, /^(<\d+>){3}$/);
+  const perplexity = JSON.parse(execFileSync(cli, ['perplexity', '--model', model, '--ids', ids.slice(0, 20).join(',')],
+    { encoding: 'utf8' }));
+  assert.equal(perplexity.predicted, 19);
   const info = JSON.parse(execFileSync(cli, ['info', '--model', model], { encoding: 'utf8' }));
   assert.equal(info.architecture, 'llama');
   assert.equal(info.n_kv_head, 2);
