@@ -1,8 +1,8 @@
 // cmd_perplexity.cpp: `arcscope perplexity`, how well a model predicts a text.
 // Tokenizes the text (or takes --ids: models whose own tokenizer is not read yet), optionally keeps only its held-out
 // last 10% (--held-out, the split the default model was trained with), then --tokens of those after the first --skip
-// (0: all), and prints the perplexity over windows of
-// --window tokens (default: the model's context; see perplexity.h).
+// (0: all), and prints the perplexity over windows of --window tokens (default: the model's context; see
+// perplexity.h).
 #include <cstdio>
 
 #include "arcscope/analysis/perplexity.h"
