@@ -1,5 +1,5 @@
 // model.cpp: the bindings of the model: loading, forward, sampling, conversion, head analysis and perplexity;
-// web/lib/engine/model.js wraps them.
+// web/lib/engine/ wraps them (model.js, load-stream.js, convert.js).
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "model.h"
 

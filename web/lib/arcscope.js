@@ -13,7 +13,9 @@ import { assets } from './assets.js';
 import { probeRelaxedSimd } from './engine/relaxed-simd.js';
 import { createTokenizer } from './engine/tokenizer.js';
 import { articleBlocks } from './engine/article.js';
-import { loadModel, loadModelStream, convertCheckpoint, convertToModel, defaultDtype } from './engine/model.js';
+import { loadModel } from './engine/model.js';
+import { loadModelStream } from './engine/load-stream.js';
+import { convertCheckpoint, convertToModel, defaultDtype } from './engine/convert.js';
 
 // Node is reached through globalThis.process only: this file runs in pages and workers too.
 const isNode = !!globalThis.process?.versions?.node && typeof window === 'undefined';
@@ -170,9 +172,10 @@ export async function createEngine(options = {}) {
   engine.tokenText = (id) => tokenizer.tokenText(id);
   engine.tokenSpans = (ids) => tokenizer.tokenSpans(ids); // [{first, count, text}]
 
-  // Models (see model.js): loadModel(bytes) -> Model; loadModelStream({chunks, totalBytes}) -> Promise<Model>, the
-  // file written into the engine as it arrives; convertCheckpoint({config, chunks, dtype, totalBytes, onProgress})
-  // -> .arcs bytes; convertToModel(the same) -> Promise<Model>, run where the converter wrote it.
+  // Models (engine/model.js, load-stream.js, convert.js): loadModel(bytes) -> Model; loadModelStream({chunks,
+  // totalBytes}) -> Promise<Model>, the file written into the engine as it arrives; convertCheckpoint({config, chunks,
+  // dtype, totalBytes, onProgress}) -> .arcs bytes; convertToModel(the same) -> Promise<Model>, run where the
+  // converter wrote it.
   engine.loadModel = (bytes, options) => loadModel(core, bytes, tokenizer, options);
   engine.loadModelStream = (options) => loadModelStream(core, options, tokenizer);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);

@@ -3,7 +3,7 @@
 //   const attn = engine.singleHeadAttention(64, 16, {seed: 42});
 //   attn.forward(x, [2, 8, 64], {mask: engine.causalMask(8)})   // {out, weights, q, k, v, scores}, each {data, shape}
 // The blocks are wasm objects: free() releases one, and a FinalizationRegistry frees a forgotten one eventually.
-import { engineCall, numberArg } from './model.js';
+import { engineCall, numberArg } from './calls.js';
 
 const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })

@@ -1,4 +1,5 @@
-// model.js: a loaded GPT-2 (.arcs file) and the in-browser checkpoint converter, as plain JavaScript values.
+// model.js: a loaded model (.arcs file) as plain JavaScript values: the Model class, and loadModel for a file's bytes.
+// load-stream.js loads a file as it arrives, convert.js converts a checkpoint; both hand back a Model made here.
 //
 //   const model = loadModel(core, bytes, tokenizer);     // engine.loadModel(bytes) calls this
 //   model.config                                       // {architecture, n_layer, n_head, n_kv_head, ..., dtype, kvCache}
@@ -10,59 +11,11 @@
 // The model's bytes are copied once into wasm memory and used there in place (or converted there, and used where
 // the converter put them: convertToModel). Results are fresh typed arrays
 // owned by JavaScript; C++ errors arrive as Errors with the same message.
+import { engineCall, numberArg, integerArg } from './calls.js';
 
 const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
   : null;
-
-// Ids go to the engine as they are, never through Int32Array (which would turn 2**32 + 464 into 464) and never
-// checked here: the bindings check each one (a number, an integer, inside the vocabulary) and say which is wrong.
-// A wasm trap (a bug, or memory damaged by one) arrives as a bare RuntimeError such as "memory access out of
-// bounds". It becomes a sentence naming what the engine was doing; `cause` keeps the original so callers (the
-// worker) can tell a crash from a refused input and start a fresh engine.
-export function engineCall(doing, fn) {
-  try {
-    return fn();
-  } catch (error) {
-    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
-    throw new Error(`the engine crashed while ${doing} (${error.message}); its memory may be damaged, so start a ` +
-      'new engine (reload the page) before going on', { cause: error });
-  }
-}
-
-// A value as the engine's own refusals show it ('null', 'the string "5"', 'a boolean (true)', 'an array of length 1',
-// 'a value of type object'): the words of js_description in the bindings, so a refusal reads the same whether this
-// file or the engine makes it.
-function described(v) {
-  if (typeof v === 'string') return `the string "${v.length > 40 ? `${v.slice(0, 37)}...` : v}"`;
-  if (v === null || v === undefined) return String(v);
-  if (typeof v === 'boolean') return `a boolean (${v})`;
-  if (typeof v === 'number') return `the number ${v}`;
-  if (Array.isArray(v)) return `an array of length ${v.length}`;
-  if (ArrayBuffer.isView(v) && typeof v.length === 'number') return `a ${v.constructor.name} of length ${v.length}`;
-  return `a value of type ${typeof v}`;
-}
-
-// A numeric argument as it is, or an Error naming it and what it got. The bindings take most numbers as C++
-// doubles, and Embind converts those with JavaScript's ToNumber: null, false and [] would arrive as 0, true as 1,
-// '5' and [7] as 5 and 7, and an object's valueOf() would be called. The engine then checks the range (an integer
-// in [lo, hi]) in its own words, as it does for append() and attentionPattern(), which take the value unconverted.
-export function numberArg(value, what, expected = 'a number') {
-  if (typeof value !== 'number') throw new TypeError(`${what} must be ${expected}, got ${described(value)}`);
-  return value;
-}
-
-// An integer argument in [lo, hi], as numberArg's and then in the words of the bindings' int_arg ("k must be an
-// integer in [1, 100], got 0"), for the counts and sizes the engine never sees (a stream's chunk size) or reads with
-// a meaning of its own (headScores' length 0). 0, NaN or a fraction where a size belongs would otherwise loop or
-// round silently.
-export function integerArg(value, what, lo, hi) {
-  numberArg(value, what, 'an integer');
-  if (!(Number.isInteger(value) && value >= lo && value <= hi)) {
-    throw new RangeError(`${what} must be an integer in [${lo}, ${hi}], got ${value}`);
-  }
-  return value;
-}
 
 // A hooks array as the engine must read it, checked before it goes in. The engine reads an array's length as a 32-bit
 // integer, so a sparse array of length 2^31 or more would apply no hook at all: any hole is refused, which covers
@@ -423,6 +376,9 @@ export class Model {
   }
 }
 
+// The largest chunk fileStream hands out: each is a copy in JavaScript.
+const MAX_CHUNK_BYTES = 1 << 30;
+
 // bytes (Uint8Array of an .arcs file) -> Model. The bytes are validated (every field, size and the checksum)
 // before anything trusts them.
 // options.kvCache: 'f32' (default) or 'f16', half the KV cache's memory (38 MB less for GPT-2 small at 1,024
@@ -432,49 +388,11 @@ export function loadModel(core, bytes, tokenizer = null, { kvCache = 'f32' } = {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     else throw new TypeError('loadModel expects the model file as a Uint8Array or ArrayBuffer');
   }
-  return wrap(core, engineCall('loading a model', () => core.Model.fromBytes(bytes)), tokenizer, kvCache);
+  return modelFromHandle(core, engineCall('loading a model', () => core.Model.fromBytes(bytes)), tokenizer, kvCache);
 }
-
-// An .arcs file as it arrives -> Model, written straight into the engine's memory: JavaScript never holds the whole
-// file (a 1.76 GB GPT-2 XL loads with one copy, not two). chunks: as convertCheckpoint's (a stream, an async
-// iterable, bytes); totalBytes: the file's length (Content-Length, File.size, a cached Response's); options:
-// {kvCache, onProgress({bytesDone, bytesTotal})}. Validated as loadModel validates.
-export async function loadModelStream(core, { chunks, totalBytes, kvCache = 'f32', onProgress = null } = {},
-  tokenizer = null) {
-  if (chunks == null) throw new Error('loadModelStream needs chunks (the .arcs file\'s bytes)');
-  if (totalBytes === undefined) totalBytes = knownLength(chunks);
-  numberArg(totalBytes, 'totalBytes', 'a number (the length of the .arcs file in bytes)');
-  const loader = engineCall('loading a model', () => core.ModelLoader.create(totalBytes));
-  try {
-    const at = loader.address();
-    let written = 0, summed = 0;
-    for await (const chunk of asChunks(chunks, 'the .arcs file')) {
-      if (chunk.length > totalBytes - written) {
-        throw new Error(`the model file is longer than its announced ${totalBytes} bytes`);
-      }
-      heapBytes(core).set(chunk, at + written);
-      written += chunk.length;
-      // The checksum as the file arrives: while the next chunk is read, not in one pass at the end.
-      if (written - summed >= SUM_BYTES) engineCall('loading a model', () => loader.sum(written)), summed = written;
-      onProgress?.({ bytesDone: written, bytesTotal: totalBytes });
-    }
-    return wrap(core, engineCall('loading a model', () => loader.finish(written)), tokenizer, kvCache);
-  } finally {
-    loader.delete();
-  }
-}
-
-const SUM_BYTES = 4 << 20;
-// The largest chunk fileStream hands out: each is a copy in JavaScript.
-const MAX_CHUNK_BYTES = 1 << 30;
-
-// The engine's memory as bytes, as it is now. The plain module refreshes HEAPU8 whenever its memory grows; the threaded
-// one grows it from any thread, and only that thread's HEAPU8 follows: its Memory object's buffer is the current one.
-const heapBytes = (core) => (core.wasmMemory && core.wasmMemory.buffer !== core.HEAPU8.buffer
-  ? new Uint8Array(core.wasmMemory.buffer) : core.HEAPU8);
 
 // A core Model handle as a Model, with its KV cache in kvCache's format.
-function wrap(core, handle, tokenizer, kvCache) {
+export function modelFromHandle(core, handle, tokenizer, kvCache) {
   try {
     if (kvCache !== 'f32') handle.setKVCache(kvCache);
   } catch (error) {
@@ -482,102 +400,4 @@ function wrap(core, handle, tokenizer, kvCache) {
     throw error;
   }
   return new Model(core, handle, tokenizer);
-}
-
-// Chunks go into wasm a megabyte at a time, whatever size the stream hands out.
-const FEED_BYTES = 1 << 20;
-
-// The byte length of chunks given as bytes or an array of byte arrays; undefined for a stream.
-function knownLength(chunks) {
-  if (chunks instanceof Uint8Array || chunks instanceof ArrayBuffer) return chunks.byteLength;
-  if (Array.isArray(chunks)) return chunks.reduce((n, c) => n + (c?.byteLength ?? NaN), 0);
-  return undefined;
-}
-
-// One chunk as bytes, or an Error: a number or a string would otherwise become that many zero bytes.
-function chunkBytes(chunk, i, file) {
-  if (chunk instanceof Uint8Array) return chunk;
-  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
-  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  throw new Error(`chunk ${i} of ${file} is ${described(chunk)}: chunks must be Uint8Array or ArrayBuffer`);
-}
-
-async function* asChunks(source, file = 'model.safetensors') {
-  if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
-    yield chunkBytes(source, 0, file);
-    return;
-  }
-  let i = 0;
-  if (source && typeof source.getReader === 'function' && !source[Symbol.asyncIterator]) {  // a ReadableStream
-    const reader = source.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield chunkBytes(value, i++, file);
-    }
-  }
-  if (typeof source === 'string' || !(source?.[Symbol.asyncIterator] || source?.[Symbol.iterator])) {
-    throw new Error(`chunks is ${described(source)}: give ${file} as a Uint8Array, an ArrayBuffer, an array ` +
-      'or async iterable of them, or a ReadableStream');
-  }
-  for await (const chunk of source) yield chunkBytes(chunk, i++, file);
-}
-
-// Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
-//   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
-//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q16' (14-bit weights in int16) | 'q8'
-//   (int8 weights) | 'f32' (float32 weights, exact); without it, the default for the checkpoint's shape: q16, or q8
-//   where q16's file would pass 2 GiB (GPT-2 XL), as `arcscope convert` chooses (src/formats/default_format.cpp);
-//   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
-//   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
-//   is refused at once;
-//   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte.
-// wasm memory holds the output converted so far (in pages, allocated as data arrives) and one Conv1D matrix at a
-// time, never the whole input; the output is handed to JavaScript page by page, each freed once copied.
-export async function convertCheckpoint(core, options = {}) {
-  return runConverter(core, options, (conv) => conv.finish());
-}
-
-// convertCheckpoint's conversion, kept in the engine as a Model that runs on the converted pages where they lie: the
-// file is never copied, so converting GPT-2 XL to q8 holds its 1.76 GB and a few megabytes, not twice that.
-// options as convertCheckpoint's, and kvCache; onProgress's reports also carry outputBytes, the model's size, from
-// the header on (a caller can make room for it before the tensors arrive). model.fileStream() gives the file.
-export async function convertToModel(core, options = {}, tokenizer = null) {
-  const handle = await runConverter(core, options, (conv) => conv.finishModel());
-  return wrap(core, handle, tokenizer, options.kvCache ?? 'f32');
-}
-
-// config.json (an object or its text) -> the dtype convertCheckpoint gives it without one ('q16' or 'q8').
-export function defaultDtype(core, config) {
-  return engineCall('reading config.json', () => core.ModelConverter.defaultDtype(configText(config)));
-}
-
-const configText = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
-
-async function runConverter(core, { config, chunks, dtype, totalBytes, onProgress = null } = {}, finish) {
-  if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
-  if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
-  if (totalBytes === undefined) totalBytes = knownLength(chunks);
-  else numberArg(totalBytes, 'totalBytes', 'a number (the length of model.safetensors in bytes)');
-  if (totalBytes === undefined) {
-    throw new Error('convertCheckpoint needs totalBytes, the length of model.safetensors, to check the checkpoint ' +
-      'before converting it');
-  }
-  const conv = core.ModelConverter.create(configText(config), dtype, totalBytes);
-  try {
-    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal(),
-      outputBytes: conv.outputBytes() });
-    for await (const chunk of asChunks(chunks)) {
-      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
-        engineCall('converting the checkpoint', () => conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES))));
-        report(conv.stage());
-      }
-    }
-    report('checksum');
-    const out = engineCall('finishing the conversion', () => finish(conv));
-    report('done');
-    return out;
-  } finally {
-    conv.delete();
-  }
 }

@@ -1,6 +1,6 @@
 // model-formats.js: the weight formats the loader converts a checkpoint to, each with one line on its exactness,
 // size and speed (the loader dialog shows them), and which one a model gets unless another is picked. The one place
-// these figures live: edit them here. dtype is convertCheckpoint's (lib/engine/model.js) and a loaded model's
+// these figures live: edit them here. dtype is convertCheckpoint's (lib/engine/convert.js) and a loaded model's
 // config.dtype. Attention figures: every layer and head against float32 PyTorch at T = 64 on random checkpoints in
 // Hugging Face's layout with sharp heads (attention scores of standard deviation 4: a mean largest weight of about
 // 0.55-0.6, as trained heads have), distilgpt2's to medium's shapes (tests/reference/test_gpt2_family.py); speed and
