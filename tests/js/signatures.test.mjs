@@ -231,7 +231,7 @@ test("EngineClient's methods, as declared", () => {
 });
 
 test("each worker op's arguments, as WorkerOps declares them (the keys its args object is read by)", () => {
-  const sf = parseJs('worker/worker.js');
+  const sf = parseJs('worker/ops.js');
   const opsDecl = find(sf, (n) => ts.isVariableDeclaration(n) && n.name.getText() === 'ops', 'const ops');
   const ops = find(dts('worker-client.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'WorkerOps',
     'WorkerOps');
