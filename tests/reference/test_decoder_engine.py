@@ -25,9 +25,9 @@ import numpy as np
 import torch
 
 # support first: it puts python/, which holds the package arcscope_reference, on the path
-from support import CLI, ROOT, make_checkpoint, read_cache, sh
+from support import CLI, ROOT, make_checkpoint, sh
 from arcscope_reference import decoder_reference as dref
-from gpt2_family import Pass, differences, sharpness, summary
+from gpt2_family import Pass, differences, native_pass, sharpness, summary
 
 WORK = os.path.join(ROOT, "build", "decoders-ref")
 T = 64
@@ -78,17 +78,6 @@ def convert(ckpt, dtype):
     return out, sh(CLI, "convert", "--in", ckpt, "--out", out, *([] if dtype == "default" else ["--dtype", dtype]))
 
 
-def engine_pass(arcs, ids):
-    out = arcs + ".run"
-    os.makedirs(out, exist_ok=True)
-    sh(CLI, "run", "--model", arcs, "--ids", ",".join(map(str, ids)), "--hooks", "all", "--cache-out", out,
-       "--logits-bin", os.path.join(out, "logits.f32"), "--out", os.path.join(out, "run.json"))
-    with open(os.path.join(out, "run.json")) as f:
-        attention = np.asarray(json.load(f)["attention"], dtype=np.float32)
-    logits = np.fromfile(os.path.join(out, "logits.f32"), dtype="<f4").reshape(len(ids), -1)
-    return Pass(logits, attention, read_cache(out))
-
-
 def reference_pass(ckpt, ids, names):
     """The reference's logits, attention and the hooks of these names (the engine's: the reference has more)."""
     with torch.no_grad():
@@ -117,7 +106,7 @@ class EngineAgainstReference(unittest.TestCase):
             with self.subTest(name):
                 ckpt = checkpoint(name, n_layer=n_layer)
                 ids = np.random.default_rng(36).integers(0, shape["vocab"], T).tolist()
-                passes = {dtype: engine_pass(convert(ckpt, dtype)[0], ids) for dtype in ("f32", "q16", "q8")}
+                passes = {dtype: native_pass(convert(ckpt, dtype)[0], ids) for dtype in ("f32", "q16", "q8")}
                 want = reference_pass(ckpt, ids, passes["f32"].hooks)
                 self.assertGreaterEqual(sharpness(want.attention), SHARP, "heads as sharp as trained ones")
                 report.append(f"{name}, {n_layer} blocks (mean largest attention weight {sharpness(want.attention):.2f}):")
@@ -148,7 +137,7 @@ class EngineAgainstReference(unittest.TestCase):
         ids = np.random.default_rng(37).integers(0, SHAPES[name]["vocab"], T).tolist()
         with torch.no_grad():
             _, attention, _ = dref.run(dref.load(ckpt), ids)
-        got = engine_pass(arcs, ids)
+        got = native_pass(arcs, ids)
         largest = float(np.abs(got.attention - attention.numpy()).max())
         print(f"\n  {name} by default ({printed.strip().splitlines()[-1]}): attention within {largest:.2e}")
         self.assertLessEqual(largest, DEFAULT_ATTENTION)
