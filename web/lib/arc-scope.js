@@ -24,13 +24,14 @@ import { sharedEngine } from './worker-client.js';
 import { ArcView } from './views/arcs.js';
 import { Heatmap } from './views/heatmap.js';
 import { renderHeadLegend } from './views/head-legend.js';
-import { filterArcs, aggregate, range, topKFor } from './shared/attention-math.js';
+import { filterArcs, aggregate, topKFor } from './shared/attention-math.js';
 import { EngineAttention, TensorAttention, selectView } from './views/attention-source.js';
 import { displayPiece, plainLabel } from './shared/token-text.js';
 import { parseAttention } from './views/attention-data.js';
 import { PromiseCache } from './shared/promise-cache.js';
 import { fetchBytes } from './shared/downloads.js';
 import { ATTRIBUTE_NAMES, readAttribute } from './element/arc-scope-attributes.js';
+import { ablationOptions, drawAblation, withAblationSweep } from './element/ablation-mode.js';
 
 const DEFAULT_MODEL = assets.model.href;
 // The element's stylesheets, linked from its shadow root. ?no-inline keeps each a file under Vite, which would
@@ -195,7 +196,8 @@ export class ArcScopeElement extends ElementBase {
       };
       this.#read('theme'); // applied by the CSS (:host([theme])); read to refuse bad values
       const lazy = this.#read('loading') === 'lazy';
-      const sweep = this.#sweepOptions(view.mode);
+      // ablate's value is refused when it is not valid, in any mode.
+      const sweep = ablationOptions(view.mode, this.#read('ablate'), (name) => this.getAttribute(name));
       const src = this.#read('src');
       const model = this.#read('model');
       const given = [this.#data !== null && 'the data property', src !== null && 'src', model !== null && 'model']
@@ -268,30 +270,13 @@ export class ArcScopeElement extends ElementBase {
     return { ...r, name, config: info.config };
   }
 
-  // mode="ablation": {answer, wrong, kind}, checked before anything loads; null in the other modes (which leave
-  // answer and wrong unused, as matrix leaves topk). ablate's value is refused when it is not valid, in any mode.
-  #sweepOptions(mode) {
-    const kind = this.#read('ablate');
-    if (mode !== 'ablation') return null;
-    const answer = this.getAttribute('answer'), wrong = this.getAttribute('wrong');
-    const missing = [answer === null && 'answer', wrong === null && 'wrong'].filter(Boolean);
-    if (missing.length) {
-      throw new Error(`mode "ablation" needs ${missing.join(' and ')}: one token each (answer=" dog" wrong=" cat"), ` +
-        'the metric being logit(answer) - logit(wrong) after the text');
-    }
-    return { answer, wrong, kind };
-  }
-
-  // The text's analysis (its tokens and attention, shared with the other modes) and the ablation sweep on its ids,
-  // both from the shared cache. The engine checks answer and wrong (one token each) and says what is wrong.
-  async #ablation(modelUrl, text, { answer, wrong, kind }) {
+  // mode="ablation": the text's analysis (its tokens and attention, shared with the other modes) and the ablation
+  // sweep on its ids (ablation-mode.js), both from the shared cache.
+  async #ablation(modelUrl, text, options) {
     const r = await this.#analyze(modelUrl, text);
     const engine = sharedEngine();
     const { key } = await engine.loadModel(modelUrl);
-    const sweep = await cached(['ablation', kind, answer, wrong, key, text].join('\n'),
-      () => engine.call('ablationSweep', { model: key, ids: r.ids, answer, wrong, kind }));
-    return { ...r, sweep: { baseline: sweep.baseline, metric: sweep.heads.data, shape: sweep.heads.shape, answer, wrong,
-      kind } };
+    return withAblationSweep(engine, key, text, r, options, cached);
   }
 
   // The data property, read once per object assigned.
@@ -365,44 +350,21 @@ export class ArcScopeElement extends ElementBase {
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));
   }
 
-  // mode="ablation": one cell per layer and head, coloured by the change in the metric when that head is ablated
-  // (diverging: 0 is blank, a drop in --heat-neg, a rise in --heat). layer and head given together as integers
-  // outline that head's cell. The cells are a grid for the keyboard and screen readers (heatmap.js's grid(), as in
-  // the page's "which heads matter"): Tab reaches it, the arrows move, each cell's name says its layer, head and value.
+  // mode="ablation": the layer x head heatmap of the sweep (ablation-mode.js). layer and head given together as
+  // integers outline that head's cell; a redrawing (an attribute changed) keeps the focus on the cell that had it.
   #drawAblation(r, { layer, head, mode }) {
-    const { baseline, metric, shape: [L, H], answer, wrong, kind } = r.sweep;
-    const effect = metric.map((m) => m - baseline);
-    // A redrawing (an attribute changed) keeps the focus on the cell that had it.
     const focused = this.#effects?.cells.indexOf(this.shadowRoot.activeElement) ?? -1;
     this.#error.hidden = true;
     this.#fallback.hidden = true;
     this.#legend.hidden = true;
     this.#arcs = null;
     this.#matrix = null;
-    const holder = document.createElement('div');
-    holder.className = 'effects';
-    this.#view.replaceChildren(holder);
-    const metricName = `logit(${displayName(answer)}) - logit(${displayName(wrong)})`;
-    // A model larger than GPT-2 small (12 x 12) gets small cells and short labels: GPT-2 XL's 48 x 25 grid is
-    // 400 px wide, not 800; each cell's name still says its layer and head.
-    const large = L * H > 144;
-    this.#effects = new Heatmap(holder, { rows: L, cols: H, cell: large ? 16 : H > 6 ? 28 : 40, signed: true,
-      rowLabels: range(L).map((l) => (large ? `L${l}` : `layer ${l}`)),
-      colLabels: range(H).map((h) => (large ? `h${h}` : `head ${h}`)),
-      label: `change in ${metricName} with each head ablated (${kind}): rows are layers, columns heads` });
-    this.#effects.update(effect);
-    this.#effects.cells.forEach((cell, i) => {
-      Object.assign(cell.dataset, { layer: Math.floor(i / H), head: i % H, metric: metric[i], effect: effect[i] });
-    });
-    this.#effects.grid({ name: (l, h, i) => `layer ${l}, head ${h}: ${metricName} ${metric[i].toFixed(2)} without it ` +
-      `(${signed(effect[i])} from ${baseline.toFixed(2)})` });
-    const marked = this.hasAttribute('layer') && typeof layer === 'number' && typeof head === 'number';
-    if (marked) this.#effects.mark(layer * H + head);
-    if (focused >= 0 && focused < L * H) this.#effects.focusCell(focused);
-    this.#caption.textContent = `ablation (${kind}): each cell, the change in ${metricName} (${baseline.toFixed(2)} with ` +
-      `every head) without that head; orange: lower · ${r.name}`;
-    this.result = this.#resultOf(r, { layer, head, mode,
-      ablation: { baseline, metric, effect, shape: [L, H], answer, wrong, kind } });
+    const marked = this.hasAttribute('layer') && typeof layer === 'number' && typeof head === 'number'
+      ? layer * r.sweep.shape[1] + head : -1;
+    const { effects, caption, ablation } = drawAblation(this.#view, r.sweep, { marked, focused });
+    this.#effects = effects;
+    this.#caption.textContent = `${caption} · ${r.name}`;
+    this.result = this.#resultOf(r, { layer, head, mode, ablation });
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: r.labels.length, layer, head, mode } }));
   }
 
@@ -414,10 +376,6 @@ export class ArcScopeElement extends ElementBase {
       pattern: (layer, head) => r.source.matrix(layer, head), drawnArcs: () => arcs?.drawnArcs() ?? [] };
   }
 }
-
-// A token's text as the drawings show it (' dog' as '·dog').
-const displayName = (text) => { const p = displayPiece(text); return p.lead + p.text; };
-const signed = (v) => (v >= 0 ? `+${v.toFixed(2)}` : `\u2212${(-v).toFixed(2)}`);
 
 // Each attribute as a property of the same name: the attribute's string or null; setting null removes it.
 for (const name of ATTRIBUTE_NAMES) {
