@@ -12,6 +12,7 @@
 //   doc's folder) or at column 2 (under the last column-0 folder above it), if it has a `/` or a file extension;
 // - a code span that is a source file's bare name (`boundary.js`, `support.py`, `quant_layout.h`): some file of the
 //   repository has that name. Another project's file is named by its path there (`transformers/models/...`).
+// And web/README.md's map is whole: it names every file under web/.
 // A pattern (`cmd_<name>.cpp`, `test_*.py`, `...`) is checked up to its last `/` before the placeholder: that
 // folder must exist. Trailing punctuation and a `:line` suffix are not part of the path.
 import { test } from 'node:test';
@@ -102,6 +103,24 @@ for (const doc of docs) {
     assert.deepEqual(missing.map(({ path, name, from, line }) => `${doc}:${line}: ${path ?? name} (${from})`), []);
   });
 }
+
+// The files under web/ (of `files`) that web/README.md's map, in `text`, does not name: each is an entry of its own,
+// or lies in a folder entry with no entries under it (lib/types/).
+function unmapped(text, files) {
+  const entries = namedPaths('web/README.md', text).filter(({ from }) => from.startsWith('map entry'))
+    .map(({ path }) => path);
+  const leaves = entries.filter((e) => e.endsWith('/') && !entries.some((o) => o !== e && o.startsWith(e)));
+  return files.filter((f) => f.startsWith('web/') && f !== 'web/README.md' && !entries.includes(f) &&
+    !leaves.some((folder) => f.startsWith(folder)));
+}
+
+test("web/README.md's map names every file under web/", () => {
+  const map = readFileSync(join(repoRoot, 'web/README.md'), 'utf8');
+  assert.deepEqual(unmapped(map, tracked), [], 'add each to the map, with a line on what it holds');
+  const probe = ['```', 'lib/types/    declarations', 'lib/views/', '  arcs.js     the arcs', '```'].join('\n');
+  assert.deepEqual(unmapped(probe, ['web/lib/types/a.d.ts', 'web/lib/views/arcs.js', 'web/lib/views/new.js']),
+    ['web/lib/views/new.js']);
+});
 
 test('the check finds paths in every form it reads, and reports the missing ones', () => {
   const probe = [
