@@ -7,14 +7,14 @@
 // - a word anywhere in the doc (prose, code spans, code blocks) that starts with a folder the repository tracks at
 //   its top (`src/`, `web/`, `tests/`, ...; `./` before it allowed) or, for a doc in a subfolder, with a folder
 //   beside the doc (web/README.md's `lib/`, `tutorial/`, `js/`), resolved from there. A word inside a URL or a
-//   longer path does not start one. Untracked outputs (`build/...`, `dist/...`) are not repository paths;
+//   longer path does not start one. Outputs git ignores (`build/...`, `dist/...`) are not repository paths;
 // - in a map (a code block without a language), a line's first word where the line starts at column 0 (from the
 //   doc's folder) or at column 2 (under the last column-0 folder above it), if it has a `/` or a file extension;
 // - a code span that is a source file's bare name (`boundary.js`, `support.py`, `quant_layout.h`): some file of the
 //   repository has that name. Another project's file is named by its path there (`transformers/models/...`).
-// And web/README.md's map is whole: it names every file under web/.
 // A pattern (`cmd_<name>.cpp`, `test_*.py`, `...`) is checked up to its last `/` before the placeholder: that
 // folder must exist. Trailing punctuation and a `:line` suffix are not part of the path.
+// And web/README.md's map is whole: it names every file under web/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
