@@ -1,5 +1,5 @@
 // heads-worker.js: section 7's operations in the tutorial's worker, beside the library's ablationSweep and analyze
-// (lib/worker/worker.js). Each is one call into the engine's interventions (lib/engine/model.js), run in the engine's turn on the
+// (lib/worker/ops.js). Each is one call into the engine's interventions (lib/engine/model.js), run in the engine's turn on the
 // page's model; the page runs them one after another, so each is a step of its progress and a cancel stops the run
 // between them, and inside a sweep between two of its batches. An operation cancelled while it waited for its turn
 // does not start.
