@@ -17,23 +17,36 @@ function chunkBytes(chunk, i, file) {
   throw new Error(`chunk ${i} of ${file} is ${described(chunk)}: chunks must be Uint8Array or ArrayBuffer`);
 }
 
-export async function* asChunks(source, file = 'model.safetensors') {
+// The chunks of source (bytes, an array or iterable of them, an async iterable, a ReadableStream) one at a time, each
+// checked to be bytes. awaited wraps each wait for the next chunk: the worker passes its turns' pause, so that the
+// engine serves other requests while a download is slow. A stream left early (an error, the consumer stopping) is
+// cancelled, so its download stops too.
+export async function* asChunks(source, file = 'model.safetensors', awaited = (next) => next) {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
     yield chunkBytes(source, 0, file);
     return;
   }
-  let i = 0;
+  let next, stop;
   if (source && typeof source.getReader === 'function' && !source[Symbol.asyncIterator]) {  // a ReadableStream
     const reader = source.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield chunkBytes(value, i++, file);
-    }
-  }
-  if (typeof source === 'string' || !(source?.[Symbol.asyncIterator] || source?.[Symbol.iterator])) {
+    next = () => reader.read();
+    stop = () => reader.cancel().catch(() => {});
+  } else if (typeof source === 'string' || !(source?.[Symbol.asyncIterator] || source?.[Symbol.iterator])) {
     throw new Error(`chunks is ${described(source)}: give ${file} as a Uint8Array, an ArrayBuffer, an array ` +
       'or async iterable of them, or a ReadableStream');
+  } else {
+    const it = source[Symbol.asyncIterator]?.() ?? source[Symbol.iterator]();
+    next = async () => { const { done, value } = await it.next(); return { done, value: await value }; };
+    stop = () => it.return?.();
   }
-  for await (const chunk of source) yield chunkBytes(chunk, i++, file);
+  let finished = false;
+  try {
+    for (let i = 0; ; i++) {
+      const { done, value } = await awaited(next());
+      if (done) { finished = true; return; }
+      yield chunkBytes(value, i, file);
+    }
+  } finally {
+    if (!finished) await stop();
+  }
 }

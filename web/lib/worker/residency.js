@@ -2,6 +2,7 @@
 // URL, a picked file, a conversion, or Cache Storage), kept while the bounds allow, freed least recently used first
 // to make room before a new one's bytes arrive, and loaded again when next used after that or after a crash.
 import { checkpointConfig, convertToModel, keepModel, openModelFile } from './model-source.js';
+import { asChunks } from '../engine/chunks.js';
 import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
 import { LruMap } from '../shared/lru-map.js';
@@ -142,7 +143,8 @@ async function loadStream({ chunks, totalBytes, name }, ctx, stage) {
       last = bytesDone;
       ctx.progress?.({ stage, loaded: bytesDone, total: totalBytes });
     });
-    const model = await e.loadModelStream({ chunks: inTurns(chunks, pause), totalBytes, onProgress });
+    const inTurns = asChunks(chunks, 'the .arcs file', pause);
+    const model = await e.loadModelStream({ chunks: inTurns, totalBytes, onProgress });
     return entryFor(model, name);
   });
 }
@@ -153,7 +155,8 @@ async function convert(source, key, name, dtype, ctx) {
   let entry;
   await convertToModel({
     convert: (options) => withEngine(`converting ${name}`, async (e, pause) => {
-      entry = entryFor(await e.convertToModel({ ...options, chunks: inTurns(options.chunks, pause) }), name);
+      const chunks = asChunks(options.chunks, undefined, pause);
+      entry = entryFor(await e.convertToModel({ ...options, chunks }), name);
       return entry.model;
     }),
     load: async (file) => (entry = await loadStream({ ...file, name }, ctx, 'loading from the browser cache')).model,
@@ -179,22 +182,6 @@ function entryFor(model, name) {
   const kv = kvCacheFor(model.config, model.fileBytes, self.navigator?.deviceMemory);
   if (kv.format !== model.config.kvCache) model.setKVCache(kv.format);
   return { model, name, size: model.fileBytes, notes: kv.why ? [kv.why] : [], users: 0 };
-}
-
-// The chunks of a stream (a download or a File's), each awaited with the engine's turn given away; bytes as they are.
-async function* inTurns(chunks, pause) {
-  if (chunks instanceof Uint8Array) { yield chunks; return; }
-  const reader = chunks.getReader?.();
-  const it = reader ? { next: () => reader.read() } : chunks[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const { done, value } = await pause(it.next());
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader ? reader.cancel().catch(() => {}) : it.return?.();
-  }
 }
 
 // Makes entry the model for key and frees the one it replaces and the least recently used others beyond
