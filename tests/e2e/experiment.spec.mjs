@@ -44,8 +44,8 @@ test('with the default model the panel says what the experiment needs and offers
   await page.click('#experiment-run');
   const needs = page.locator('#experiment-needs');
   await expect(needs).toBeVisible();
-  await expect(needs).toContainText('layer 8, head 5 of GPT-2 small (12 layers, 12 heads)');
-  await expect(needs).toContainText('has 4 layers and 4 heads');
+  await expect(needs).toContainText('layer 8, head 5 of GPT-2 small (12 layers × 12 heads)');
+  await expect(needs).toContainText('has 4 layers × 4 heads');
   await needs.getByRole('button', { name: 'Load GPT-2 small…' }).click();
   await expect(page.locator('dialog[open]')).toBeVisible();
 });

@@ -25,6 +25,12 @@ export function spanLabels(spans, n) {
   return labels;
 }
 
+// A model's labels for ids, as the worker sends them with an analysis: spanLabels over the tokenizer's spans.
+// engine: anything with tokenSpans(ids) (the wasm engine's tokenizer calls).
+export function tokenLabels(engine, ids) {
+  return spanLabels(engine.tokenSpans(ids), ids.length);
+}
+
 // Plain one-line label, for tables, titles, exports and result.tokens: what the drawing shows (a continuation's '…').
 export function plainLabel(label) {
   return label.lead + label.text;

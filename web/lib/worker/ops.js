@@ -1,7 +1,7 @@
 // ops.js: the worker's operations, by name: what a request's op runs, in the engine's turns (turns.js) on the models
 // it holds (residency.js). The analysis ops keep each analysed text's queries and keys (kept-queries.js) and compute
 // the heads a view shows from them.
-import { spanLabels } from '../shared/token-text.js';
+import { tokenLabels } from '../shared/token-text.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { viewMatrix } from '../shared/attention-math.js';
 import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
@@ -30,7 +30,7 @@ export const ops = {
   async tokenize({ text, labels = true }) {
     return withEngine('splitting the text into tokens', (e) => {
       const { ids } = e.tokenize(text);
-      return labels ? { ids, labels: labelsFor(e, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
+      return labels ? { ids, labels: tokenLabels(e, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
     });
   },
 
@@ -63,7 +63,7 @@ export const ops = {
       if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
       doing = `running the model on ${ids.length} tokens`;
       const { logits, first } = runKeepingQueries(model, key, ids);
-      return { ids, labels: labelsFor(e, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk),
+      return { ids, labels: tokenLabels(e, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk),
         reused: first };
     });
   },
@@ -149,7 +149,7 @@ export const ops = {
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       ids ??= model.tokenize(text).ids;
       const { baseline, heads } = await model.ablationSweepInSteps({ input: ids, answer, wrong, kind }, betweenSteps(ctx));
-      return { ids, labels: labelsFor(e, ids), baseline, heads };
+      return { ids, labels: tokenLabels(e, ids), baseline, heads };
     });
   },
 
@@ -164,7 +164,7 @@ export const ops = {
         ids, maxTokens, temperature, topK, topP, seed, attention: true,
         onToken: async ({ id, attention, attentionShape }) => {
           all.push(id);
-          ctx.progress({ id, text: e.decode(all), labels: labelsFor(e, all), row: attention, rowShape: attentionShape });
+          ctx.progress({ id, text: e.decode(all), labels: tokenLabels(e, all), row: attention, rowShape: attentionShape });
           await nextTask(); // lets a 'cancel' message in
           return !ctx.signal.aborted;
         },
@@ -173,11 +173,6 @@ export const ops = {
     });
   },
 };
-
-// Display labels; tokenSpans groups tokens that only make whole characters together (e.g. an emoji's bytes).
-function labelsFor(engine, ids) {
-  return spanLabels(engine.tokenSpans(ids), ids.length);
-}
 
 // One pass over ids that keeps every layer's queries and keys for the attention ops. An edit of a kept analysis
 // resumes from it: the positions before the first changed token are taken from the model's KV cache where it still

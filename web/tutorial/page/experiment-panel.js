@@ -3,11 +3,10 @@
 // pinned; the panel shows experiment.js's own text beside the Python. It needs a layer 8, head 5, and the article's
 // claim is about GPT-2 small's: on another model the result says so.
 import { TROPHY } from '../shared/experiment.js';
+import { isGpt2SmallShaped, notGpt2Small } from './gpt2-small.js';
 
 const $ = (id) => document.getElementById(id);
 const LAYER = 8, HEAD = 5;
-// GPT-2 small's layout (a narrow test model of that shape too), the one the article's head is named in.
-const isGpt2SmallShaped = (config) => config.n_layer === 12 && config.n_head === 12;
 
 export function setupExperiment(engine, explorer, openLoader) {
   fetch(new URL('../shared/experiment.js', import.meta.url))
@@ -19,8 +18,7 @@ export function setupExperiment(engine, explorer, openLoader) {
     const model = explorer.model;
     const needs = $('experiment-needs');
     if (!model || model.config.n_layer <= LAYER || model.config.n_head <= HEAD) {
-      needs.replaceChildren(`The experiment reads layer ${LAYER}, head ${HEAD} of GPT-2 small (12 layers, 12 heads); ` +
-        `${model ? `${model.name} has ${model.config.n_layer} layers and ${model.config.n_head} heads` : 'no model is loaded'}. `);
+      needs.replaceChildren(`${notGpt2Small(`The experiment reads layer ${LAYER}, head ${HEAD} of`, model)}. `);
       const load = document.createElement('button');
       load.type = 'button';
       load.className = 'secondary';
@@ -38,10 +36,9 @@ export function setupExperiment(engine, explorer, openLoader) {
       // it: say so where the result is.
       const other = !isGpt2SmallShaped(model.config);
       $('experiment-other').hidden = !other;
-      $('experiment-other').textContent = other ? `The article's claim is about GPT-2 small (12 layers × 12 heads). ` +
-        `${model.name} has ${model.config.n_layer} layers × ${model.config.n_head} heads: its layer ${LAYER}, head ` +
-        `${HEAD} is another head, with no known role, so what it attends to below says nothing about the claim. ` +
-        'Load GPT-2 small to test it.' : '';
+      $('experiment-other').textContent = other ? `${notGpt2Small("The article's claim is about", model)}: its ` +
+        `layer ${LAYER}, head ${HEAD} is another head, with no known role, so what it attends to below says nothing ` +
+        'about the claim. Load GPT-2 small to test it.' : '';
       // The explorer shows the same head on the sentence as typed (no <|endoftext|> first), " it" pinned.
       await explorer.show({ text: TROPHY, layer: LAYER, head: HEAD, token: r.pos - 1 });
     } catch (e) {

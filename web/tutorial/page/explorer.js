@@ -15,6 +15,7 @@ import { renderHeadLegend } from '../../lib/views/head-legend.js';
 import { buildSvg, drawPng, downloadSvg, downloadPng } from '../views/export.js';
 import { fillSelect, showTokenCount, messageParagraph, attentionMatrix, renderNextTokens, arcTable } from '../views/explorer-panels.js';
 import { renderTopAttended } from '../views/top-attended.js';
+import { isGpt2SmallShaped } from './gpt2-small.js';
 
 const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
@@ -141,7 +142,7 @@ export class Explorer {
   validView() {
     let { layer, head } = this.state;
     const { n_layer: L, n_head: H } = this.model.config;
-    const gpt2Small = L === 12 && H === 12; // GPT-2 small's layout (a narrow test model of that shape too)
+    const gpt2Small = isGpt2SmallShaped(this.model.config);
     if (!(typeof layer === 'number' && layer < L) && layer !== 'mean' && layer !== 'max') layer = gpt2Small ? 8 : L - 1;
     if (!(typeof head === 'number' && head < H) && !['all', 'mean', 'max'].includes(head)) head = gpt2Small ? 5 : 'all';
     return { layer, head };

@@ -16,10 +16,10 @@ import { lensTable, dlaChart, knockoutView, shown } from '../views/heads-views.j
 import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
 import { download, downloadSvg, downloadPng } from '../views/export.js';
 import { renderTopAttended } from '../views/top-attended.js';
+import { isGpt2SmallShaped, notGpt2Small } from './gpt2-small.js';
 
 const $ = (id) => document.getElementById(id);
 const FIELDS = ['prompt', 'corrupted', 'answer', 'wrong'];
-const isGpt2Shaped = (config) => config.n_layer === 12 && config.n_head === 12;
 class Cancelled extends Error {}
 
 export class HeadsMatter {
@@ -132,12 +132,11 @@ export class HeadsMatter {
   // A preset written for GPT-2 small says so on another model and offers the loader (the Run button still runs it).
   updateNeeds() {
     const preset = PRESETS[presetOf(this.state)], m = this.model;
-    const needs = !!(preset?.gpt2Small && m && !isGpt2Shaped(m.config));
+    const needs = !!(preset?.gpt2Small && m && !isGpt2SmallShaped(m.config));
     $('hm-needs').hidden = !needs;
     if (needs) {
-      $('hm-needs-text').textContent = `This preset is for GPT-2 small (12 layers × 12 heads), whose heads learned it from ` +
-        `text; ${m.name} has ${m.config.n_layer} layers × ${m.config.n_head} heads. Load GPT-2 small, or press Run to ` +
-        'see what this model does with it.';
+      $('hm-needs-text').textContent = `${notGpt2Small('This preset is for', m)}. GPT-2 small's heads learned it from ` +
+        'text: load GPT-2 small, or press Run to see what this model does with it.';
     }
     return needs;
   }

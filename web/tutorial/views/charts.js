@@ -1,6 +1,7 @@
 // charts.js: small SVG line charts: the positional encoding waves and the cost experiment with its fitted quadratic
 // (the engine's fit, engine.fitQuadratic).
 import { el } from './svg.js';
+import { niceCeil } from './chart-scale.js';
 
 // series: [{values, label, xLabel, marker (index to mark), alt}], each over x = 0..len-1 with y in [min, max]. The
 // series may run over different things (section 4: one over positions, one over dimensions), so each gets its own
@@ -77,10 +78,4 @@ export function costChart(root, points, fit, { width = 560, height = 280 } = {})
   }
   root.replaceChildren(svg);
   return svg;
-}
-
-function niceCeil(v) {
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
 }

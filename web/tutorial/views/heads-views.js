@@ -4,6 +4,7 @@
 import { plainLabel, displayPiece } from '../../lib/shared/token-text.js';
 
 import { el } from './svg.js';
+import { niceCeil } from './chart-scale.js';
 
 function html(tag, { className, text, title, scope } = {}, parent) {
   const e = document.createElement(tag);
@@ -169,10 +170,4 @@ function formatTick(v) {
   if (v === 0) return '0';
   const a = Math.abs(v);
   return `${v < 0 ? '\u2212' : ''}${a >= 10 ? a.toFixed(0) : a >= 1 ? a.toFixed(1) : a.toFixed(2)}`;
-}
-
-function niceCeil(v) {
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
 }

@@ -4,9 +4,7 @@
 // between them, and inside a sweep between two of its batches. An operation cancelled while it waited for its turn
 // does not start.
 import { betweenSteps, withModel } from '../../lib/worker/worker.js';
-import { spanLabels } from '../../lib/shared/token-text.js';
-
-const labelsFor = (e, ids) => spanLabels(e.tokenSpans(ids), ids.length);
+import { tokenLabels } from '../../lib/shared/token-text.js';
 
 // Runs work(model, engine) on the model behind key unless the request was cancelled before its turn came.
 function step(key, ctx, what, work) {
@@ -24,7 +22,7 @@ export const headsOps = {
     step(key, ctx, 'patching activations', async (model, e) => {
       const ids = model.tokenize(clean).ids, corruptedIds = model.tokenize(corrupted).ids;
       const r = await model.patchingSweepInSteps({ clean: ids, corrupted: corruptedIds, answer, wrong }, betweenSteps(ctx));
-      return { ids, corruptedIds, labels: labelsFor(e, ids), ...r };
+      return { ids, corruptedIds, labels: tokenLabels(e, ids), ...r };
     }),
 
   // model.logitLens: -> {shape [L, T, k], top [l][t] = [{id, token, prob}], target (L * T) | null, targetId}
