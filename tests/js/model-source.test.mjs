@@ -253,7 +253,8 @@ test('a checkpoint download is named from its start, and a failed conversion fre
     const configSize = JSON.stringify(config).length;
     assert.equal(shown[0], `downloading config.json: ${configSize} B of ${configSize} B`);
     assert.ok(shown.includes('downloading model.safetensors: 0 B'), shown.join(' | '));
-    assert.match(shown.at(-1), /^downloading (model\.safetensors|and reading the header): \d+ (B|kB) of 411\.6 MB$/);
+    assert.match(shown.at(-1),
+      /^downloading (model\.safetensors|and reading the header|and converting to \w+): \d+ (B|kB) of 411\.6 MB$/);
     assert.ok(await until(() => open.size === 0), 'the stalled download was left open');
     // The converter's output went back to the engine's allocator: the same failure again needs no more memory.
     const peak = heap();

@@ -1,5 +1,6 @@
 // downloads.js: every download arcscope makes, bounded in time and size, with clear messages. The worker fetches
 // models and checkpoints with it, the page an <arc-scope src> file.
+import { throttledProgress } from './progress.js';
 
 // Downloads are abandoned when no byte arrives for this long, waiting for the answer or in the middle of the body:
 // a server that never answers or stops sending must not leave the page waiting for ever. One clock for every
@@ -39,7 +40,8 @@ export function formatBytes(n) {
 // once into the result. With a declared size, that copy is made when half of it has arrived and the rest goes
 // straight in, so a file the server announces truly costs at most one and a half times its size, never two.
 export async function fetchBytes(url, stage, { progress = () => {}, meta = {}, ...options } = {}) {
-  let chunks = [], buffer = null, loaded = 0, lastReport = 0;
+  let chunks = [], buffer = null, loaded = 0;
+  const report = throttledProgress(progress);
   for await (const value of download(url, { ...options, meta })) {
     if (!buffer && meta.total && loaded + value.length >= meta.total / 2 && loaded + value.length <= meta.total) {
       buffer = new Uint8Array(meta.total);
@@ -54,9 +56,9 @@ export async function fetchBytes(url, stage, { progress = () => {}, meta = {}, .
     if (buffer) buffer.set(value, loaded);
     else chunks.push(value);
     loaded += value.length;
-    if (loaded - lastReport > 1 << 20) { progress({ stage, loaded, total: meta.total }); lastReport = loaded; }
+    report({ stage, loaded, total: meta.total });
   }
-  progress({ stage, loaded, total: meta.total || loaded });
+  report({ stage, loaded, total: meta.total || loaded });
   if (buffer) return buffer.length === loaded ? buffer : buffer.slice(0, loaded);
   const [only] = chunks;
   if (chunks.length === 1 && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return only;

@@ -3,6 +3,7 @@
 // config.json, from URLs or local Files) for the converter. Nothing here holds a whole file.
 import { CHECKPOINT_BYTES, CHECKPOINT_MOST, CONFIG_BYTES, download, fetchBytes } from '../shared/downloads.js';
 import { cachedModel, convertedKey, nameOf, parseConvertedKey, storeModel } from '../shared/model-cache.js';
+import { throttledProgress } from '../shared/progress.js';
 
 // An .arcs file to load: {chunks, totalBytes, name, cached}, from Cache Storage if kept under key `url`, else
 // downloaded. ctx: {progress, signal} (signal cancels).
@@ -15,15 +16,16 @@ export async function openModelFile(url, { progress = () => {}, signal } = {}) {
       'browser\'s cache: pick the file again (loadModelBytes) before using its key');
   }
   const stage = 'downloading model';
-  progress({ stage, loaded: 0, total: 0 });
+  const report = throttledProgress(progress);
+  report({ stage, loaded: 0, total: 0 });
   const meta = {};
   const body = download(url, { signal, meta, reuse: true });  // each chunk goes into the engine before the next
   const first = await body.next();
-  let loaded = first.done ? 0 : first.value.length, reported = 0;
+  let loaded = first.done ? 0 : first.value.length;
   async function* counted() {
     for await (const chunk of withFirst(first, body)) {
       loaded += chunk === first.value ? 0 : chunk.length;
-      if (loaded - reported >= 1 << 20) progress({ stage, loaded, total: meta.total }), reported = loaded;  // each MB
+      report({ stage, loaded, total: meta.total });
       yield chunk;
     }
   }
@@ -126,7 +128,8 @@ export async function convertToModel(engine, source, key, { dtype, progress = ()
   if (cached) return engine.load(cached);
   const checkpoint = await openCheckpoint(source, { progress, signal });
   const stages = { header: 'reading the header', tensors: `converting to ${dtype}`, checksum: 'checking', done: 'converted' };
-  let last = 0, roomMade = false;
+  const report = throttledProgress(progress, 4 << 20);
+  let roomMade = false;
   // However the conversion ends, its download (or file stream) ends with it: a converter that refused the header
   // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself.)
   const model = await engine.convert({
@@ -136,9 +139,7 @@ export async function convertToModel(engine, source, key, { dtype, progress = ()
     totalBytes: checkpoint.size,
     onProgress: ({ stage, bytesDone, bytesTotal, outputBytes }) => {
       if (!roomMade && outputBytes > 0) engine.makeRoom?.(outputBytes), roomMade = true;  // the header's size
-      if (bytesDone - last < 4 << 20 && stage === 'tensors') return; // a report every 4 MB is plenty
-      last = bytesDone;
-      progress({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
+      report({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
         loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
   }).finally(() => close(checkpoint.chunks));

@@ -6,6 +6,7 @@ import { asChunks } from '../engine/chunks.js';
 import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
 import { LruMap } from '../shared/lru-map.js';
+import { throttledProgress } from '../shared/progress.js';
 import { onEngineRestart, withEngine } from './turns.js';
 
 // Models in wasm memory at once: the one on screen and the one before it (switching back is instant), while the two
@@ -137,12 +138,8 @@ async function loadUrl(url, ctx) {
 async function loadStream({ chunks, totalBytes, name }, ctx, stage) {
   return withEngine(`loading ${name} into memory`, async (e, pause) => {
     makeRoom(totalBytes);
-    let last = 0;
-    const onProgress = stage && (({ bytesDone }) => {
-      if (bytesDone - last < 4 << 20 && bytesDone < totalBytes) return;  // a report every 4 MB is plenty
-      last = bytesDone;
-      ctx.progress?.({ stage, loaded: bytesDone, total: totalBytes });
-    });
+    const report = throttledProgress(ctx.progress, 4 << 20);
+    const onProgress = stage && (({ bytesDone }) => report({ stage, loaded: bytesDone, total: totalBytes }));
     const inTurns = asChunks(chunks, 'the .arcs file', pause);
     const model = await e.loadModelStream({ chunks: inTurns, totalBytes, onProgress });
     return entryFor(model, name);
