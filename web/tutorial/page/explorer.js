@@ -12,7 +12,7 @@ import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_
 import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../../lib/views/attention-source.js';
 import { plainLabel } from '../../lib/shared/token-text.js';
 import { renderHeadLegend } from '../../lib/views/head-legend.js';
-import { buildSvg, drawPng, downloadSvg, downloadPng } from '../views/export.js';
+import { buildSvg, drawPng, saveSvg, savePng } from '../views/export.js';
 import { fillSelect, showTokenCount, messageParagraph, attentionMatrix, renderNextTokens, arcTable } from '../views/explorer-panels.js';
 import { renderTopAttended } from '../views/top-attended.js';
 import { isGpt2SmallShaped } from './gpt2-small.js';
@@ -457,12 +457,12 @@ export class Explorer {
 
   exportSvg() {
     if (!this.result) return;
-    downloadSvg(buildSvg(this.result.labels, this.arcs.drawnArcs(), this.exportTitle()), 'arcscope-attention.svg');
+    saveSvg(buildSvg(this.result.labels, this.arcs.drawnArcs(), this.exportTitle()), 'arcscope-attention.svg');
   }
 
   exportPng() {
     if (!this.result) return;
-    downloadPng(drawPng(this.result.labels, this.arcs.drawnArcs(), this.exportTitle()), 'arcscope-attention.png');
+    savePng(drawPng(this.result.labels, this.arcs.drawnArcs(), this.exportTitle()), 'arcscope-attention.png');
   }
 
   async copyLink() {

@@ -14,7 +14,7 @@ import { taughtHeads } from '../shared/default-model.js';
 import { PRESETS, fields, presetOf, parseHeadsHash, formatHeadsHash } from './heads-state.js';
 import { lensTable, dlaChart, knockoutView, shown } from '../views/heads-views.js';
 import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
-import { download, downloadSvg, downloadPng } from '../views/export.js';
+import { saveFile, saveSvg, savePng } from '../views/export.js';
 import { renderTopAttended } from '../views/top-attended.js';
 import { isGpt2SmallShaped, notGpt2Small } from './gpt2-small.js';
 
@@ -506,7 +506,7 @@ export class HeadsMatter {
       attribution: r.attribution && { token: r.attribution.token, position: r.attribution.position,
         logit: r.attribution.logit, parts: r.attribution.parts },
     };
-    download(new Blob([`${JSON.stringify(out, null, 1)}\n`], { type: 'application/json' }), 'arcscope-heads.json');
+    saveFile(new Blob([`${JSON.stringify(out, null, 1)}\n`], { type: 'application/json' }), 'arcscope-heads.json');
   }
 
   exportGrid(which, format) {
@@ -522,8 +522,8 @@ export class HeadsMatter {
         : 'share of the metric recovered by patching each head (1 = clean, 0 = corrupted)',
     };
     const name = `arcscope-${which}`;
-    if (format === 'svg') downloadSvg(heatmapSvg(grid), `${name}.svg`);
-    else downloadPng(heatmapPng(grid), `${name}.png`);
+    if (format === 'svg') saveSvg(heatmapSvg(grid), `${name}.svg`);
+    else savePng(heatmapPng(grid), `${name}.png`);
   }
 }
 

@@ -92,8 +92,8 @@ export function drawPng(labels, arcs, title, { accent = ACCENT, ink = INK, paper
   return canvas;
 }
 
-// Offers a Blob as a file download.
-export function download(blob, name) {
+// Saves a Blob as a file: the browser offers it as a download (the page fetches nothing).
+export function saveFile(blob, name) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
   a.download = name;
@@ -103,6 +103,6 @@ export function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
-// Offers an SVG element, or a canvas as a PNG, as a file download.
-export const downloadSvg = (svg, name) => download(new Blob([svgText(svg)], { type: 'image/svg+xml' }), name);
-export const downloadPng = (canvas, name) => canvas.toBlob((blob) => download(blob, name), 'image/png');
+// Saves an SVG element, or a canvas as a PNG, as a file.
+export const saveSvg = (svg, name) => saveFile(new Blob([svgText(svg)], { type: 'image/svg+xml' }), name);
+export const savePng = (canvas, name) => canvas.toBlob((blob) => saveFile(blob, name), 'image/png');
