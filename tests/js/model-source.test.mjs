@@ -12,7 +12,7 @@ import { startServer } from '../../scripts/serve.mjs';
 import { createServer } from 'node:http';
 import { fetchBytes, formatBytes, setStallTimeout, MAX_BYTES } from '../../web/lib/shared/downloads.js';
 import { nameOf, convertedKey, parseConvertedKey, DTYPES } from '../../web/lib/shared/model-cache.js';
-import { openModelFile, convertToModel } from '../../web/lib/worker/model-source.js';
+import { openModelFile, convertAndKeep } from '../../web/lib/worker/model-source.js';
 import { engine, repoRoot } from './support.mjs';
 import { checkpoint } from './crafted-files.mjs';
 import { MODEL_FORMATS } from '../../web/tutorial/page/model-formats.js';
@@ -36,7 +36,7 @@ async function fileBytes(url) {
   assert.equal(at, totalBytes);
   return { bytes, name };
 }
-// The engine's conversion as the worker hands it to convertToModel, without its turns: the model is freed (only its
+// The engine's conversion as the worker hands it to convertAndKeep, without its turns: the model is freed (only its
 // error or its existence is looked at).
 const converting = (e) => ({ convert: (o) => e.convertToModel(o), load: () => assert.fail('nothing is cached') });
 
@@ -122,7 +122,7 @@ test('a conversion\'s key names its format (q8 keeps the bare key), and each for
       },
       load: async ({ chunks }) => fileOf(new Uint8Array(await new Response(chunks).arrayBuffer())),
     };
-    const run = async (dtype) => [...(await convertToModel(standIn, { files: [weights, config] },
+    const run = async (dtype) => [...(await convertAndKeep(standIn, { files: [weights, config] },
       'local:model.safetensors:10', { dtype, progress: (p) => stages.push(p.stage) })).bytes];
     assert.deepEqual(await run('q8'), [8]);
     assert.deepEqual(await run('q16'), [16]);
@@ -218,7 +218,7 @@ test('a checkpoint is judged by the model it converts to: GPT-2 XL\'s 6.2 GB str
   const e = await engine();
   const convert = (config, dtype) => checkpointHost(config).then(async ({ host, source }) => {
       try {
-        return { error: await failure(convertToModel(converting(e), source, `test:${config.n_layer}:${dtype}`,
+        return { error: await failure(convertAndKeep(converting(e), source, `test:${config.n_layer}:${dtype}`,
           { dtype })) };
       } finally {
         host.closeAllConnections();
@@ -245,7 +245,7 @@ test('a checkpoint download is named from its start, and a failed conversion fre
     const shown = [];
     const progress = ({ stage, loaded, total }) => shown.push(`${stage}: ${formatBytes(loaded)}` +
       `${total ? ` of ${formatBytes(total)}` : ''}`);
-    const run = () => failure(convertToModel(converting(e), source, 'test:big', { progress }));
+    const run = () => failure(convertAndKeep(converting(e), source, 'test:big', { progress }));
     const stalled = (got) => new RegExp(`^the download of ${source.safetensorsUrl} stalled: no data for 0\\.3 s ` +
       `\\(received ${got} of 411\\.6 MB\\)$`);
     assert.match(await run(), stalled('\\d+ kB'));
@@ -262,7 +262,7 @@ test('a checkpoint download is named from its start, and a failed conversion fre
     assert.equal(heap(), peak);
 
     // A converter that refuses at once, before reading a chunk, ends the download too.
-    assert.equal(await failure(convertToModel({ convert: async () => { throw new Error('refused'); } }, source, 'test:refused')),
+    assert.equal(await failure(convertAndKeep({ convert: async () => { throw new Error('refused'); } }, source, 'test:refused')),
       'refused');
     assert.ok(await until(() => open.size === 0), 'a download no one reads was left open');
   } finally {
@@ -296,7 +296,7 @@ test('an unloaded local: key and a checkpoint source without its URLs say so, an
       [{ files: 'model.safetensors' }, /files must be the File objects/],
     ];
     for (const [source, expected] of sources) {
-      const message = await failure(convertToModel(converting(e), source, 'test:bad-source'));
+      const message = await failure(convertAndKeep(converting(e), source, 'test:bad-source'));
       assert.match(message, /^a checkpoint('s files must| source is \{safetensorsUrl, configUrl\})/, message);
       assert.match(message, expected);
       assert.doesNotMatch(message, /undefined|could not (reach|download)/);

@@ -117,34 +117,33 @@ function close(chunks) {
 }
 
 // A checkpoint converted to a model in dtype's format and kept in Cache Storage under
-// convertedKey(key, dtype); one kept there is loaded instead. engine: {convert(options): the engine's
-// convertToModel (the worker runs it in the engine's turns) -> a Model, load({chunks, totalBytes}): a kept file into
-// the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives, stored(kept): told
-// whether Cache Storage took it}; options:
-// {dtype, progress, signal}. -> the Model
-export async function convertToModel(engine, source, key, { dtype, progress = () => {}, signal } = {}) {
+// convertedKey(key, dtype); one kept there is loaded instead. loader: what the worker lends for it, {convert(options):
+// the engine's convertToModel (the worker runs it in the engine's turns) -> a Model, load({chunks, totalBytes}): a kept
+// file into the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives,
+// stored(kept): told whether Cache Storage took it}; options: {dtype, progress, signal}. -> the Model
+export async function convertAndKeep(loader, source, key, { dtype, progress = () => {}, signal } = {}) {
   const cacheKey = convertedKey(key, dtype);
   const cached = await cachedModel(cacheKey);
-  if (cached) return engine.load(cached);
+  if (cached) return loader.load(cached);
   const checkpoint = await openCheckpoint(source, { progress, signal });
   const stages = { header: 'reading the header', tensors: `converting to ${dtype}`, checksum: 'checking', done: 'converted' };
   const report = throttledProgress(progress, 4 << 20);
   let roomMade = false;
   // However the conversion ends, its download (or file stream) ends with it: a converter that refused the header
   // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself.)
-  const model = await engine.convert({
+  const model = await loader.convert({
     config: checkpoint.configText,
     chunks: checkpoint.chunks,
     dtype,
     totalBytes: checkpoint.size,
     onProgress: ({ stage, bytesDone, bytesTotal, outputBytes }) => {
-      if (!roomMade && outputBytes > 0) engine.makeRoom?.(outputBytes), roomMade = true;  // the header's size
+      if (!roomMade && outputBytes > 0) loader.makeRoom?.(outputBytes), roomMade = true;  // the header's size
       report({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
         loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
   }).finally(() => close(checkpoint.chunks));
   const kept = await keepModel(cacheKey, model, progress);  // (not inside stored?.(): that would skip it)
-  engine.stored?.(kept);
+  loader.stored?.(kept);
   return model;
 }
 

@@ -1,7 +1,7 @@
 // residency.js: which models the worker's engine holds. Each is loaded once however many requests ask (from an .arcs
 // URL, a picked file, a conversion, or Cache Storage), kept while the bounds allow, freed least recently used first
 // to make room before a new one's bytes arrive, and loaded again when next used after that or after a crash.
-import { checkpointConfig, convertToModel, keepModel, openModelFile } from './model-source.js';
+import { checkpointConfig, convertAndKeep, keepModel, openModelFile } from './model-source.js';
 import { asChunks } from '../engine/chunks.js';
 import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
@@ -150,7 +150,7 @@ async function loadStream({ chunks, totalBytes, name }, ctx, stage) {
 // that runs where the converter wrote it, and kept in Cache Storage; a conversion kept there is loaded instead.
 async function convert(source, key, name, dtype, ctx) {
   let entry;
-  await convertToModel({
+  await convertAndKeep({
     convert: (options) => withEngine(`converting ${name}`, async (e, pause) => {
       const chunks = asChunks(options.chunks, undefined, pause);
       entry = entryFor(await e.convertToModel({ ...options, chunks }), name);
