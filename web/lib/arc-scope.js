@@ -1,9 +1,8 @@
 // arc-scope.js: the <arc-scope> custom element, for blog posts and docs (the guide: docs/embedding.md).
 //   <script type="module" src="/lib/arc-scope.js"></script>
 //   <arc-scope text="The trophy didn't fit in the bag because it was too big" layer="3" head="1"></arc-scope>
-// Attributes (changing one re-renders): text, model, src, layer, head, mode, answer, wrong, ablate, topk, threshold,
-// theme and loading, each declared once, with how it is read, its default and its doc line, in
-// element/arc-scope-attributes.js (the guide's table, docs/embedding.md, is written from there).
+// Attributes (changing one re-renders): the table of them, each with how it is read, its default and its doc line,
+// is element/arc-scope-attributes.js's ATTRIBUTES (the guide's table, docs/embedding.md, is written from there).
 // An absent attribute means its default. Any other value that is not valid, an empty one included, is an error: the
 // element shows it inside itself (role=alert) and fires arcscope-error; fixing the attribute renders again.
 // Properties: each attribute has a property of its name that returns the attribute's string, or null when absent,

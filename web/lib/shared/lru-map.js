@@ -1,6 +1,6 @@
 // lru-map.js: a Map bounded by the bytes its values hold and by their number, least recently used out first. The
 // one such cache of the library: the element's analyses and the page's matrices (promise-cache.js), the worker's
-// queries and keys (kept-queries.js) and its models in wasm memory (worker.js).
+// queries and keys (kept-queries.js) and its models in wasm memory (worker/residency.js).
 export class LruMap {
   // budget: bytes; maxEntries: at most this many; keepNewest: the value just set stays even if it alone is over the
   // budget; removable(value): whether eviction may take it (a pending promise may not); onEvict(value, key): told of
