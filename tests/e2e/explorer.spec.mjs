@@ -353,10 +353,19 @@ test('a token counter against the model\'s context; a text too long clears the d
   await expect(counter).toHaveText(`${encode(ARTICLE_TEXT).length} / ${max} tokens`);
   // Near the limit the counter says so before anything fails.
   const near = Math.floor(max * 0.95);
+  await page.evaluate(() => {  // the worker calls the page makes from here on
+    const e = window.arcscopePage.engine, call = e.call.bind(e);
+    window.calls = [];
+    e.call = (op, ...rest) => { window.calls.push(op); return call(op, ...rest); };
+  });
   await setText(page, textOf(near));
   await expect(counter).toHaveText(`${near} / ${max} tokens`);
   await expect(counter).toHaveClass(/near/);
   expect((await tokenTexts(page)).length).toBe(near);
+  // One round trip counts the tokens and runs the model: the analysis tells the count, no tokenize before it.
+  const calls = await page.evaluate(() => window.calls);
+  expect(calls).toContain('analyze');
+  expect(calls).not.toContain('tokenize');
   // Past it: the error says by how much to shorten it (and which model reads more), and nothing of the old text's
   // drawing stays under it.
   const over = max + 44;

@@ -52,6 +52,8 @@ export const ops = {
 
   // A forward pass over text (or ids): tokens, labels, the attention's shape [L, H, T, T], the next-token top-k, and
   // how many leading positions were not run again (reused: an edit of a kept analysis runs from its first change).
+  // The token count goes out as progress {tokens} before the pass runs, so a page shows it (and, past the model's
+  // context, why the text is refused) without a tokenize round trip of its own.
   // The attention itself stays here, as every layer's queries and keys (kept-queries.js): the attention and
   // attentionThumbnails ops compute the heads a view shows from them.
   async analyze({ model: key, text, ids, topk = 10 }, ctx) {
@@ -59,6 +61,7 @@ export const ops = {
     return withModel(key, ctx, () => doing, ({ model }, e) => {
       if (!ids) ids = model.tokenize(text).ids;
       if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
+      ctx.progress?.({ tokens: ids.length });
       const { n_ctx, n_layer: L, n_head: H } = model.config;
       if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
       doing = `running the model on ${ids.length} tokens`;

@@ -173,26 +173,32 @@ export class Explorer {
     });
   }
 
-  // Tokenizes first (quick), so the counter shows the length against the model's context before the model runs, and
-  // a text too long for it is refused with advice; then the forward pass on those ids. Any failure clears the old
-  // drawing: arcs of a previous text under an error would look like this text's.
+  // One round trip: the analysis tells the token count as soon as it has tokenized (progress {tokens}), so the counter
+  // shows the length against the model's context before the model runs, and a text too long for it is refused with
+  // this page's advice. Any failure clears the old drawing: arcs of a previous text under an error would look like
+  // this text's.
   async analyze() {
     if (!this.model) return;
     const id = ++this.request;
     const { key } = this.model, text = this.state.text;
     this.busy('analysis', true);
+    let count = null;
     try {
-      const { ids } = await this.engine.call('tokenize', { text, labels: false }); // analyze sends the labels
-      if (id !== this.request) return; // a newer text is on its way
-      this.showCount(ids.length);
-      if (ids.length > this.model.config.n_ctx) throw new Error(this.tooLong(ids.length, text));
+      const counted = ({ tokens }) => {
+        if (tokens === undefined || id !== this.request) return;
+        count = tokens;
+        this.showCount(tokens);
+      };
       const started = performance.now();
-      const r = await this.engine.call('analyze', { model: key, ids });
-      if (id !== this.request) return;
-      performance.measure('arcscope-analysis', { start: started, detail: { tokens: ids.length } });
+      const r = await this.engine.call('analyze', { model: key, text }, { onProgress: counted });
+      if (id !== this.request) return; // a newer text is on its way
+      performance.measure('arcscope-analysis', { start: started, detail: { tokens: r.ids.length } });
+      this.showCount(r.ids.length);
       await this.setResult(r, () => id === this.request);
     } catch (e) {
-      if (id === this.request) { this.clearResult(); this.showError(e.message); }
+      if (id !== this.request) return;
+      this.clearResult();
+      this.showError(count > this.model.config.n_ctx ? this.tooLong(count, text) : e.message);
     } finally {
       if (id === this.request) this.busy('analysis', false);
     }
