@@ -93,13 +93,13 @@ function precomputed({ tokens, ids, attention, shape, model }) {
 
 // A model's analysis of text: the analyze op's, with its whole tensor when that is small, else its heads from the
 // worker as the views need them.
-async function analysis(engine, key, text) {
-  const r = await engine.call('analyze', { model: key, text, topk: 5 });
+async function analysis(worker, key, text) {
+  const r = await worker.call('analyze', { model: key, text, topk: 5 });
   const [L, H, T] = r.shape;
   if (L * H * T * T * 4 > FULL_TENSOR_BYTES) {
-    return { ...r, attention: null, source: new EngineAttention(engine, key, r.ids, r.shape) };
+    return { ...r, attention: null, source: new EngineAttention(worker, key, r.ids, r.shape) };
   }
-  const { data } = await engine.call('attentionTensor', { model: key, ids: r.ids });
+  const { data } = await worker.call('attentionTensor', { model: key, ids: r.ids });
   return { ...r, attention: data, source: new TensorAttention(data, r.shape) };
 }
 
@@ -259,13 +259,13 @@ export class ArcScopeElement extends ElementBase {
   // The model's analysis of text (sharedEngine() throwing, a worker that cannot start and a failed download all
   // reject here); arcscope-ready fires once the model is in memory.
   async #analyze(modelUrl, text) {
-    const engine = sharedEngine();
-    const { build } = await engine.ready;
-    const info = await engine.loadModel(modelUrl);
+    const worker = sharedEngine();
+    const { build } = await worker.ready;
+    const info = await worker.loadModel(modelUrl);
     // The default model by its own name, not by its URL's (a bundler's copy has a hash in it).
     const name = info.key === DEFAULT_MODEL ? DEFAULT_MODEL_NAME : info.name;
     this.#announce(info.key, name, info.config, [info.config.n_layer, info.config.n_head], build);
-    const r = await cached(`${info.key}\n${text}`, () => analysis(engine, info.key, text));
+    const r = await cached(`${info.key}\n${text}`, () => analysis(worker, info.key, text));
     return { ...r, name, config: info.config };
   }
 
@@ -273,9 +273,9 @@ export class ArcScopeElement extends ElementBase {
   // sweep on its ids (ablation-mode.js), both from the shared cache.
   async #ablation(modelUrl, text, options) {
     const r = await this.#analyze(modelUrl, text);
-    const engine = sharedEngine();
-    const { key } = await engine.loadModel(modelUrl);
-    return withAblationSweep(engine, key, text, r, options, cached);
+    const worker = sharedEngine();
+    const { key } = await worker.loadModel(modelUrl);
+    return withAblationSweep(worker, key, text, r, options, cached);
   }
 
   // The data property, read once per object assigned.

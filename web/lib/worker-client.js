@@ -1,8 +1,8 @@
 // worker-client.js: the page side of worker.js. One shared worker per page: the tutorial and every <arc-scope>
 // element call the same engine, and a model URL is loaded once however many elements ask for it.
-//   const engine = sharedEngine();
-//   const model = await engine.loadModel(url);                 // {key, name, size, config}
-//   const r = await engine.call('analyze', {model: model.key, text});
+//   const worker = sharedEngine();
+//   const model = await worker.loadModel(url);                 // {key, name, size, config}
+//   const r = await worker.call('analyze', {model: model.key, text});
 import { convertedKey } from './shared/model-cache.js';
 
 const WORKER = './worker/worker.js'; // a variable, so bundlers treat only the literal below as the worker

@@ -22,9 +22,9 @@ export function ablationOptions(mode, kind, attribute) {
 // The ablation sweep on the ids of r, the model's analysis of text, through the element's shared cache
 // (cached(key, start)). The engine checks answer and wrong (one token each) and says what is wrong.
 // -> r with sweep: {baseline, metric (L * H), shape: [L, H], answer, wrong, kind}
-export async function withAblationSweep(engine, modelKey, text, r, { answer, wrong, kind }, cached) {
+export async function withAblationSweep(worker, modelKey, text, r, { answer, wrong, kind }, cached) {
   const sweep = await cached(['ablation', kind, answer, wrong, modelKey, text].join('\n'),
-    () => engine.call('ablationSweep', { model: modelKey, ids: r.ids, answer, wrong, kind }));
+    () => worker.call('ablationSweep', { model: modelKey, ids: r.ids, answer, wrong, kind }));
   return { ...r, sweep: { baseline: sweep.baseline, metric: sweep.heads.data, shape: sweep.heads.shape, answer, wrong,
     kind } };
 }

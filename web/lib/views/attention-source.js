@@ -16,16 +16,16 @@ const matrices = new PromiseCache({ budget: BUDGET, sizeOf: (m) => m.byteLength,
 let sources = 0;
 
 export class EngineAttention {
-  // engine: the worker client (worker-client.js); model: its key; ids and shape: the analyze op's.
-  constructor(engine, model, ids, shape) {
-    Object.assign(this, { engine, model, ids, shape, id: ++sources });
+  // worker: the worker client (worker-client.js); model: its key; ids and shape: the analyze op's.
+  constructor(worker, model, ids, shape) {
+    Object.assign(this, { worker, model, ids, shape, id: ++sources });
   }
 
   matrix(layer, head) {
     return matrices.get(`${this.id}/${layer}/${head}`, () => {
       const held = this.fromHeld(layer, head);
       if (held) return Promise.resolve(held);
-      return this.engine.call('attention', { model: this.model, ids: this.ids, layer, head }).then((r) => r.data);
+      return this.worker.call('attention', { model: this.model, ids: this.ids, layer, head }).then((r) => r.data);
     });
   }
 
@@ -51,9 +51,9 @@ export class EngineAttention {
   }
 
   // Every head max-pooled to at most size x size, computed in the worker behind any view it is asked for:
-  // onLayer(layer, data (H * size * size), size) as each layer arrives. -> the call (engine.cancel stops it)
+  // onLayer(layer, data (H * size * size), size) as each layer arrives. -> the call (worker.cancel stops it)
   thumbnails(size, onLayer) {
-    return this.engine.call('attentionThumbnails', { model: this.model, ids: this.ids, size },
+    return this.worker.call('attentionThumbnails', { model: this.model, ids: this.ids, size },
       { onProgress: (p) => onLayer(p.layer, p.data, p.size) });
   }
 }

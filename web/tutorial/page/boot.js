@@ -3,8 +3,8 @@
 import { sharedEngine } from '../../lib/worker-client.js';
 import { DEFAULT_MODEL } from '../shared/default-model.js';
 
-export const engine = sharedEngine(new URL('../worker/tutorial-worker.js', import.meta.url));
+export const worker = sharedEngine(new URL('../worker/tutorial-worker.js', import.meta.url));
 
 const hash = new URLSearchParams(location.hash.slice(1));
 const model = hash.get('model') || DEFAULT_MODEL;
-if (!/\.safetensors([?#]|$)/.test(model) && !model.startsWith('local:')) engine.prefetch(model);
+if (!/\.safetensors([?#]|$)/.test(model) && !model.startsWith('local:')) worker.prefetch(model);

@@ -3,12 +3,12 @@ import { costChart } from '../views/charts.js';
 
 const $ = (id) => document.getElementById(id);
 
-export function setupCost(engine) {
+export function setupCost(worker) {
   const button = $('cost-run');
   let job = null;
   costChart($('cost-chart'), [], null);
   button.addEventListener('click', async () => {
-    if (job) { engine.cancel(job); return; }
+    if (job) { worker.cancel(job); return; }
     const points = [];
     let fit = null;  // the engine's least-squares ms ≈ a n² + b n + c, from the worker
     const draw = () => {
@@ -29,7 +29,7 @@ export function setupCost(engine) {
     };
     button.textContent = 'Stop';
     $('cost-status').textContent = 'running in the worker…';
-    job = engine.call('costExperiment', { lengths: [128, 256, 512, 1024], repeats: 3 }, {
+    job = worker.call('costExperiment', { lengths: [128, 256, 512, 1024], repeats: 3 }, {
       onProgress: (p) => { points.push({ n: p.n, ms: p.ms }); fit = p.fit; draw(); },
     });
     try {

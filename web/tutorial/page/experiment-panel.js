@@ -8,7 +8,7 @@ import { isGpt2SmallShaped, notGpt2Small } from './gpt2-small.js';
 const $ = (id) => document.getElementById(id);
 const LAYER = 8, HEAD = 5;
 
-export function setupExperiment(engine, explorer, openLoader) {
+export function setupExperiment(worker, explorer, openLoader) {
   fetch(new URL('../shared/experiment.js', import.meta.url))
     .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
     .then((code) => { $('experiment-js').textContent = code.trim(); },
@@ -30,7 +30,7 @@ export function setupExperiment(engine, explorer, openLoader) {
     }
     needs.hidden = true;
     try {
-      const r = await engine.call('itExperiment', { model: model.key });
+      const r = await worker.call('itExperiment', { model: model.key });
       show(r, model.name);
       // Another model has a layer 8, head 5 too (GPT-2 XL: one of 1,200 heads), but the article's claim is not about
       // it: say so where the result is.

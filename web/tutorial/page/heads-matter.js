@@ -24,8 +24,8 @@ class Cancelled extends Error {}
 
 export class HeadsMatter {
   // onChange(): the section's state changed (main.js writes the hash); openLoader(): the "Load GPT-2 small" dialog.
-  constructor(engine, { onChange, openLoader }) {
-    this.engine = engine;
+  constructor(worker, { onChange, openLoader }) {
+    this.worker = worker;
     this.onChange = onChange;
     this.openLoader = openLoader;
     this.model = null;      // {key, name, config}
@@ -152,7 +152,7 @@ export class HeadsMatter {
     const run = this.run;
     if (!run) return;
     run.cancelled = true;
-    if (run.job) this.engine.cancel(run.job);
+    if (run.job) this.worker.cancel(run.job);
     this.finish(run, { cancelled: true });
   }
 
@@ -179,7 +179,7 @@ export class HeadsMatter {
       run.sweep = null;
       this.showProgress(run);
       // the sweeps report each layer they finish
-      run.job = this.engine.call(op, { model: model.key, ...args }, { onProgress: (p) => { run.sweep = p; } });
+      run.job = this.worker.call(op, { model: model.key, ...args }, { onProgress: (p) => { run.sweep = p; } });
       const r = await run.job;
       if (run.cancelled || this.run !== run) throw new Cancelled();
       run.done++;
@@ -218,7 +218,7 @@ export class HeadsMatter {
         draw: (r) => { results.ids = r.ids; results.labels = r.labels; this.drawAblation(results); } },
       { name: 'attention', root: 'hm-head-view', op: 'analyze', label: "reading every head's attention",
         args: () => ({ ids: results.ids, topk: 5 }), // the worker keeps its queries and keys
-        draw: (r) => { r.source = new EngineAttention(this.engine, key, results.ids, r.shape); this.pickDefault(results); } },
+        draw: (r) => { r.source = new EngineAttention(this.worker, key, results.ids, r.shape); this.pickDefault(results); } },
       { name: 'lens', root: 'hm-lens', op: 'logitLens', label: 'reading the logit lens',
         args: () => ({ ids: results.ids, k: 3, target: results.answer }), draw: () => this.drawLens(results) },
       { name: 'attribution', root: 'hm-dla', op: 'directLogitAttribution', label: `attributing the logit of ${shown(results.answer)}`,
@@ -278,7 +278,7 @@ export class HeadsMatter {
     this.results = null;
     this.grids = {};
     this.arcs = null;
-    if (this.knock) { this.engine.cancel(this.knock); this.knock = null; }
+    if (this.knock) { this.worker.cancel(this.knock); this.knock = null; }
     for (const id of ['hm-ablation', 'hm-patching', 'hm-resid', 'hm-lens', 'hm-dla', 'hm-head-view', 'hm-headline',
       'hm-patching-note', 'hm-dla-sum']) $(id).replaceChildren();
     $('hm-head').hidden = true;
@@ -447,10 +447,10 @@ export class HeadsMatter {
 
   async knockout(l, h) {
     const r = this.results;
-    if (this.knock) this.engine.cancel(this.knock);
+    if (this.knock) this.worker.cancel(this.knock);
     const root = $('hm-knockout');
     root.replaceChildren(message(`Running the prompt without layer ${l} head ${h}…`));
-    const job = this.engine.call('headKnockout', { model: r.model.key, ids: r.ids, layer: l, head: h, kind: r.kind, answer: r.answer });
+    const job = this.worker.call('headKnockout', { model: r.model.key, ids: r.ids, layer: l, head: h, kind: r.kind, answer: r.answer });
     this.knock = job;
     try {
       const k = await job;

@@ -70,7 +70,7 @@ export function checkpointSource(url) {
   return { safetensorsUrl: url, configUrl: url.replace(/[^/?#]+\.safetensors/, 'config.json') };
 }
 
-export function setupLoader(engine, onLoaded) {
+export function setupLoader(worker, onLoaded) {
   const dialog = $('loader');
   const busy = (on) => {
     for (const id of ['load-url', 'files', 'src-formats', 'src-family']) $(id).disabled = on;
@@ -133,13 +133,13 @@ export function setupLoader(engine, onLoaded) {
   $('load-url').addEventListener('click', () => {
     const weights = $('src-weights').value.trim(), config = $('src-config').value.trim();
     if (!weights) return;
-    if (!checkpointSource(weights)) { run(() => engine.loadModel(weights, progress)); return; } // an .arcs URL
+    if (!checkpointSource(weights)) { run(() => worker.loadModel(weights, progress)); return; } // an .arcs URL
     const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
     run(async () => {
       // Another URL than the picked model's own: a mirror of it, if its config.json says so.
       const mirror = picked && nameFromUrl(weights) !== picked.id;
       const name = checkpointName(weights, picked, mirror ? await fetchConfig(source.configUrl) : null);
-      return engine.convertModel(source, weights, name, progress, { dtype: formatToConvert(!!familyModel()) });
+      return worker.convertModel(source, weights, name, progress, { dtype: formatToConvert(!!familyModel()) });
     });
   });
 
@@ -149,7 +149,7 @@ export function setupLoader(engine, onLoaded) {
     const arcs = files.find((f) => f.name.endsWith('.arcs'));
     const key = (f) => `local:${f.name}:${f.size}`;
     if (arcs) {
-      run(() => engine.loadModelBytes(arcs, key(arcs), arcs.name, progress));
+      run(() => worker.loadModelBytes(arcs, key(arcs), arcs.name, progress));
       return;
     }
     const weights = files.find((f) => f.name.endsWith('.safetensors'));
@@ -158,7 +158,7 @@ export function setupLoader(engine, onLoaded) {
       $('loader-error').hidden = false;
       return;
     }
-    run(() => engine.convertModel({ files }, key(weights), weights.name, progress, { dtype: formatToConvert(false) }));
+    run(() => worker.convertModel({ files }, key(weights), weights.name, progress, { dtype: formatToConvert(false) }));
   };
   $('files').addEventListener('change', (e) => takeFiles(e.target.files));
   const drop = $('drop');

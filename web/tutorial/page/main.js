@@ -1,6 +1,6 @@
 // main.js: wires the tutorial page together. One shared engine worker; the default model loads on open; the view
 // state lives in the URL hash.
-import { engine } from './boot.js';
+import { worker } from './boot.js';
 import { parseHash, formatHash, defaults } from './state.js';
 import { DEFAULT_MODEL } from '../shared/default-model.js';
 import { Explorer } from './explorer.js';
@@ -35,8 +35,8 @@ const writeHash = (s) => {
   writtenHash = formatHash(s) + (heads?.hashPart() ?? '');
   if (location.hash !== writtenHash) history.replaceState(null, '', writtenHash);
 };
-const explorer = new Explorer(engine, state, writeHash, (error) => { linkErrors.push(error); showLinkNotice(); });
-heads = new HeadsMatter(engine, { onChange: () => writeHash(state), openLoader: () => $('open-loader').click() });
+const explorer = new Explorer(worker, state, writeHash, (error) => { linkErrors.push(error); showLinkNotice(); });
+heads = new HeadsMatter(worker, { onChange: () => writeHash(state), openLoader: () => $('open-loader').click() });
 
 function status(text, kind) {
   const el = $('model-status');
@@ -58,8 +58,8 @@ async function openModel(key) {
   const onProgress = (p) => status(`${p.stage}: ${formatBytes(p.loaded)}${p.total ? ` of ${formatBytes(p.total)}` : ''}`, 'busy');
   const { key: checkpoint, dtype } = parseConvertedKey(key);
   const source = checkpointSource(checkpoint);
-  const info = source ? await engine.convertModel(source, checkpoint, nameFromUrl(checkpoint), onProgress, { dtype })
-    : await engine.loadModel(key, onProgress);
+  const info = source ? await worker.convertModel(source, checkpoint, nameFromUrl(checkpoint), onProgress, { dtype })
+    : await worker.loadModel(key, onProgress);
   return info;
 }
 
@@ -132,7 +132,7 @@ function withoutUrl(message, key) {
 $('load-default').addEventListener('click', () => switchModel(DEFAULT_MODEL));
 $('model-error-pick').addEventListener('click', () => $('open-loader').click());
 
-setupLoader(engine, (info) => {
+setupLoader(worker, (info) => {
   $('model-error').hidden = true;
   state.model = onScreen = info.key;
   remember(info.key);
@@ -140,16 +140,16 @@ setupLoader(engine, (info) => {
   explorer.setModel(info, { keepView: false }); // GPT-2 small opens on the article's layer 8, head 5
   heads.setModel(info);
 });
-setupExperiment(engine, explorer, () => $('open-loader').click());
+setupExperiment(worker, explorer, () => $('open-loader').click());
 // The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
 // run once it has drawn, or after two seconds if a big model is still converting. Their controls work at once.
 const hashNamesModel = new URLSearchParams(location.hash.slice(1)).has('model');
 const opened = (hashNamesModel ? Promise.resolve(null) : rememberedModel())
   .then((key) => switchModel(key || state.model));
 const demosMayStart = Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]);
-setupTutorial(engine, demosMayStart);
-setupCost(engine);
-engine.ready.then(({ build }) => {
+setupTutorial(worker, demosMayStart);
+setupCost(worker);
+worker.ready.then(({ build }) => {
   performance.mark('arcscope-engine-ready');
   $('engine-build').textContent = `Engine: ${build.summary}`; // which module, and why one thread where it is one
 }, (e) => status(`The engine could not start: ${e.message}`, ''));
@@ -176,4 +176,4 @@ for (const a of document.querySelectorAll('.toc a')) {
 }
 
 // For tests and benchmarks: the live objects (read-only use).
-window.arcscopePage = { engine, explorer, state, heads };
+window.arcscopePage = { engine: worker, explorer, state, heads };

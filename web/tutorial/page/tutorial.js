@@ -10,12 +10,12 @@ export const PAGE_SEEDS = { qkv: 42, masking: 7, heads: 42 };
 const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 // Controls are wired at once; the first runs wait for `start` (the explorer goes first in the worker's queue).
-export function setupTutorial(engine, start = Promise.resolve()) {
+export function setupTutorial(worker, start = Promise.resolve()) {
   const later = (f) => start.then(f, f);
-  setupQkv(engine, later);
-  setupMasking(engine, later);
-  setupHeads(engine, later);
-  setupPositions(engine, later);
+  setupQkv(worker, later);
+  setupMasking(worker, later);
+  setupHeads(worker, later);
+  setupPositions(worker, later);
 }
 
 function heat(id, rows, cols, extra = {}) {
@@ -30,14 +30,14 @@ function fail(section, error) {
   $(section).querySelector('.demo').prepend(p);
 }
 
-function setupQkv(engine, later) {
+function setupQkv(worker, later) {
   const q = heat('qkv-q', 8, 16, { signed: true }), k = heat('qkv-k', 8, 16, { signed: true });
   const v = heat('qkv-v', 8, 16, { signed: true });
   const scores = heat('qkv-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
   const weights = heat('qkv-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true, notes: true });
   let seed = PAGE_SEEDS.qkv;
   const run = async () => {
-    const r = await engine.call('singleHead', { seed, mask: false });
+    const r = await worker.call('singleHead', { seed, mask: false });
     q.update(r.q); k.update(r.k); v.update(r.v);
     scores.update(r.scores);
     weights.update(r.weights);
@@ -53,23 +53,23 @@ function setupQkv(engine, later) {
   later(() => run().catch((e) => fail('qkv', e)));
 }
 
-function setupMasking(engine, later) {
+function setupMasking(worker, later) {
   const scores = heat('mask-scores', 8, 8, { signed: true, colLabels: labels(8, 't') });
   const weights = heat('mask-weights', 8, 8, { colLabels: labels(8, 't'), cellData: true });
   const run = async () => {
     const mask = $('mask-toggle').checked;
-    const r = await engine.call('singleHead', { seed: PAGE_SEEDS.masking, mask });
+    const r = await worker.call('singleHead', { seed: PAGE_SEEDS.masking, mask });
     scores.update(r.scores);
     weights.update(r.weights, 1);
     $('mask-upper').textContent = r.upper.toFixed(6);
   };
   $('mask-toggle').addEventListener('change', () => run().catch((e) => fail('masking', e)));
   later(() => run().catch((e) => fail('masking', e)));
-  later(() => engine.call('causalMask', { n: 5 })).then((m) => { $('print-mask').textContent = tensorText(m.data, m.shape); })
+  later(() => worker.call('causalMask', { n: 5 })).then((m) => { $('print-mask').textContent = tensorText(m.data, m.shape); })
     .catch((e) => fail('masking', e));
 }
 
-function setupHeads(engine, later) {
+function setupHeads(worker, later) {
   const root = $('heads-weights');
   const maps = [0, 1, 2, 3].map((h) => {
     const fig = document.createElement('figure');
@@ -86,7 +86,7 @@ function setupHeads(engine, later) {
   const out = new Heatmap($('heads-out'), { rows: 8, cols: 64, cell: 10, signed: true, rowLabels: labels(8, 't'), label: 'output after W_o' });
   let seed = PAGE_SEEDS.heads;
   const run = async () => {
-    const r = await engine.call('multiHead', { seed });
+    const r = await worker.call('multiHead', { seed });
     // q is (batch, heads, tokens, d_head) after the split; lay the first sequence back out as (tokens, heads * d_head)
     // to show the cut.
     const q = new Float32Array(8 * 64);
@@ -101,7 +101,7 @@ function setupHeads(engine, later) {
   later(() => run().catch((e) => fail('heads', e)));
 }
 
-function setupPositions(engine, later) {
+function setupPositions(worker, later) {
   const table = new Heatmap($('pe-table'), { rows: 64, cols: 64, cell: 6, signed: true, label: 'positional encoding' });
   let pe = null;
   const draw = () => {
@@ -117,7 +117,7 @@ function setupPositions(engine, later) {
       { values: row, label: `position ${pos}, in each dimension`, xLabel: 'dimension', marker: dim, alt: true },
     ], { min: -1, max: 1 });
   };
-  later(() => engine.call('positional', { dModel: 64, maxLen: 64 })).then((r) => {
+  later(() => worker.call('positional', { dModel: 64, maxLen: 64 })).then((r) => {
     pe = r;
     table.update(r.table, 1);
     // pe.pe[0, :4, :4]: the first 4 positions' first 4 dimensions.
