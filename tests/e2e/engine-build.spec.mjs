@@ -14,7 +14,7 @@ test('the tutorial\'s model bar and the embed page name the build on one thread,
   const p = await probe(page);
   const ONE_THREAD = `${simdName(p)}, ${NOT_ISOLATED}`;
   await expect(page.locator('#engine-build')).toHaveText(`Engine: ${ONE_THREAD}`);
-  expect(await page.evaluate(() => window.arcscopePage.engine.ready.then((r) => r.build))).toEqual(
+  expect(await page.evaluate(() => window.arcscopePage.worker.ready.then((r) => r.build))).toEqual(
     { simd: simdName(p), threads: 1, summary: ONE_THREAD, simdWhy: p.why });
   await page.goto('./embed.html');
   await expect(page.locator('#engine-build')).toHaveText(`The examples run on the engine's ${ONE_THREAD}.`);

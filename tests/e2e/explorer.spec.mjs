@@ -354,7 +354,7 @@ test('a token counter against the model\'s context; a text too long clears the d
   // Near the limit the counter says so before anything fails.
   const near = Math.floor(max * 0.95);
   await page.evaluate(() => {  // the worker calls the page makes from here on
-    const e = window.arcscopePage.engine, call = e.call.bind(e);
+    const e = window.arcscopePage.worker, call = e.call.bind(e);
     window.calls = [];
     e.call = (op, ...rest) => { window.calls.push(op); return call(op, ...rest); };
   });

@@ -169,7 +169,7 @@ test('cancel stops a running sweep between two of its layers, and the page stays
   await page.fill('#hm-prompt', long);
   await page.fill('#hm-corrupted', `B${long.slice(1)}`);
   await page.evaluate(() => {
-    const e = window.arcscopePage.engine, call = e.call.bind(e), cancel = e.cancel.bind(e);
+    const e = window.arcscopePage.worker, call = e.call.bind(e), cancel = e.cancel.bind(e);
     window.calls = [];
     window.cancels = 0;
     e.call = (op, ...rest) => { window.calls.push(op); return call(op, ...rest); };

@@ -219,7 +219,7 @@ for (const T of [512, 1024]) {
     // ran a second engine in the page: its garbage is collected first, as a reader's page would not have it.
     await cdp.send('HeapProfiler.collectGarbage');
     await page.evaluate(() => {
-      const e = window.arcscopePage.engine, call = e.call.bind(e);
+      const e = window.arcscopePage.worker, call = e.call.bind(e);
       window.calls = [];
       window.callsFrom = performance.now();
       e.call = (op, ...rest) => {

@@ -21,8 +21,8 @@ const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
 
 export class Explorer {
-  constructor(engine, state, onChange, onLinkFallback = () => {}) {
-    this.engine = engine;
+  constructor(worker, state, onChange, onLinkFallback = () => {}) {
+    this.worker = worker;
     this.state = state;
     this.onChange = onChange;      // called after any state change (main.js writes the hash)
     this.onLinkFallback = onLinkFallback; // a link's setting this model or text does not have: (message) for the notice
@@ -155,7 +155,7 @@ export class Explorer {
     renderTaughtNote($('taught-note'), [], 0);
     try {
       const model = this.model;
-      const scores = await this.engine.call('headScores', { model: model.key });
+      const scores = await this.worker.call('headScores', { model: model.key });
       if (model !== this.model) return; // another model was loaded meanwhile; its own scores are on their way
       renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }), { taught });
       renderTaughtNote($('taught-note'), taught, L * H, () => $('open-loader').click());
@@ -190,7 +190,7 @@ export class Explorer {
         this.showCount(tokens);
       };
       const started = performance.now();
-      const r = await this.engine.call('analyze', { model: key, text }, { onProgress: counted });
+      const r = await this.worker.call('analyze', { model: key, text }, { onProgress: counted });
       if (id !== this.request) return; // a newer text is on its way
       performance.measure('arcscope-analysis', { start: started, detail: { tokens: r.ids.length } });
       this.showCount(r.ids.length);
@@ -252,7 +252,7 @@ export class Explorer {
   // A new analysis (r: the analyze op's result; source: its attention, by default the worker's matrices for it):
   // drawn once its view's matrices arrive (by this call, or by a control changed meanwhile), then its thumbnails
   // follow in the background. current() says whether it is still the text wanted by then.
-  async setResult(r, current = () => true, source = new EngineAttention(this.engine, this.model.key, r.ids, r.shape)) {
+  async setResult(r, current = () => true, source = new EngineAttention(this.worker, this.model.key, r.ids, r.shape)) {
     if (this.state.token !== null && this.state.token >= r.labels.length) {
       if (this.state.token === this.linkToken) {
         this.onLinkFallback(`token ${this.state.token} is past the text's ${r.labels.length} tokens (0 to ` +
@@ -287,7 +287,7 @@ export class Explorer {
   }
 
   stopThumbnails() {
-    if (this.thumbJob) this.engine.cancel(this.thumbJob);
+    if (this.thumbJob) this.worker.cancel(this.thumbJob);
     this.thumbJob = null;
   }
 
@@ -422,7 +422,7 @@ export class Explorer {
   async generate() {
     if (!this.result) return;
     const button = $('generate');
-    if (this.generating) { this.engine.cancel(this.generating); return; }
+    if (this.generating) { this.worker.cancel(this.generating); return; }
     button.textContent = 'Stop';
     this.request++; // a pending text analysis must not overwrite the generated tokens
     this.stopThumbnails();
@@ -430,7 +430,7 @@ export class Explorer {
     // of the view on screen are the ones that can grow meanwhile.
     const grown = new GrowingAttention(this.source);
     let result = this.result;
-    const job = this.engine.call('generate', {
+    const job = this.worker.call('generate', {
       model: this.model.key, ids: this.result.ids, maxTokens: Number($('gen-count').value) || 20,
       temperature: Number($('gen-temp').value) || 0, topK: 40, seed: 1 + (this.generations = (this.generations || 0) + 1),
     }, {
@@ -447,7 +447,7 @@ export class Explorer {
     this.generating = job;
     try {
       const { ids } = await job;
-      await this.setResult(await this.engine.call('analyze', { model: this.model.key, ids }));
+      await this.setResult(await this.worker.call('analyze', { model: this.model.key, ids }));
       this.onChange(this.state);
     } catch (e) {
       this.showError(e.message);

@@ -176,4 +176,4 @@ for (const a of document.querySelectorAll('.toc a')) {
 }
 
 // For tests and benchmarks: the live objects (read-only use).
-window.arcscopePage = { engine: worker, explorer, state, heads };
+window.arcscopePage = { worker, explorer, state, heads };
