@@ -146,7 +146,8 @@ const SWITCHES = [
   ['all heads', '#head', 'all'], ['top 1', '#topk', 1], ['min weight 0.1', '#threshold', 0.1],
   ['min weight 0.02', '#threshold', 0.02], ['top 5', '#topk', 5], ['mean of heads', '#head', 'mean'],
   ['max of heads', '#head', 'max'], ['first token hidden', '#sink', false], ['first token shown', '#sink', true],
-  ['head 5', '#head', 5], ['mean of layers', '#layer', 'mean'], ['layer 8', '#layer', 8],
+  ['head 5', '#head', 5], ['mean of layers', '#layer', 'mean'], ['mean of all heads', '#head', 'mean'],
+  ['head 5 of the mean', '#head', 5], ['layer 8', '#layer', 8],
   ['matrix', 'input[name="mode"][value="matrix"]', true], ['arcs', 'input[name="mode"][value="arcs"]', true],
 ];
 
