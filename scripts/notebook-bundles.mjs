@@ -25,7 +25,7 @@ const out = join(root, 'build', 'notebook');
 const THREADED_GLUE = ['./wasm/arcscope_core_threads.js', './wasm/arcscope_core_relaxed_threads.js'];
 const RELAXED_GLUE = './wasm/arcscope_core_relaxed.js';
 
-if (!existsSync(join(lib, 'arc-scope.js'))) throw new Error(`notebook-bundles: ${lib} is missing; run ./scripts/build.sh wasm`);
+if (!existsSync(join(lib, 'element.js'))) throw new Error(`notebook-bundles: ${lib} is missing; run ./scripts/build.sh wasm`);
 
 // Rewrites import.meta.url in every module of lib/, and records the files named that way.
 function libFiles(referenced) {
@@ -92,7 +92,7 @@ async function bundle(entry, name, referenced) {
 
 const at = (path) => JSON.stringify(join(lib, path));
 const elementFiles = new Set(), workerFiles = new Set();
-const element = await bundle({ code: `import ${at('arc-scope.js')};\nexport { sharedEngine } from ${at('worker-client.js')};\n` },
+const element = await bundle({ code: `import ${at('element.js')};\nexport { sharedEngine } from ${at('worker-client.js')};\n` },
   'element', elementFiles);
 const worker = await bundle('worker/worker.js', 'worker', workerFiles);
 

@@ -49,5 +49,5 @@ console.log(`package: dist/${filename} (${(size / 1e6).toFixed(2)} MB packed, ${
   `unpacked, ${entryCount} files) and dist/${name}/`);
 // arcscope is not on the npm registry yet: say how to install what was just written.
 console.log(`install it in a project: npm install <this repository>/dist/${filename}\n` +
-  `or copy dist/${name}/ into a site and load <script type="module" src=".../${name}/lib/arc-scope.js">\n` +
+  `or copy dist/${name}/ into a site and load <script type="module" src=".../${name}/lib/element.js">\n` +
   `for Jupyter: pip install <this repository>/dist/${name}-py3-none-any.whl (docs/jupyter.md)`);

@@ -1,6 +1,6 @@
 // stage.mjs: assembles build/lib/, the library as it is served and packed: web/lib's modules and CSS, the wasm
 // modules (plain and threaded, each in its SIMD128 and relaxed-SIMD build), GPT-2's tokenizer file and the default model, each where web/lib/assets.js looks for it (beside itself), and
-// version.js, the package's version from package.json (arcscope.js exports it).
+// version.js, the package's version from package.json (engine.js exports it).
 // build.sh runs it after the wasm build; the page's server overlays web/lib/ on it, so edits show without restaging.
 // Usage: node scripts/stage.mjs [OUT]   (default build/lib)
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,10 +16,10 @@ const threadsBuild = join(root, 'build', 'wasm-threads');
 const assets = [
   [join(wasmBuild, 'arcscope_core.js'), 'wasm/arcscope_core.js'],
   [join(wasmBuild, 'arcscope_core.wasm'), 'wasm/arcscope_core.wasm'],
-  // the threaded module, which arcscope.js picks on cross-origin isolated pages
+  // the threaded module, which engine.js picks on cross-origin isolated pages
   ...['.js', '.wasm', '.worker.js'].map((ext) =>
     [join(threadsBuild, `arcscope_core_threads${ext}`), `wasm/arcscope_core_threads${ext}`]),
-  // both with the relaxed-SIMD q8 kernel, which arcscope.js picks where the browser fuses its dot product
+  // both with the relaxed-SIMD q8 kernel, which engine.js picks where the browser fuses its dot product
   ...['.js', '.wasm'].map((ext) => [join(wasmBuild, `arcscope_core_relaxed${ext}`), `wasm/arcscope_core_relaxed${ext}`]),
   ...['.js', '.wasm', '.worker.js'].map((ext) =>
     [join(threadsBuild, `arcscope_core_relaxed_threads${ext}`), `wasm/arcscope_core_relaxed_threads${ext}`]),

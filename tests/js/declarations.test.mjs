@@ -1,5 +1,5 @@
 // The TypeScript declarations (web/lib/types/*.d.ts) against the JavaScript they describe, read with the TypeScript
-// compiler API and never run (arc-scope.js needs a DOM):
+// compiler API and never run (element.js needs a DOM):
 //   - each module's exported values: the .js file's export statements and the .d.ts file's value declarations;
 //   - the engine object (createEngine's `engine.x = ...` and engine/article.js's blocks), Model, the tokenizer object and EngineClient: their
 //     public members in the JavaScript and in the declared interface or class, both ways;
@@ -141,8 +141,8 @@ function same(what, js, dts) {
   assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, `${what} differ (see above)`);
 }
 
-const modules = [['arcscope.js', 'types/engine.d.ts'], ['worker-client.js', 'types/worker-client.d.ts'],
-  ['arc-scope.js', 'types/element.d.ts']];
+const modules = [['engine.js', 'types/engine.d.ts'], ['worker-client.js', 'types/worker-client.d.ts'],
+  ['element.js', 'types/element.d.ts']];
 
 // arcscope/react: the element's module and React's JSX types (read with @types/react, a devDependency).
 const reactEntry = ['react.js', 'types/react.d.ts'];
@@ -157,7 +157,7 @@ for (const [js, dts] of [...modules, reactEntry]) {
 }
 
 test("the Engine interface has createEngine's engine object's members, no more", () => {
-  const create = find(parse('arcscope.js'), fnNamed('createEngine'), 'function createEngine');
+  const create = find(parse('engine.js'), fnNamed('createEngine'), 'function createEngine');
   const initial = find(create.body, (n) => ts.isVariableDeclaration(n) && n.name.getText() === 'engine',
     'const engine = {...}');
   assert.ok(initial.initializer && ts.isObjectLiteralExpression(initial.initializer), 'engine starts as an object literal');
@@ -233,7 +233,7 @@ function prototypeProperties(sf, className) {
 }
 
 test('ArcScopeElement: each observed attribute and accessor is declared; each declared member exists', () => {
-  const sf = parse('arc-scope.js');
+  const sf = parse('element.js');
   const cls = find(sf, classNamed('ArcScopeElement'), 'class ArcScopeElement');
   const observed = cls.members.find((m) => ts.isPropertyDeclaration(m) && memberName(m) === 'observedAttributes' &&
     hasModifier(m, ts.SyntaxKind.StaticKeyword));
@@ -280,3 +280,15 @@ test("react.d.ts compiles against React's own declarations (@types/react), and o
   assert.deepEqual(errors, []);
   for (const [, dts] of modules) assert.doesNotMatch(readFileSync(path(dts), 'utf8'), /from 'react'/, dts);
 });
+
+// The modules' first paths, which self-hosted pages load by URL: each is one `export * from` its module and nothing
+// else, so it exports what the module does (and importing arc-scope.js defines the element, as element.js does).
+for (const [old, module] of [['arcscope.js', './engine.js'], ['arc-scope.js', './element.js']]) {
+  test(`${old} re-exports ${module.slice(2)} whole`, () => {
+    const statements = parse(old).statements;
+    assert.equal(statements.length, 1, `${old} holds ${statements.length} statements`);
+    const [only] = statements;
+    assert.ok(ts.isExportDeclaration(only) && !only.exportClause && !only.isTypeOnly, `${old}: not an export *`);
+    assert.equal(only.moduleSpecifier.text, module);
+  });
+}

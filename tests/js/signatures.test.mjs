@@ -168,8 +168,8 @@ const classMethods = (cls) => cls.members.filter((m) => ts.isMethodDeclaration(m
 test('exported functions: the parameters of each, as declared', () => {
   const out = [];
   let compared = 0;
-  for (const [js, d] of [['arcscope.js', 'engine.d.ts'], ['worker-client.js', 'worker-client.d.ts'],
-    ['arc-scope.js', 'element.d.ts']]) {
+  for (const [js, d] of [['engine.js', 'engine.d.ts'], ['worker-client.js', 'worker-client.d.ts'],
+    ['element.js', 'element.d.ts']]) {
     const sf = parseJs(js);
     const declared = dts(d).statements.filter(ts.isFunctionDeclaration);
     for (const s of sf.statements) {
@@ -184,7 +184,7 @@ test('exported functions: the parameters of each, as declared', () => {
 });
 
 test("the engine object's methods, as the Engine interface declares them", () => {
-  const create = find(parseJs('arcscope.js'), (n) => ts.isFunctionDeclaration(n) && n.name?.text === 'createEngine',
+  const create = find(parseJs('engine.js'), (n) => ts.isFunctionDeclaration(n) && n.name?.text === 'createEngine',
     'createEngine');
   const literal = find(create.body, (n) => ts.isVariableDeclaration(n) && n.name.getText() === 'engine', 'engine');
   const js = literal.initializer.properties.map((p) => [nameOf(p), functionOf(p)]).filter(([, f]) => f);

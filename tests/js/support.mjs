@@ -1,6 +1,6 @@
 // support.mjs: shared set-up for the Node suites: one engine per test process, paths in the repository.
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../../build/lib/arcscope.js';
+import { createEngine } from '../../build/lib/engine.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const python = '/usr/bin/python3';  // Debian's interpreter, the one with torch

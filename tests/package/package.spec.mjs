@@ -257,7 +257,7 @@ function guideDrawn() {
 test("the guide's drawn() helper says the element never loaded when its script path is wrong", async ({ page: p }) => {
   const drawn = guideDrawn();
   await p.goto(`${site.url}wrong-path.html`);
-  await expect(drawn(p.locator('arc-scope').first())).rejects.toThrow(/<arc-scope> never loaded: lib\/arc-scope\.js did not run/);
+  await expect(drawn(p.locator('arc-scope').first())).rejects.toThrow(/<arc-scope> never loaded: lib\/element\.js did not run/);
 });
 
 test("the guide's drawn() helper rejects with the same message whether the error came before or after it", async ({ page: p }) => {

@@ -1,5 +1,5 @@
 // ablation-mode.js: <arc-scope mode="ablation">, a feature of the element in a module of its own: the attributes it
-// needs, the sweep it asks the worker for, and the layer x head heatmap it draws. arc-scope.js calls these and keeps
+// needs, the sweep it asks the worker for, and the layer x head heatmap it draws. element.js calls these and keeps
 // what every mode shares (the text's analysis, the caption, element.result and the events).
 import { Heatmap } from '../views/heatmap.js';
 import { range } from '../shared/attention-math.js';

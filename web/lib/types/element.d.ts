@@ -1,4 +1,5 @@
-// element.d.ts: the types of arc-scope.js, the <arc-scope> element. Importing the module defines the element.
+// element.d.ts: the types of element.js (and of arc-scope.js, its first path), the <arc-scope> element. Importing
+// the module defines the element.
 // tests/js/declarations.test.mjs checks that the names here match the JavaScript.
 import type { EngineBuild, ModelConfig, NumberArray } from './engine.js';
 

@@ -1,4 +1,5 @@
-// engine.d.ts: the types of arcscope.js, the engine API (with model.js's Model and tokenizer.js's tokenizer).
+// engine.d.ts: the types of engine.js (and of arcscope.js, its first path), the engine API (with model.js's Model
+// and tokenizer.js's tokenizer).
 // tests/js/declarations.test.mjs checks that the names here match the JavaScript.
 //
 // Layouts: every array is flat and row-major. Attention is [n_layer, n_head, T, T]: layer l, head h, query i,

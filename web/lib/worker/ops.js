@@ -11,7 +11,7 @@ import { describe, loadConverted, loadPicked, prefetch, residentBytes, residentM
 // The operations, by name. A page may add its own before it sends its first message (the tutorial's demos do,
 // in web/tutorial/worker/tutorial-worker.js); each runs its wasm work through withEngine.
 export const ops = {
-  // -> {ok, build}: the engine's build (arcscope.js: SIMD128, and how many threads and why), for the page to say.
+  // -> {ok, build}: the engine's build (engine.js: SIMD128, and how many threads and why), for the page to say.
   async init() {
     return { ok: true, build: (await liveEngine()).build };
   },

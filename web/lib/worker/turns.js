@@ -1,7 +1,7 @@
 // turns.js: the worker's engine and its turns. Requests run side by side and only their engine parts take turns
 // (withEngine), so a slow or stalled download never holds up another request. An error that the crash policy
 // (crash.js) says leaves the engine unusable replaces it with a fresh one.
-import { createEngine } from '../arcscope.js';
+import { createEngine } from '../engine.js';
 import { explain, failureOf } from './crash.js';
 
 let engine = createEngine();  // Promise of the live engine; replaced after a crash
