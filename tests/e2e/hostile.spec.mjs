@@ -66,10 +66,10 @@ test('a load can be cancelled, and the same URL can be asked for again', async (
   const url = new URL('/hostile/never.arcs', baseURL).href;
   const outcome = () => page.evaluate(async (url) => {
     const { sharedEngine } = await import('/lib/worker-client.js');
-    const engine = sharedEngine();
+    const worker = sharedEngine();
     const started = performance.now();
-    const loading = engine.loadModel(url);
-    setTimeout(() => engine.cancel(loading), 200);
+    const loading = worker.loadModel(url);
+    setTimeout(() => worker.cancel(loading), 200);
     try { await loading; return 'loaded?'; } catch (e) { return { message: e.message, ms: performance.now() - started }; }
   }, url);
   for (let i = 0; i < 2; i++) {

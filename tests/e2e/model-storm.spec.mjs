@@ -10,7 +10,7 @@ test('a storm of loads, picks and analyses of more models than the worker keeps:
   const outcome = await page.evaluate(async ({ urls, hf }) => {
     const { sharedEngine } = await import('./lib/worker-client.js');
     const { isCached } = await import('./lib/shared/model-cache.js');
-    const engine = sharedEngine();
+    const worker = sharedEngine();
     const files = await Promise.all(urls.map(async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer())));
     const calls = [], picked = [];
     const source = { safetensorsUrl: new URL(`${hf}/model.safetensors`, location.href).href,
@@ -20,16 +20,16 @@ test('a storm of loads, picks and analyses of more models than the worker keeps:
       files.forEach((bytes, i) => {
         const key = `local:storm-${round}-${i}.arcs:${bytes.length}`;
         picked.push(key);
-        record(`pick ${key}`, engine.call('loadModelBytes', { bytes: bytes.slice(), key, name: `storm-${round}-${i}.arcs` }));
-        record(`analyze ${key}`, engine.call('analyze', { model: key, text: 'To be, or not to be' }));
+        record(`pick ${key}`, worker.call('loadModelBytes', { bytes: bytes.slice(), key, name: `storm-${round}-${i}.arcs` }));
+        record(`analyze ${key}`, worker.call('analyze', { model: key, text: 'To be, or not to be' }));
         const url = new URL(`${urls[i]}?storm=${round}`, location.href).href;
-        record(`load ${url}`, engine.call('loadModel', { url }));
-        record(`analyze ${url}`, engine.call('analyze', { model: url, text: 'that is the question' }));
-        record(`models ${round}`, engine.call('models'));
-        record(`memory ${round}`, engine.call('memory'));
+        record(`load ${url}`, worker.call('loadModel', { url }));
+        record(`analyze ${url}`, worker.call('analyze', { model: url, text: 'that is the question' }));
+        record(`models ${round}`, worker.call('models'));
+        record(`memory ${round}`, worker.call('memory'));
       });
       // A conversion, kept in Cache Storage as it ends, in the same storm.
-      const converted = engine.call('convertModel', { source, key: `storm-hf-${round}`, name: `storm-hf-${round}`,
+      const converted = worker.call('convertModel', { source, key: `storm-hf-${round}`, name: `storm-hf-${round}`,
         dtype: 'q8' });
       record(`convert storm-hf-${round}`, converted);
       calls.push(converted.then(({ key }) => (picked.push(key), null), () => null));
@@ -37,7 +37,7 @@ test('a storm of loads, picks and analyses of more models than the worker keeps:
     const failures = (await Promise.all(calls)).filter(Boolean);  // (the conversions' keys are in picked by now)
     const uncached = [];
     for (const key of picked) if (!await isCached(key)) uncached.push(key);
-    const resident = (await engine.call('models')).map((m) => m.key);
+    const resident = (await worker.call('models')).map((m) => m.key);
     return { calls: calls.length - 4, failures, uncached, resident };  // each conversion counted once
   }, { urls: [DEFAULT_MODEL, FIXTURE_ARCS, FIXTURE_GPT2_SHAPED], hf: FIXTURE_HF });
   console.log(`a storm of ${outcome.calls} calls: ${outcome.failures.length} failed, ${outcome.uncached.length} picked ` +

@@ -8,13 +8,13 @@ test('every method of the worker client that returns a promise rejects, never th
   await openPage(page);
   const outcomes = await page.evaluate(async () => {
     const { sharedEngine } = await import('./lib/worker-client.js');
-    const engine = sharedEngine();
+    const worker = sharedEngine();
     const tries = {
-      'call with a function in its arguments': () => engine.call('analyze', { model: () => 1, text: 'x' }),
-      'call with a DOM node in its arguments': () => engine.call('tokenize', { text: document.body }),
-      'loadModel of a URL that is not one': () => engine.loadModel('http://[::1'),
-      'loadModelBytes of null': () => engine.loadModelBytes(null, 'local:x.arcs:1', 'x.arcs'),
-      'loadModelBytes of a number': () => engine.loadModelBytes(5, 'local:y.arcs:5', 'y.arcs'),
+      'call with a function in its arguments': () => worker.call('analyze', { model: () => 1, text: 'x' }),
+      'call with a DOM node in its arguments': () => worker.call('tokenize', { text: document.body }),
+      'loadModel of a URL that is not one': () => worker.loadModel('http://[::1'),
+      'loadModelBytes of null': () => worker.loadModelBytes(null, 'local:x.arcs:1', 'x.arcs'),
+      'loadModelBytes of a number': () => worker.loadModelBytes(5, 'local:y.arcs:5', 'y.arcs'),
     };
     const out = {};
     for (const [what, run] of Object.entries(tries)) {
@@ -25,8 +25,8 @@ test('every method of the worker client that returns a promise rejects, never th
         out[what] = `threw: ${e.message}`;
       }
     }
-    out.pending = engine.pending.size;
-    out['the worker still answers'] = (await engine.call('tokenize', { text: 'To be' })).ids.length;
+    out.pending = worker.pending.size;
+    out['the worker still answers'] = (await worker.call('tokenize', { text: 'To be' })).ids.length;
     return out;
   });
   console.log(outcomes);
