@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine } from '../build/lib/arcscope.js';
+import { createEngine } from '../build/lib/engine.js';
 import { createTokenizer } from '../build/lib/engine/tokenizer.js';
 import { benchmarkText } from '../tests/js/tokenizer-corpus.mjs';
 

@@ -1,7 +1,7 @@
 // time_model_wasm.mjs: the wasm engine's load time, memory and forward/decode timings for one model file (Node 20).
 // Usage: node scripts/time_model_wasm.mjs MODEL.arcs [T=64]   (the native counterpart: arcscope time --model FILE)
 import { readFileSync } from 'node:fs';
-import { createEngine } from '../build/lib/arcscope.js';
+import { createEngine } from '../build/lib/engine.js';
 
 const [file, tArg] = process.argv.slice(2);
 if (!file) { console.error('usage: node scripts/time_model_wasm.mjs MODEL.arcs [T]'); process.exit(1); }

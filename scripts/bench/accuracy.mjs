@@ -74,7 +74,7 @@ for (const system of systems) {
     ortModule.env.wasm.numThreads = 1;
     r = await runOrt(ortModule, system);
   } else {
-    arcscope ??= await import('../../build/lib/arcscope.js');
+    arcscope ??= await import('../../build/lib/engine.js');
     r = await runArcscope(arcscope.createEngine, system);
   }
   const kv = worst(r.cached.map((c, i) => compare(c, r.full[i])));

@@ -16,7 +16,7 @@ const vocab = arg('vocab') ? Number(arg('vocab')) : undefined;
 const peakRss = () => process.resourceUsage().maxRSS * 1024;
 let result;
 if (system === 'arcscope') {
-  const { createEngine } = await import('../../build/lib/arcscope.js');
+  const { createEngine } = await import('../../build/lib/engine.js');
   const { default: createArcscopeDiagnostics } = await import('../../build/wasm/arcscope_diagnostics.js');
   const diagnostics = await createArcscopeDiagnostics({
     wasmBinary: fs.readFileSync(new URL('../../build/wasm/arcscope_diagnostics.wasm', import.meta.url)),

@@ -28,7 +28,7 @@ async function run() {
   const modelBytes = await bytesOf(params.get('model'));
   let result;
   if (system === 'arcscope' || system === 'long-text') {
-    const { createEngine } = await import('/build/lib/arcscope.js');
+    const { createEngine } = await import('/build/lib/engine.js');
     const { default: createArcscopeDiagnostics } = await import('/build/wasm/arcscope_diagnostics.js');
     const diagnostics = await createArcscopeDiagnostics({
       wasmBinary: await bytesOf('/build/wasm/arcscope_diagnostics.wasm'),

@@ -39,7 +39,7 @@ const sweep = async (createEngine, bytes, clean, prompts) => {
 function node() {
   const script = `
     import { readFileSync } from 'node:fs';
-    import { createEngine } from '${root}/build/lib/arcscope.js';
+    import { createEngine } from '${root}/build/lib/engine.js';
     const sweep = ${sweep.toString()};
     console.log(JSON.stringify(await sweep(createEngine, readFileSync('${root}/${model}'), ${JSON.stringify(clean)}, ${JSON.stringify(prompts)})));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 1 << 24 });
@@ -54,7 +54,7 @@ async function chromium(server) {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${server.address().port}/build/lib/version.js`);
     return await page.evaluate(async ({ sweepText, model, clean, prompts }) => {
-      const { createEngine } = await import('/build/lib/arcscope.js');
+      const { createEngine } = await import('/build/lib/engine.js');
       const sweep = (0, eval)(`(${sweepText})`);
       const bytes = new Uint8Array(await (await fetch(`/${model}`)).arrayBuffer());
       return sweep(createEngine, bytes, clean, prompts);

@@ -1,7 +1,7 @@
-// reference.mjs: the engine's own attention, computed in Node by build/lib/arcscope.js from the same model file a
+// reference.mjs: the engine's own attention, computed in Node by build/lib/engine.js from the same model file a
 // page loads, and the arcs a drawing of it must hold (what the element's and the explorer's filters keep).
 import { readFileSync } from 'node:fs';
-import { createEngine } from '../../build/lib/arcscope.js';
+import { createEngine } from '../../build/lib/engine.js';
 
 let engine = null;
 const models = new Map(); // file -> Model

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createEngine } from '../../build/lib/arcscope.js';
+import { createEngine } from '../../build/lib/engine.js';
 import { checkpoint } from './crafted-files.mjs';
 import { engine, maxAbsDiff } from './support.mjs';
 import { kvCacheFor, kvBytes, workingBytes } from '../../web/lib/shared/model-memory.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createEngine } from '../../build/lib/arcscope.js';
+import { createEngine } from '../../build/lib/engine.js';
 import { probeRelaxedSimd } from '../../build/lib/engine/relaxed-simd.js';
 
 test('without relaxed SIMD createEngine loads the SIMD128 build, and refuses a forced relaxed one by name', async (t) => {

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../package/consumer.mjs';
-import { createEngine, defaultAssets, readBytes } from '../../build/lib/arcscope.js';
+import { createEngine, defaultAssets, readBytes } from '../../build/lib/engine.js';
 
 export const jupyterBuild = join(repoRoot, 'build', 'jupyter');
 export const venvPython = join(jupyterBuild, 'venv', 'bin', 'python');

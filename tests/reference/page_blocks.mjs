@@ -4,7 +4,7 @@
 // Each block comes with its weight matrices ((in, out), applied as x @ W), so that test_article_blocks.py can load
 // them into the article's PyTorch classes. Non-finite values (masked scores) are written as the strings "-inf" etc.
 // Run: node tests/reference/page_blocks.mjs > blocks.json
-import { createEngine } from '../../build/lib/arcscope.js';
+import { createEngine } from '../../build/lib/engine.js';
 import * as demos from '../../web/tutorial/worker/demos.js';
 import { PAGE_SEEDS } from '../../web/tutorial/page/tutorial.js';
 

@@ -20,7 +20,7 @@ WORK = os.path.join(ROOT, "build", "test-models", "experiment-12x12")
 SENTENCE = "The trophy didn't fit in the bag because it was too big"
 RUN_IN_WASM = """
 import { readFileSync } from 'node:fs';
-import { createEngine } from '%(root)s/build/lib/arcscope.js';
+import { createEngine } from '%(root)s/build/lib/engine.js';
 import { whatDoesItAttendTo } from '%(root)s/web/tutorial/shared/experiment.js';
 const engine = await createEngine();
 const model = engine.loadModel(readFileSync(process.argv[2]));

@@ -10,7 +10,7 @@
 // (default: convertCheckpoint without a dtype, as the page converts a checkpoint; written under the dtype it chose.)
 import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEngine } from '../../build/lib/arcscope.js';
+import { createEngine } from '../../build/lib/engine.js';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) =>
   (a.startsWith('--') ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []));
