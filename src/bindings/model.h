@@ -120,7 +120,7 @@ public:
             if (c.rotary()) {
                 o.set("rotary_dim", c.rotary_dim);
                 o.set("rope_theta", c.rope_theta);
-                o.set("rope_scaling", text_val(c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3" : "none"));
+                o.set("rope_scaling", text_val(rope_scaling_name(c.rope_scaling.kind)));
             }
             o.set("mlp", text_val(mlp_name(c.mlp)));
             o.set("parallel_residual", c.parallel_residual);

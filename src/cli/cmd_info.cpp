@@ -32,7 +32,7 @@ int run(const Args& args) {
         .field("positions", positions_name(c.positions));
     if (c.rotary()) {
         w.field("rotary_dim", c.rotary_dim).field("rope_theta", c.rope_theta, -1);
-        w.field("rope_scaling", c.rope_scaling.kind == RopeScaling::Kind::llama3 ? "llama3" : "none");
+        w.field("rope_scaling", rope_scaling_name(c.rope_scaling.kind));
     }
     w.field("mlp", mlp_name(c.mlp)).field("parallel_residual", c.parallel_residual);
     w.field("tied_head", c.tie_word_embeddings).field("qk_norm", c.qk_norm);

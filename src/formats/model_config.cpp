@@ -35,6 +35,10 @@ const char* positions_name(Positions p) {
     static const char* const names[] = {"learned", "rotary"};
     return name_of(p, names);
 }
+const char* rope_scaling_name(RopeScaling::Kind k) {
+    static const char* const names[] = {"none", "llama3"};
+    return name_of(k, names);
+}
 const char* mlp_name(MlpKind m) {
     static const char* const names[] = {"gelu_tanh", "gelu_erf", "swiglu"};
     return name_of(m, names);

@@ -394,9 +394,9 @@ void Decoder::run(const int* ids, int T, const ForwardOptions& options, Start st
 
 // The chunk's T rows (segments_: a pass's new positions, or a batch of variants) through blocks `layer`.., a pass
 // filling the KV cache. Leaves the final residual stream in x_; writes logits (T, V) too if `logits` is given, and the
-// final norm of every row into ln_ if `final_norm` (for its hook) or logits. Each hook point sees its values where
+// final norm of every row into ln_ if `normalize` (for its hook) or logits. Each hook point sees its values where
 // the pass has them.
-void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer) {
+void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool normalize, int layer) {
     const ModelConfig& c = config_;
     const int C = c.n_embd, L = c.n_layer, F = c.mlp_width();
     grow(x_, size_t(T) * C);
@@ -419,7 +419,7 @@ void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits
     // 2. the blocks. When nothing reads the last block's rows after its attention but the last position's logits,
     // its other rows stop once their keys and values are stored (and their attention is skipped too, unless it is
     // captured or hooked): the rest of their work would change nothing that is kept.
-    const bool trim = !logits && !final_norm &&
+    const bool trim = !logits && !normalize &&
                       !any_hooked({HookPoint::Z, HookPoint::AttnOut, HookPoint::ResidMid, HookPoint::MlpPost,
                                    HookPoint::MlpOut, HookPoint::ResidPost},
                                   L - 1);
@@ -441,8 +441,8 @@ void Decoder::run_chunk(const int* ids, int T, const Capture& cap, float* logits
         hook(HookPoint::ResidPost, l, x_.data(), C, C);
     }
     // 3. the final norm and the LM head, when every position's logits are wanted
-    if (final_norm) {
-        this->final_norm(ln_.data(), x_.data(), T, false);
+    if (normalize) {
+        final_norm(ln_.data(), x_.data(), T, false);
         hook(HookPoint::LnFinalNormalized, -1, ln_.data(), C, C);
         scale_shift_forward(ln_.data(), T, C, ln_f_w_, ln_f_b_);
         if (logits) head_->apply(logits, ln_.data(), T);  // (T, C) -> (T, V)

@@ -39,6 +39,7 @@ struct RopeScaling {
     double high_freq_factor = 4;                     // e.g. 4
     double original_max_position_embeddings = 8192;  // e.g. 8192
 };
+const char* rope_scaling_name(RopeScaling::Kind k);  // config.json's rope_type: "none", "llama3"
 
 struct ModelConfig {
     Arch arch = Arch::gpt2;

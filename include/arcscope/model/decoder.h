@@ -220,7 +220,7 @@ private:
         const float* resid = nullptr;
     };
     void run(const int* ids, int T, const ForwardOptions& options, Start start);  // positions length_..
-    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool final_norm, int layer);
+    void run_chunk(const int* ids, int T, const Capture& cap, float* logits, bool normalize, int layer);
     void embed(const int* ids, int T);
     void norm(float* out, const float* x, int T, const float* w, const float* b) const;
     void rotate(float* qkv);  // the chunk's queries and keys, each segment at its positions
