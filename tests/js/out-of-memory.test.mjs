@@ -71,7 +71,7 @@ test('exhausted to the last bytes, every binding throws an Error, never a number
   const tiny = JSON.stringify({ n_layer: 1, n_head: 1, n_embd: 8, n_positions: 1, vocab_size: 1 });
   // Buffers of halving sizes until even one byte is refused: a loader's buffer (64-byte aligned) down to 64 bytes,
   // then converters' staging buffers (a chunk of zeros is refused as a header; its buffer stays) down to one byte.
-  const crumbs = Array.from({ length: 64 }, () => core.ModelConverter.create(tiny, 'q8', 100));
+  const crumbs = Array.from({ length: 1024 }, () => core.ModelConverter.create(tiny, 'q8', 100));
   const held = [];
   let bytesHeld = 0, crumbsUsed = 0;
   for (let size = 2 ** 30; size >= 64; size /= 2) {
@@ -88,7 +88,7 @@ test('exhausted to the last bytes, every binding throws an Error, never a number
       try { crumbs[crumbsUsed].feed(new Uint8Array(size)); } catch (err) { if (FULL.test(err.message)) break; }
     }
   }
-  console.log(`exhausted: ${(bytesHeld / 2 ** 30).toFixed(3)} GB in ${held.length + crumbsUsed} buffers down to ` +
+  console.log(`exhausted: ${(bytesHeld / 2 ** 30).toFixed(3)} GB in ${held.length} buffers and ${crumbsUsed} crumbs down to ` +
     `1 byte; wasm memory ${(core.HEAP8.buffer.byteLength / 2 ** 30).toFixed(2)} GB`);
   assert.ok(crumbsUsed < crumbs.length, 'wasm memory never filled to its last bytes');
 
