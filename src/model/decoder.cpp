@@ -7,10 +7,10 @@
 #include <cstring>
 
 #include "arcscope/core/error.h"
+#include "arcscope/core/rope.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/core/threads.h"
 #include "layers.h"
-#include "rope.h"
 
 namespace arcscope {
 

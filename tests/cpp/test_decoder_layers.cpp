@@ -14,7 +14,7 @@
 #include "arcscope/core/error.h"
 #include "arcscope/core/threads.h"
 #include "model/layers.h"
-#include "model/rope.h"
+#include "arcscope/core/rope.h"
 
 using namespace arcscope;
 

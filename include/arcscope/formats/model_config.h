@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "arcscope/core/rope.h"  // RopeScaling
 #include "arcscope/kernels/quant.h"
 
 namespace arcscope {
@@ -31,14 +32,6 @@ const char* norm_name(NormKind n);
 const char* positions_name(Positions p);
 const char* mlp_name(MlpKind m);
 
-// config.json's rope_scaling: none, or Llama 3.1/3.2's "llama3" (its four numbers, e.g. Llama 3.2: 32, 1, 4, 8192).
-struct RopeScaling {
-    enum class Kind : uint32_t { none, llama3 } kind = Kind::none;
-    double factor = 1;                               // e.g. 32
-    double low_freq_factor = 1;                      // e.g. 1
-    double high_freq_factor = 4;                     // e.g. 4
-    double original_max_position_embeddings = 8192;  // e.g. 8192
-};
 const char* rope_scaling_name(RopeScaling::Kind k);  // config.json's rope_type: "none", "llama3"
 
 struct ModelConfig {

@@ -2,9 +2,18 @@
 // float, then each head's first rotary_dim dims turned by position, dim i with dim i + rotary_dim/2 (rotate_half).
 // Shapes: P positions, T rows (tokens), H heads, d head_dim, r rotary_dim (d, or GPT-NeoX's partial rotary_pct d).
 #pragma once
-#include "arcscope/formats/model_config.h"  // RopeScaling
+#include <cstdint>
 
 namespace arcscope {
+
+// config.json's rope_scaling: none, or Llama 3.1/3.2's "llama3" (its four numbers, e.g. Llama 3.2: 32, 1, 4, 8192).
+struct RopeScaling {
+    enum class Kind : uint32_t { none, llama3 } kind = Kind::none;
+    double factor = 1;                               // e.g. 32
+    double low_freq_factor = 1;                      // e.g. 1
+    double high_freq_factor = 4;                     // e.g. 4
+    double original_max_position_embeddings = 8192;  // e.g. 8192
+};
 
 // inv_freq (r/2) = 1 / theta^(2j / r), float's theta, exponent, power and quotient as Hugging Face's float32 tensors
 // (the power correctly rounded, where torch's is within an ulp), then llama3's scaling in float as

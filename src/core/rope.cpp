@@ -1,6 +1,6 @@
 // rope.cpp: RoPE's frequencies, table and rotation (rope.h). The table's transcendental functions run in
 // portable_math_double.h's double precision and are rounded to float once, so native and wasm give the same bits.
-#include "rope.h"
+#include "arcscope/core/rope.h"
 
 #include <algorithm>
 #include <cmath>
