@@ -1,0 +1,63 @@
+// kept_queries.cpp: the queries and keys an analysis keeps (kept_queries.h).
+#include "arcscope/model/kept_queries.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "arcscope/core/error.h"
+#include "arcscope/core/sizes.h"
+
+namespace arcscope {
+
+KeptQueries::KeptQueries(const ModelConfig& config)
+    : config_(config), q_(size_t(config.n_layer)), k_(size_t(config.n_layer)) {}
+
+HookName KeptQueries::queries_hook(const ModelConfig& config, int layer) {
+    return {config.rotary() ? HookPoint::RotQ : HookPoint::Q, layer};
+}
+HookName KeptQueries::keys_hook(const ModelConfig& config, int layer) {
+    return {config.rotary() ? HookPoint::RotK : HookPoint::K, layer};
+}
+
+void KeptQueries::begin(int first, int T) {
+    require(T >= 1 && T <= config_.n_ctx && first >= 0 && first <= std::min(length_, T - 1),
+            "kept queries: a pass over positions " + std::to_string(first) + ".." + std::to_string(T) + " of " +
+                std::to_string(length_) + " kept (the context holds " + std::to_string(config_.n_ctx) + ")");
+    length_ = first;
+    pending_ = T;
+    if (T <= room_) return;
+    const int room = std::min((T + kRoom - 1) / kRoom * kRoom, config_.n_ctx);
+    const size_t Q = size_t(config_.q_width()), K = size_t(config_.kv_width());
+    buffer_elements("kept queries and keys (layers x positions x width)",
+                    {uint64_t(config_.n_layer), uint64_t(room), uint64_t(Q + K)}, sizeof(float));
+    // A layer at a time, so that growing holds one layer twice at most, not all of them.
+    for (size_t l = 0; l < q_.size(); ++l)
+        for (auto [rows, width] : {std::pair{&q_[l], Q}, std::pair{&k_[l], K}}) {
+            std::vector<float> grown(size_t(room) * width);
+            std::copy(rows->begin(), rows->begin() + ptrdiff_t(size_t(first) * width), grown.begin());
+            rows->swap(grown);
+        }
+    room_ = room;
+}
+
+size_t KeptQueries::bytes() const {
+    return size_t(room_) * config_.n_layer * size_t(config_.q_width() + config_.kv_width()) * sizeof(float);
+}
+
+bool KeptQueries::wants(const HookName& hook) const {
+    return hook.layer >= 0 && (hook == queries_hook(config_, hook.layer) || hook == keys_hook(config_, hook.layer));
+}
+
+void KeptQueries::visit(const HookSite& site, float* values) {
+    const bool queries = site.hook == queries_hook(config_, site.hook.layer);
+    const int width = queries ? config_.q_width() : config_.kv_width();
+    require(site.width == width && site.first >= length_ && site.first + site.rows <= pending_,
+            "kept queries: the pass wrote rows they were not made for");
+    float* rows = (queries ? q_ : k_)[size_t(site.hook.layer)].data() + size_t(site.first) * width;
+    for (int r = 0; r < site.rows; ++r)
+        std::copy(values + size_t(r) * site.stride, values + size_t(r) * site.stride + width, rows + size_t(r) * width);
+}
+
+}  // namespace arcscope
