@@ -1,10 +1,13 @@
-// article.cpp: the bindings of the article's attention blocks (attention.h, attention_cost.h).
+// article.cpp: the bindings of the article's attention blocks (attention.h, rotary.h, attention_cost.h).
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "js_values.h"
 
+#include <cmath>
 #include <memory>
+
 #include "arcscope/article/attention.h"
 #include "arcscope/article/attention_cost.h"
+#include "arcscope/article/rotary.h"
 #include "arcscope/core/sizes.h"
 
 using emscripten::val;
@@ -135,6 +138,33 @@ val positional_forward(const PositionalEncoding& self, val data, val shape) {
                    [&] { return tensor_value(self.forward(tensor_from(data, shape))); });
 }
 
+RotaryEmbedding make_rotary(double d_head, double max_seq_len, double theta, double rotary_dim) {
+    return guarded("creating a RotaryEmbedding", [&] {
+        require(std::isfinite(theta), "theta must be a finite number, got " + number_text(theta));
+        return RotaryEmbedding(int_arg(d_head, "d_head", 1, INT32_MAX), int_arg(max_seq_len, "max_seq_len", 1, INT32_MAX),
+                               theta, int_arg(rotary_dim, "rotary_dim", 0, INT32_MAX));
+    });
+}
+
+// -> {cos, sin}: each (max_seq_len, rotary_dim / 2)
+val rotary_table(const RotaryEmbedding& self) {
+    return guarded("reading the rotary table", [&] {
+        val o = val::object();
+        o.set("cos", matrix_value(self.cos()));
+        o.set("sin", matrix_value(self.sin()));
+        return o;
+    });
+}
+
+// positions: null/undefined for 0 .. T-1, else T integers
+val rotary_forward(const RotaryEmbedding& self, val data, val shape, val positions) {
+    return guarded("running RotaryEmbedding.forward", [&] {
+        const bool given = !positions.isNull() && !positions.isUndefined();
+        return tensor_value(self.forward(tensor_from(data, shape), given ? int_vector(positions, "positions")
+                                                                         : std::vector<int>()));
+    });
+}
+
 val causal_mask_value(double n) {
     return guarded("making a causal mask",
                    [&] { return matrix_value(causal_mask(int_arg(n, "n", INT32_MIN, INT32_MAX))); });
@@ -209,6 +239,14 @@ EMSCRIPTEN_BINDINGS(attention_blocks) {
         .constructor(&make_positional)
         .function("table", &positional_table)
         .function("forward", &positional_forward);
+    class_<arcscope::RotaryEmbedding>("RotaryEmbedding")
+        .constructor(&make_rotary)
+        .property("d_head", &arcscope::RotaryEmbedding::d_head)
+        .property("rotary_dim", &arcscope::RotaryEmbedding::rotary_dim)
+        .property("max_seq_len", &arcscope::RotaryEmbedding::max_seq_len)
+        .property("theta", &arcscope::RotaryEmbedding::theta)
+        .function("table", &rotary_table)
+        .function("forward", &rotary_forward);
     function("causalMask", &causal_mask_value);
     function("randomNormal", &random_normal_value);
     function("attentionCost", &attention_cost_value);

@@ -167,6 +167,34 @@ test('positional encoding: the value shown matches the sinusoid formula', async 
   expect(worst).toBeLessThan(6e-3);
 });
 
+test('rotary positions: the score depends on the offset alone, and the printout shows it', async ({ page }) => {
+  await page.goto('./');
+  await expect(page.locator('#rope-score')).not.toHaveText('…');
+  const scoreAt = async (m, n) => {
+    await page.locator('#rope-m').fill(String(m));
+    await page.locator('#rope-n').fill(String(n));
+    await expect(page.locator('#rope-offset')).toHaveText(`m − n = ${m - n}`);
+    return Number(await page.locator('#rope-score').textContent());
+  };
+  // Both sliders moved together: the score stays; one moved alone: it changes.
+  const base = await scoreAt(40, 37);
+  for (const [m, n] of [[3, 0], [20, 17], [63, 60]]) expect(await scoreAt(m, n)).toBe(base);
+  expect(await scoreAt(40, 20)).not.toBe(base);
+  // The heat map: 64 x 64 scores, constant along each diagonal to float32's rounding.
+  const cells = await page.locator('#rope-scores rect[data-weight]').evaluateAll((r) => r.map((x) => +x.dataset.weight));
+  expect(cells).toHaveLength(64 * 64);
+  let spread = 0;
+  for (let m = 1; m < 64; m++) for (let j = 1; j < 64; j++) spread = Math.max(spread, Math.abs(cells[m * 64 + j] - cells[(m - 1) * 64 + j - 1]));
+  console.log(`largest step along a diagonal of the drawn scores: ${spread}`);
+  expect(spread).toBeLessThan(1e-4);
+  // The printout: four pairs 3 apart print one score; the spread is float32-small.
+  const text = await page.locator('#print-rope').textContent();
+  const offset3 = text.split('\n').find((line) => line.startsWith('turned, offset 3:'));
+  expect(new Set([...offset3.matchAll(/\) (-?\d+\.\d{4})/g)].map((x) => x[1])).size).toBe(1);
+  expect(Number(/any diagonal: (\S+)/.exec(text)[1])).toBeLessThan(1e-4);
+  await expect(page.locator('#rope-lines .key-entry')).toHaveText(['offset 20, wherever the pair stands', 'query at 40, key at each position']);
+});
+
 test('positional encoding: the line chart has a key naming each line, and each line its own x-axis', async ({ page }) => {
   await page.goto('./');
   await expect(page.locator('#pe-lines svg path.line')).toHaveCount(2);

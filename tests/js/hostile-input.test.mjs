@@ -475,6 +475,10 @@ test("16. the article's blocks take sizes and seeds as numbers, strictly", () =>
     'multiHeadAttention seed': (v) => e.multiHeadAttention(64, 4, { seed: v }),
     'positionalEncoding dModel': (v) => e.positionalEncoding(v),
     'positionalEncoding maxSeqLen': (v) => e.positionalEncoding(64, v),
+    'rotaryEmbedding dHead': (v) => e.rotaryEmbedding(v),
+    'rotaryEmbedding maxSeqLen': (v) => e.rotaryEmbedding(64, { maxSeqLen: v }),
+    'rotaryEmbedding theta': (v) => e.rotaryEmbedding(64, { theta: v }),
+    'rotaryEmbedding rotaryDim': (v) => e.rotaryEmbedding(64, { rotaryDim: v }),
     'causalMask n': (v) => e.causalMask(v),
     'randomNormal seed': (v) => e.randomNormal([2, 3], { seed: v }),
     'attentionCost repeats': (v) => e.attentionCost({ lengths: [8, 16, 32], dModel: 16, nHeads: 2, repeats: v }),
@@ -491,6 +495,17 @@ test("16. the article's blocks take sizes and seeds as numbers, strictly", () =>
     refused++;
   }
   assert.deepEqual(e.randomNormal([4], { seed: 2 ** 32 - 1 }).data.length, 4);
+  // Rotary positions: numbers out of range are refused in words, the table is sized before it is allocated.
+  for (const [options, pattern] of [[{ theta: 1 }, /rope theta 1(\.0+)? must be above 1/], [{ theta: NaN }, /theta must be a finite number/],
+    [{ rotaryDim: 3 }, /rotary_dim 3 must be even/], [{ maxSeqLen: 2 ** 31 - 1 }, /rotary table|memory/]]) {
+    assert.throws(() => e.rotaryEmbedding(64, options), pattern, JSON.stringify(options));
+    refused++;
+  }
+  const rope = e.rotaryEmbedding(8, { maxSeqLen: 4 });
+  assert.throws(() => rope.forward(new Float32Array(16), [2, 8], [0, 4]), /position 4 is outside \[0, max_seq_len 4\)/);
+  assert.throws(() => rope.forward(new Float32Array(16), [2, 8], [0, 1.5]), /positions\[1\] \(1.5\) is not a 32-bit integer/);
+  rope.free();
+  refused += 2;
   console.log(`16: ${refused} refusals`);
   assertUnharmed('16 (blocks)');
 });

@@ -10,6 +10,7 @@ F.softmax it calls. Everything runs in float64; the page's numbers are the engin
 Run: /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_article_blocks.py
 """
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ import torch
 # support first: it puts python/, which holds the package arcscope_reference, on the path
 from support import ROOT
 from arcscope_reference import article_blocks as article
+from arcscope_reference import decoder_layers
 
 NODE = shutil.which("node")
 STAGED = os.path.join(ROOT, "build", "lib", "wasm", "arcscope_core.wasm")
@@ -166,6 +168,26 @@ class ArticleClassesGiveThePagesNumbers(unittest.TestCase):
         # What the page prints: pe.pe[0, :4, :4] to 4 decimals.
         corner = tensor(block["table"], [block["maxLen"], block["dModel"]])[:4, :4]
         np.testing.assert_array_equal(np.round(corner.numpy(), 4), np.round(pe.pe[0, :4, :4].numpy(), 4))
+
+    def test_section_4_rotary_positions(self):
+        # The article has no rotary code: the reference is Hugging Face's (decoder_layers.py: inv_freq, the cos/sin
+        # table and rotate_half), in float32 as HF runs it, on the page's q and k.
+        block = self.page["rotary"]
+        n, d = block["n"], block["dHead"]
+        with torch.no_grad():
+            cos, sin = decoder_layers.rope_cos_sin(decoder_layers.rope_inv_freq(10000.0, d), n)
+            turn = lambda v: decoder_layers.rope_forward(  # noqa: E731  (n, 1 head, d): v at every position
+                tensor(v).float().expand(n, 1, d), cos, sin)[:, 0, :].double()
+            qs, ks = turn(block["q"]), turn(block["k"])
+            self.check("section 4 rotary q at every position", block["qs"], qs)
+            self.check("section 4 rotary k at every position", block["ks"], ks)
+            scores = qs @ ks.T / math.sqrt(d)
+            self.check("section 4 rotary scores (64 x 64)", block["scores"], scores)
+            # The promise, in float64 on the reference's vectors: each diagonal holds one score.
+            spread = max((scores.diagonal(o) - scores.diagonal(o)[0]).abs().max().item() for o in range(-n + 1, n))
+            self.assertLess(spread, 1e-4)
+            self.assertLess(block["diagonalSpread"], 1e-4)
+            self.assertNotAlmostEqual(scores[3, 0].item(), scores[20, 0].item(), places=2)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 // article.js: the article's attention blocks on the engine (SingleHeadAttention, MultiHeadAttention,
-// PositionalEncoding, the causal mask) and its cost experiment, as createEngine hands them out:
+// PositionalEncoding, RotaryEmbedding, the causal mask) and its cost experiment, as createEngine hands them out:
 //   const attn = engine.singleHeadAttention(64, 16, {seed: 42});
 //   attn.forward(x, [2, 8, 64], {mask: engine.causalMask(8)})   // {out, weights, q, k, v, scores}, each {data, shape}
 // The blocks are wasm objects: free() releases one, and a FinalizationRegistry frees a forgotten one eventually.
@@ -70,6 +70,19 @@ export function articleBlocks(core) {
       return owned(handle, {
         table() { return handle.table(); },
         forward(x, shape) { return engineCall('adding positional encodings', () => handle.forward(flat(x), shape)); },
+      });
+    },
+    // Rotary positions (RoPE), the decoders' own rotation: forward(x, shape, positions?) turns each (T, dHead) row t
+    // by positions[t] (default t); table() gives {cos, sin}, each (maxSeqLen, rotaryDim / 2).
+    rotaryEmbedding(dHead, { maxSeqLen = 2048, theta = 10000, rotaryDim = 0 } = {}) {
+      sizes({ dHead, maxSeqLen, theta, rotaryDim });
+      const handle = new core.RotaryEmbedding(dHead, maxSeqLen, theta, rotaryDim);
+      return owned(handle, {
+        dHead, rotaryDim: handle.rotary_dim, maxSeqLen, theta,
+        table() { return handle.table(); },
+        forward(x, shape, positions = null) {
+          return engineCall('turning vectors by position', () => handle.forward(flat(x), shape, positions));
+        },
       });
     },
     causalMask(n) { sizes({ n }); return core.causalMask(n); },

@@ -209,6 +209,21 @@ export interface PositionalEncoding {
   free(): void;
 }
 
+/** Rotary positions (RoPE): pairs of dimensions (i, i + rotaryDim / 2) turned by position, the decoders' rotation. */
+export interface RotaryEmbedding {
+  readonly dHead: number;
+  /** the leading dimensions that turn (all of dHead unless asked otherwise) */
+  readonly rotaryDim: number;
+  readonly maxSeqLen: number;
+  readonly theta: number;
+  /** cos and sin of each position's angles, each [maxSeqLen, rotaryDim / 2] */
+  table(): { cos: Tensor; sin: Tensor };
+  /** x [..., T, dHead] -> x with row t turned by positions[t] (default t), each in [0, maxSeqLen) */
+  forward(x: TensorValues, shape: NumberArray, positions?: NumberArray | null): Tensor;
+  /** Frees its wasm memory; idempotent. */
+  free(): void;
+}
+
 /** One measured sequence length of the cost experiment. */
 export interface CostPoint {
   seqLen: number;
@@ -681,6 +696,8 @@ export interface Engine {
   multiHeadAttention(dModel: number, nHeads: number, options?: { seed?: number }): MultiHeadAttention;
   /** maxSeqLen default 2048. */
   positionalEncoding(dModel: number, maxSeqLen?: number): PositionalEncoding;
+  /** maxSeqLen default 2048, theta 10,000, rotaryDim 0 (= dHead). */
+  rotaryEmbedding(dHead: number, options?: { maxSeqLen?: number; theta?: number; rotaryDim?: number }): RotaryEmbedding;
   /** [n, n]: 1 where key j <= query i, else 0 */
   causalMask(n: number): Tensor;
   /** standard normal samples of this shape (1 to 4 dimensions), the same for a seed (default 42) */

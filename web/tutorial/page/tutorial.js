@@ -1,4 +1,4 @@
-// tutorial.js: sections 1-4, the article's building blocks run live in the worker.
+// tutorial.js: sections 1-4, the article's building blocks run live in the worker, and rotary positions.
 import { Heatmap, formatValue } from '../../lib/views/heatmap.js';
 import { lineChart } from '../views/charts.js';
 import { shapeText, tensorText } from './printout.js';
@@ -6,7 +6,7 @@ import { shapeText, tensorText } from './printout.js';
 const $ = (id) => document.getElementById(id);
 // The seeds each section opens with (re-seeding moves on from them). tests/reference/page_blocks.mjs runs the same
 // demos with these seeds, for the article's PyTorch classes to check.
-export const PAGE_SEEDS = { qkv: 42, masking: 7, heads: 42 };
+export const PAGE_SEEDS = { qkv: 42, masking: 7, heads: 42, rotary: 11 };
 const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 // Controls are wired at once; the first runs wait for `start` (the explorer goes first in the worker's queue).
@@ -16,6 +16,7 @@ export function setupTutorial(worker, start = Promise.resolve()) {
   setupMasking(worker, later);
   setupHeads(worker, later);
   setupPositions(worker, later);
+  setupRotary(worker, later);
 }
 
 function heat(id, rows, cols, extra = {}) {
@@ -27,7 +28,8 @@ function fail(section, error) {
   p.className = 'error';
   p.setAttribute('role', 'alert');
   p.textContent = `This demo could not run: ${error.message}`;
-  $(section).querySelector('.demo').prepend(p);
+  const root = $(section);  // a section, or a demo of its own
+  (root.classList.contains('demo') ? root : root.querySelector('.demo')).prepend(p);
 }
 
 function setupQkv(worker, later) {
@@ -127,4 +129,45 @@ function setupPositions(worker, later) {
   }).catch((e) => fail('positions', e));
   $('pe-pos').addEventListener('input', draw);
   $('pe-dim').addEventListener('input', draw);
+}
+
+// Rotary positions: the score of one query and one key turned to every pair of positions (demos.rotary).
+function setupRotary(worker, later) {
+  const map = new Heatmap($('rope-scores'), { rows: 64, cols: 64, cell: 6, signed: true, label: 'rotary scores', cellData: true });
+  let r = null;
+  const draw = () => {
+    if (!r) return;
+    const m = Number($('rope-m').value), n = Number($('rope-n').value), N = r.n;
+    $('rope-m-out').textContent = String(m);
+    $('rope-n-out').textContent = String(n);
+    $('rope-score').textContent = formatValue(r.scores[m * N + n]);
+    $('rope-offset').textContent = `m − n = ${m - n}`;
+    const back = Math.min(m, n), steps = N - Math.max(m, n) + back;  // the diagonal through (m, n), from its start
+    const diagonal = Array.from({ length: steps }, (_, i) => r.scores[(m - back + i) * N + n - back + i]);
+    const row = Array.from(r.scores.subarray(m * N, (m + 1) * N));
+    const limit = Math.ceil(Math.max(...r.scores.map(Math.abs)));
+    lineChart($('rope-lines'), [
+      { values: diagonal, label: `offset ${m - n}, wherever the pair stands`, xLabel: 'step along the diagonal', marker: back },
+      { values: row, label: `query at ${m}, key at each position`, xLabel: 'key position', marker: n, alt: true },
+    ], { min: -limit, max: limit });
+  };
+  later(() => worker.call('rotary', { dHead: 64, n: 64, seed: PAGE_SEEDS.rotary })).then((result) => {
+    r = result;
+    map.update(r.scores, Math.max(...r.scores.map(Math.abs)));
+    $('print-rope').textContent = rotaryText(r);
+    draw();
+  }).catch((e) => fail('rotary', e));
+  $('rope-m').addEventListener('input', draw);
+  $('rope-n').addEventListener('input', draw);
+}
+
+// The printout: the unturned score, four pairs 3 apart, and the largest difference along any diagonal.
+function rotaryText(r) {
+  const at = (m, n) => `(${m}, ${n}) ${r.scores[m * r.n + n].toFixed(4)}`;
+  return [
+    `q · k / √${r.dHead}, unturned:   ${r.unturned.toFixed(4)} wherever q and k stand`,
+    `turned, offset 3:     ${[[3, 0], [10, 7], [40, 37], [63, 60]].map(([m, n]) => at(m, n)).join('   ')}`,
+    `turned, offset 20:    ${[[20, 0], [33, 13], [50, 30], [63, 43]].map(([m, n]) => at(m, n)).join('   ')}`,
+    `largest difference along any diagonal: ${r.diagonalSpread.toExponential(1)}`,
+  ].join('\n');
 }

@@ -1,4 +1,5 @@
-// demos.js: the article's experiments, run in the worker on the engine's attention blocks (sections 1-4 and 6).
+// demos.js: the article's experiments, run in the worker on the engine's attention blocks (sections 1-4 and 6) and
+// its rotary positions (section 4).
 // Each returns plain typed arrays with their shapes; the page only draws them.
 
 // Section 1 and 2: SingleHeadAttention on the article's batch: 2 sequences of 8 tokens x d_model 64 -> d_head 16,
@@ -59,6 +60,41 @@ export function positional(engine, { dModel = 64, maxLen = 64 }) {
     return { table: pe.table().data, dModel, maxLen };
   } finally {
     pe.free();
+  }
+}
+
+// Section 4, rotary positions: one query q and one key k (dHead values each, from the seed), each turned to every
+// position 0 .. n-1 by the engine's RotaryEmbedding (the rotation the decoders run), and scores[m, j] = q at m · k at
+// j / sqrt(dHead). Turning makes a score depend on m - j alone, so each diagonal of the matrix holds one value:
+// diagonalSpread is the largest difference seen along any diagonal (float32 rounding), unturned the score of q and k
+// wherever they stand.
+export function rotary(engine, { dHead = 64, n = 64, seed = 11 }) {
+  const q = engine.randomNormal([1, dHead], { seed }).data, k = engine.randomNormal([1, dHead], { seed: seed + 1 }).data;
+  const rope = engine.rotaryEmbedding(dHead, { maxSeqLen: n });
+  try {
+    const everywhere = (v) => {  // (n, dHead): v in every row, so that row t turns by position t
+      const rows = new Float32Array(n * dHead);
+      for (let t = 0; t < n; t++) rows.set(v, t * dHead);
+      return rope.forward(rows, [n, dHead]).data;
+    };
+    const qs = everywhere(q), ks = everywhere(k);
+    const dot = (a, i, b, j) => {
+      let sum = 0;
+      for (let c = 0; c < dHead; c++) sum += a[i * dHead + c] * b[j * dHead + c];
+      return sum / Math.sqrt(dHead);
+    };
+    const scores = new Float32Array(n * n);
+    for (let m = 0; m < n; m++) for (let j = 0; j < n; j++) scores[m * n + j] = dot(qs, m, ks, j);
+    let diagonalSpread = 0;  // each score against its diagonal's first, where the query or the key is at 0
+    for (let m = 0; m < n; m++) {
+      for (let j = 0; j < n; j++) {
+        const back = Math.min(m, j);
+        diagonalSpread = Math.max(diagonalSpread, Math.abs(scores[m * n + j] - scores[(m - back) * n + j - back]));
+      }
+    }
+    return { q, k, qs, ks, scores, n, dHead, unturned: dot(q, 0, k, 0), diagonalSpread };
+  } finally {
+    rope.free();
   }
 }
 

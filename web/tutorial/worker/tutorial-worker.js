@@ -10,6 +10,7 @@ Object.assign(ops, {
   multiHead: (args) => withEngine('running the multi-head demo', (e) => demos.multiHead(e, args)),
   causalMask: (args) => withEngine('making a causal mask', (e) => demos.causalMask(e, args)),
   positional: (args) => withEngine('computing the positional encoding', (e) => demos.positional(e, args)),
+  rotary: (args) => withEngine('turning vectors by position', (e) => demos.rotary(e, args)),
   costExperiment: (args, ctx) => withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress)),
   itExperiment: (args, ctx) => withModel(args.model, ctx, "running the article's experiment",
     ({ model }) => whatDoesItAttendTo(model)),
