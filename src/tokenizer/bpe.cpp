@@ -14,26 +14,26 @@ namespace arcscope {
 
 void MergeTable::reserve(size_t merges) {
     size_t capacity = 16;
-    shift_ = 28;
+    shift_ = 60;
     while (capacity < merges * 2) {
         capacity *= 2;
         --shift_;
     }
     keys_.assign(capacity, kEmpty);
-    values_.assign(capacity, kNone);
+    values_.assign(capacity, Merge{});
     mask_ = capacity - 1;
     count_ = 0;
 }
 
-void MergeTable::add(int left, int right, int merged) {
-    require(left >= 0 && right >= 0 && left < 0xFFFF && right < 0xFFFF, "merge ids must be in [0, 65535)");
+void MergeTable::add(int left, int right, int merged, int rank) {
+    require(left >= 0 && right >= 0 && merged >= 0 && rank >= 0, "merge ids and ranks must be >= 0");
     require(count_ * 2 < keys_.size(), "MergeTable: reserve() before add()");
-    uint32_t key = pack(left, right);
+    uint64_t key = pack(left, right);
     size_t i = slot(key);
     while (keys_[i] != kEmpty && keys_[i] != key) i = (i + 1) & mask_;
     if (keys_[i] == kEmpty) ++count_;
     keys_[i] = key;
-    values_[i] = merged;
+    values_[i] = {rank, merged};
 }
 
 void bpe_merge(const MergeTable& merges, std::vector<int>& symbols) {
@@ -46,17 +46,18 @@ void bpe_merge_scan(const MergeTable& merges, std::vector<int>& symbols) {
     int* s = symbols.data();
     size_t n = symbols.size();
     while (n > 1) {
-        // 1. the best pair: smallest merged id, first occurrence
-        int best = INT_MAX;
+        // 1. the best pair: lowest rank, first occurrence
+        int best_rank = INT_MAX, best = 0;
         size_t at = 0;
         for (size_t i = 0; i + 1 < n; ++i) {
-            int m = merges.find(s[i], s[i + 1]);
-            if (m != MergeTable::kNone && m < best) {
-                best = m;
+            MergeTable::Merge m = merges.find(s[i], s[i + 1]);
+            if (m.rank != MergeTable::kNone && m.rank < best_rank) {
+                best_rank = m.rank;
+                best = m.merged;
                 at = i;
             }
         }
-        if (best == INT_MAX) break;
+        if (best_rank == INT_MAX) break;
         // 2. merge every occurrence of it, left to right, compacting in place
         const int a = s[at], b = s[at + 1];
         size_t out = at;
@@ -82,14 +83,14 @@ void bpe_merge_heap(const MergeTable& merges, std::vector<int>& symbols) {
         prev[i] = i - 1;
     }
     struct Candidate {
-        int merged, left;  // the pair starting at symbol `left` merges into `merged`
-        bool operator>(const Candidate& o) const { return merged != o.merged ? merged > o.merged : left > o.left; }
+        int rank, left;  // the pair starting at symbol `left` merges with this rank
+        bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
     };
     std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
     auto push = [&](int left) {
         if (left < 0 || next[left] < 0) return;
-        int m = merges.find(id[left], id[next[left]]);
-        if (m != MergeTable::kNone) queue.push({m, left});
+        MergeTable::Merge m = merges.find(id[left], id[next[left]]);
+        if (m.rank != MergeTable::kNone) queue.push({m.rank, left});
     };
     for (int i = 0; i + 1 < n; ++i) push(i);
 
@@ -97,9 +98,11 @@ void bpe_merge_heap(const MergeTable& merges, std::vector<int>& symbols) {
         Candidate c = queue.top();
         queue.pop();
         int r = next[c.left];
-        // stale unless the pair there still merges into c.merged (one merged id, one pair: so it is the same pair)
-        if (id[c.left] < 0 || r < 0 || merges.find(id[c.left], id[r]) != c.merged) continue;
-        id[c.left] = c.merged;
+        // stale unless the pair there still merges with c.rank (one rank, one pair: so it is the same pair)
+        if (id[c.left] < 0 || r < 0) continue;
+        const MergeTable::Merge m = merges.find(id[c.left], id[r]);
+        if (m.rank != c.rank) continue;
+        id[c.left] = m.merged;
         id[r] = -1;
         next[c.left] = next[r];
         if (next[r] >= 0) prev[next[r]] = c.left;

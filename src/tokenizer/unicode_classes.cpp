@@ -13,6 +13,12 @@ struct ClassRange {
 };
 #include "unicode_tables.inc"  // kUnicodeVersion, kClassRanges (build/*/generated/)
 
+// is_white_space (unicode_classes.h) spells out the generated differences from JavaScript's \s.
+static_assert(sizeof(kOnlyWhiteSpace) == sizeof(uint32_t) && kOnlyWhiteSpace[0] == 0x85,
+              "White_Space beyond JavaScript's \\s changed: update is_white_space");
+static_assert(sizeof(kOnlyJsSpace) == sizeof(uint32_t) && kOnlyJsSpace[0] == 0xFEFF,
+              "JavaScript's \\s beyond White_Space changed: update is_white_space");
+
 // ASCII is most text: answer it from a flat table, filled (at compile time) from the same ranges.
 constexpr std::array<CharClass, 128> ascii_table() {
     std::array<CharClass, 128> t{};

@@ -19,6 +19,16 @@ CharClass char_class_non_ascii(uint32_t cp);  // binary search in the generated 
 inline CharClass char_class(uint32_t cp) {
     return cp < 128 ? kAsciiClasses[cp] : char_class_non_ascii(cp);
 }
+// Unicode's White_Space property: what \s means in Oniguruma, the regex engine of Hugging Face's tokenizers (Rust),
+// and so in tokenizer.json's patterns. It is JavaScript's \s (CharClass::Space) with U+0085 added and U+FEFF
+// removed (generated beside the classes), so GPT-2's pre-tokenizer keeps JavaScript's \s and tokenizer.json's
+// follows the Rust original.
+inline bool is_white_space(uint32_t cp) {
+    if (cp < 128) return kAsciiClasses[cp] == CharClass::Space;
+    if (cp == 0x85) return true;       // kOnlyWhiteSpace (checked against the table in unicode_classes.cpp)
+    if (cp == 0xFEFF) return false;    // kOnlyJsSpace
+    return char_class_non_ascii(cp) == CharClass::Space;
+}
 const char* unicode_version();  // of the generated tables, e.g. "17.0"
 
 }  // namespace arcscope

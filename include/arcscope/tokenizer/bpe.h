@@ -1,6 +1,7 @@
-// bpe.h: byte-pair merging. A word starts as one token per byte; the adjacent pair with the lowest merge rank is
-// merged (all its non-overlapping occurrences, left to right) until no pair can merge. In GPT-2 the merge of rank r
-// makes token 256 + r, so "lowest rank" is "smallest resulting id".
+// bpe.h: byte-pair merging. A word starts as one token per byte (or per character); the adjacent pair with the
+// lowest merge rank is merged (all its non-overlapping occurrences, left to right) until no pair can merge. In GPT-2
+// the merge of rank r makes token 256 + r, so "lowest rank" is "smallest resulting id"; in a tokenizer.json the rank
+// is the merge's line in "merges" and the ids are the vocabulary's.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -8,30 +9,35 @@
 
 namespace arcscope {
 
-// (left id, right id) -> merged id. Open addressing over packed 32-bit keys; ids must be < 65535.
+// (left id, right id) -> (rank, merged id). Open addressing over packed 64-bit keys; ids must be in [0, 2^31).
 class MergeTable {
 public:
     static constexpr int kNone = -1;
+    struct Merge {
+        int rank = kNone;  // lower merges first; kNone: the pair does not merge
+        int merged = kNone;
+    };
 
     MergeTable() { reserve(0); }
     void reserve(size_t merges);
-    void add(int left, int right, int merged);
-    int find(int left, int right) const {  // merged id, or kNone
-        uint32_t key = pack(left, right);
+    void add(int left, int right, int merged) { add(left, right, merged, merged); }  // rank = merged id (GPT-2)
+    void add(int left, int right, int merged, int rank);
+    Merge find(int left, int right) const {
+        uint64_t key = pack(left, right);
         for (size_t i = slot(key);; i = (i + 1) & mask_) {
             if (keys_[i] == key) return values_[i];
-            if (keys_[i] == kEmpty) return kNone;
+            if (keys_[i] == kEmpty) return {};
         }
     }
     size_t size() const { return count_; }
 
 private:
-    static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
-    static uint32_t pack(int left, int right) { return (uint32_t(left) << 16) | uint32_t(right); }
-    size_t slot(uint32_t key) const { return (key * 0x9E3779B1u) >> shift_; }
+    static constexpr uint64_t kEmpty = ~uint64_t(0);
+    static uint64_t pack(int left, int right) { return (uint64_t(uint32_t(left)) << 32) | uint32_t(right); }
+    size_t slot(uint64_t key) const { return size_t((key * 0x9E3779B97F4A7C15ull) >> shift_); }
 
-    std::vector<uint32_t> keys_;
-    std::vector<int32_t> values_;
+    std::vector<uint64_t> keys_;
+    std::vector<Merge> values_;
     size_t mask_ = 0, count_ = 0;
     int shift_ = 32;
 };

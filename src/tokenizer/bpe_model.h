@@ -1,0 +1,47 @@
+// bpe_model.h: tokenizer.json's "model" of type BPE: the vocabulary, the merges (run by bpe.h's MergeTable, as GPT-2's
+// are) and the options those files use: byte-level words (a ByteLevel pre-tokenizer: tokens are written with GPT-2's
+// byte-to-unicode table and read here as bytes), or words of characters with byte_fallback ("<0xAB>" tokens for a
+// character missing from the vocabulary) and unk_token / fuse_unk; ignore_merges (a word that is a token is that
+// token). dropout, continuing_subword_prefix and end_of_word_suffix are refused by name.
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "arcscope/core/json.h"
+#include "arcscope/tokenizer/bpe.h"
+
+namespace arcscope::hf {
+
+class BpeModel {
+public:
+    BpeModel() = default;
+    BpeModel(const Json& model, bool byte_level);
+
+    // One pre-tokenized word (UTF-8) -> ids, appended. Caches words: not thread-safe.
+    void encode(std::string_view word, std::vector<int>& ids) const;
+
+    int id_of(std::string_view token) const;  // a token's id by its text as the file writes it, or -1
+    // Every id the vocabulary defines, with its text as the file writes it.
+    const std::vector<std::pair<std::string, int>>& vocabulary() const { return vocabulary_; }
+
+private:
+    int lookup(std::string_view key) const;  // by the bytes the model reads (keys_), or -1
+    void merge_word(std::string_view word, std::vector<int>& symbols) const;
+
+    bool byte_level_ = false, byte_fallback_ = false, fuse_unk_ = false, ignore_merges_ = false;
+    int unk_id_ = -1;
+    std::vector<std::pair<std::string, int>> vocabulary_;  // as written in the file
+    std::vector<std::string> keys_;                        // what each entry of vocabulary_ reads as
+    std::unordered_map<std::string_view, int> by_key_;     // views into keys_
+    std::unordered_map<std::string_view, int> by_text_;    // views into vocabulary_
+    int byte_token_[256];                                  // byte-level: the id of each one-byte token, or -1
+    int fallback_token_[256];                              // byte_fallback: the id of "<0xAB>", or -1
+    MergeTable merges_;
+
+    mutable std::unordered_map<std::string, std::vector<int>> cache_;  // word -> ids; cleared when full
+    mutable std::vector<int> symbols_;
+};
+
+}  // namespace arcscope::hf
