@@ -1,6 +1,7 @@
 // cmd_bench_kernels.cpp: `arcscope bench-kernels`, the kernels on GPT-2 small's five matrix shapes, native.
 // scripts/bench_kernels.sh prints the same table for the wasm module in Node next to it.
 #include <cstdio>
+#include <string>
 
 #include "arcscope/diagnostics/quant_bench.h"
 #include "arcscope/kernels/quant.h"
@@ -14,7 +15,10 @@ int run(const Args& args) {
     const int tokens[] = {int(args.get_int("t1", 1, 1, 4096)), int(args.get_int("t2", 64, 1, 4096))};
     // (in_features x out_features) as GPT-2 names them; the kernels see rows = out, cols = in.
     const int shapes[][2] = {{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}, {768, 50257}};
-    std::printf("kernels: %s (native)\n", kernel_isa());
+    std::string q8_choices;
+    for (const std::string& name : q8_kernels()) q8_choices += (q8_choices.empty() ? "" : ", ") + name;
+    std::printf("kernels: %s (native); q8 kernels on this CPU: %s (ARCSCOPE_Q8_KERNEL=name picks one)\n", kernel_isa(),
+                q8_choices.c_str());
     std::printf(
         "| dtype | shape (in x out) | T | best ms | median ms | GOP/s | GB/s |\n|---|---|---|---|---|---|---|\n");
     for (const char* dtype : {"q8", "q16", "f32"})

@@ -5,7 +5,7 @@
 #if defined(__AVX2__) && !defined(__wasm__)
 #include <immintrin.h>
 
-#include "arcscope/kernels/quant_layout.h"
+#include "quant_native.h"
 
 namespace arcscope {
 
@@ -63,14 +63,14 @@ constexpr detail::QTile kQ16Tiles[] = {tile<2, 1>, tile<2, 2>, tile<2, 3>, tile<
 }  // namespace
 
 void linear_q(float* out, const float* x, int T, const QView& w, const float* bias) {
-    detail::run_q_tiles(out, x, T, w, bias, {kQ8Tiles, 6, kQ16Tiles, 6});
+    detail::run_q_tiles(out, x, T, w, bias, detail::chosen_tiles({kQ8Tiles, 6, kQ16Tiles, 6}));
 }
 
 const char* kernel_isa() {
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-    return "avx2+vnni";
+    return detail::chosen_isa("avx2+vnni");
 #else
-    return "avx2";
+    return detail::chosen_isa("avx2");
 #endif
 }
 

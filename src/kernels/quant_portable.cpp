@@ -2,6 +2,7 @@
 // always compiled, so the tests check it everywhere). Same layout and order of operations as the SIMD kernels;
 // the compiler vectorizes the 8-row inner loop where it can.
 #include "arcscope/kernels/quant_layout.h"
+#include "quant_native.h"
 
 namespace arcscope {
 
@@ -41,11 +42,11 @@ void detail::linear_q_portable(float* out, const float* x, int T, const QView& w
 
 #if !defined(__wasm_simd128__) && !(defined(__AVX2__) && !defined(__wasm__))
 void linear_q(float* out, const float* x, int T, const QView& w, const float* bias) {
-    detail::linear_q_portable(out, x, T, w, bias);
+    detail::run_q_tiles(out, x, T, w, bias, detail::chosen_tiles({kQ8Tiles, 2, kQ16Tiles, 2}));
 }
 
 const char* kernel_isa() {
-    return "portable";
+    return detail::chosen_isa("portable");
 }
 #endif
 

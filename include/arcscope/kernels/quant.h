@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace arcscope {
 
@@ -104,7 +105,16 @@ void linear_f32(float* out, const float* x, int T, const float* w, int rows, int
 // Plain scalar f32 product, the reference for linear_f32.
 void linear_f32_reference(float* out, const float* x, int T, const float* w, int rows, int cols, const float* bias);
 
-// Which kernel family this build runs: "wasm-relaxed-simd", "wasm-simd128", "avx2", "avx2+vnni" or "portable".
+// Which kernel family this build runs: "wasm-relaxed-simd", "wasm-simd128", "avx2", "avx2+vnni", "portable", or
+// natively "vnni-int8" while that q8 kernel is chosen (use_q8_kernel).
 const char* kernel_isa();
+
+// Native builds pick their q8 kernel at run time. "int16" is the compiled one (AVX2 or portable: int16 products);
+// "vnni-int8" runs vpdpbusd (AVX512-VNNI with AVX512VL) on the activations split into 7-bit parts, the relaxed-SIMD
+// build's arithmetic, and gives the same bits. q8_kernels() lists the ones this CPU runs, the default first;
+// use_q8_kernel(name) makes linear_q run one (an Error for a name not in the list); the environment variable
+// ARCSCOPE_Q8_KERNEL=name chooses at start-up. Not in wasm builds, which choose a module instead.
+std::vector<std::string> q8_kernels();
+void use_q8_kernel(const std::string& name);
 
 }  // namespace arcscope
