@@ -186,6 +186,10 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("hookNames", &Model::hook_names)
         .function("attentionPattern", &Model::attention_pattern)
         .function("attentionThumbnail", &Model::attention_thumbnail)
+        .function("keepQueries", &Model::keep_queries, allow_raw_pointers())
+        .function("runKeepingQueries", &Model::run_keeping_queries)
+        .function("keptAttention", &Model::kept_attention)
+        .function("keptThumbnail", &Model::kept_thumbnail)
         .function("append", &Model::append)
         .function("reset", &Model::reset)
         .function("setKVCache", &Model::set_kv_cache)
@@ -194,6 +198,10 @@ EMSCRIPTEN_BINDINGS(model) {
         .function("length", &Model::length)
         .function("startGeneration", &Model::start_generation)
         .function("generationStep", &Model::generation_step);
+    // An analysis's queries and keys in the engine (kept_queries.h), made by Model.keepQueries.
+    class_<arcscope::KeptQueries>("KeptQueries")
+        .function("length", &arcscope::KeptQueries::length)
+        .function("bytes", optional_override([](const arcscope::KeptQueries& k) { return double(k.bytes()); }));
     function("topK", &model_bindings::top_k);
     // The worker threads (threads.h): 1 in the plain module, up to the pool's size in the threaded one.
     function("setThreads", &arcscope::set_threads);

@@ -5,12 +5,14 @@
 #include <memory>
 #include <vector>
 
+#include "arcscope/analysis/attention_view.h"
 #include "arcscope/analysis/sampling.h"
 #include "arcscope/core/json.h"
 #include "arcscope/core/sizes.h"
 #include "arcscope/formats/model_file.h"
 #include "arcscope/model/decoder.h"
 #include "arcscope/model/hooks.h"
+#include "arcscope/model/kept_queries.h"
 #include "js_values.h"
 
 namespace model_bindings {
@@ -205,6 +207,68 @@ public:
             decoder_->attention_thumbnail(qv.data(), kv.data(), T, h, s, out.data());
             return float32_array(out.data(), out.size());
         });
+    }
+
+    // A holder of this model's queries and keys for runKeepingQueries (kept_queries.h), empty; JavaScript deletes it.
+    KeptQueries* keep_queries() const {
+        return guarded("keeping queries and keys", [&] { return new KeptQueries(decoder_->config()); });
+    }
+
+    // ids, kept, reuse -> {logits (the last position's), logitsShape, first}: one pass that writes every layer's
+    // queries and keys into kept, in place, from position first on. As run_with_cache, up to reuse leading positions
+    // are kept from the KV cache where the last passes left these very tokens, and from kept's own rows, which must
+    // be those of the same leading ids (kept holds another text's rows past its prefix shared with ids).
+    val run_keeping_queries(val ids, KeptQueries& kept, val reuse) {
+        return guarded("running the model", [&] {
+            std::vector<int> v = prompt(ids);
+            kept.check_model(decoder_->config());
+            const int T = int(v.size());
+            const int most = std::min(int_arg(reuse, "reuse", 0, decoder_->config().n_ctx), kept.length());
+            const int first = std::min(most, decoder_->cached_prefix(v.data(), T));
+            kept.begin(first, T);
+            decoder_->forward_from(first, v.data(), T, ForwardOptions().with_hooks(&kept));
+            kept.finish();
+            val o = result(false);
+            o.set("first", first);
+            return o;
+        });
+    }
+
+    // kept's (T, T) attention of layer and head, each an index or 'mean' / 'max' over all of them (attention_view.h:
+    // layers first, then heads, as viewMatrix takes them) -> Float32Array
+    val kept_attention(const KeptQueries& kept, val layer, val head) const {
+        return guarded("computing attention", [&] {
+            const ModelConfig& c = decoder_->config();
+            const ViewChoice l = view_choice(layer, "layer", c.n_layer), h = view_choice(head, "head", c.n_head);
+            const int T = kept.length();
+            std::vector<float> out(buffer_elements("attention (T x T)", {uint64_t(T), uint64_t(T)}, sizeof(float)));
+            attention_view(*decoder_, kept, l, h, out.data());
+            return float32_array(out.data(), out.size());
+        });
+    }
+
+    // One head of kept's layer max-pooled to size x size (Decoder::attention_thumbnail) -> Float32Array
+    val kept_thumbnail(const KeptQueries& kept, val layer, val head, val size) const {
+        return guarded("computing an attention thumbnail", [&] {
+            const ModelConfig& c = decoder_->config();
+            const int l = int_arg(layer, "layer", 0, c.n_layer - 1), h = int_arg(head, "head", 0, c.n_head - 1);
+            const int s = int_arg(size, "size", 1, kept.length());
+            std::vector<float> out(size_t(s) * s);
+            attention_view_thumbnail(*decoder_, kept, l, h, s, out.data());
+            return float32_array(out.data(), out.size());
+        });
+    }
+
+    // A layer or head of a view: an index below n, or 'mean' or 'max' over all of them.
+    static ViewChoice view_choice(const val& v, const char* what, int n) {
+        if (v.isString()) {
+            const std::string word = js_string(v, what);
+            if (word == "mean") return {ViewChoice::Kind::Mean, 0};
+            if (word == "max") return {ViewChoice::Kind::Max, 0};
+        }
+        if (v.isNumber()) return {ViewChoice::Kind::One, int_arg(v, what, 0, n - 1)};
+        throw Error(std::string(what) + " must be an integer from 0 to " + std::to_string(n - 1) +
+                    ", 'mean' or 'max'; got " + js_description(v));
     }
 
     // q and k: a layer's queries and keys (patternHooks' data), checked -> T.

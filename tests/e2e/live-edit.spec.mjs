@@ -7,6 +7,7 @@ import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { encode, decode } from 'gpt-3-encoder';
 import { engineCall } from './helpers.mjs';
+import { viewMatrix } from '../../web/lib/shared/attention-math.js';
 
 const MODEL = '/fixtures/gpt2-12x12-1024.q8.arcs';
 
@@ -75,4 +76,41 @@ test('an edit of a long text reruns from its first change and draws what a fresh
   expect(after.reused).toBeLessThan(after.ids.length);
   console.log(`${times.join('\n')}\nanalyze after typing " too": ${after.ids.length - after.reused} of ` +
     `${after.ids.length} positions run`);
+});
+
+// A model whose positions rotate and whose query heads share key/value heads (Llama's, 8 heads over 2): the worker
+// keeps the rotated queries and keys (hook_rot_q, hook_rot_k), so a head it draws, the mean over every head and
+// layer, and a head after an edit at the end are the attention the engine's own pass captures, bit for bit.
+test('the worker\'s attention of a rotary, grouped-query model is the engine\'s own, also after an edit', async ({ page }) => {
+  const model = '/fixtures/llama-4x8.q8.arcs';
+  await page.goto('/embed.html');
+  const ids = Array.from({ length: 120 }, (_, i) => (i * 7919 + 13) % 300);
+  const same = (a, b) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+  // The engine module itself in the page: every layer's hook_pattern [H, T, T] of a fresh pass.
+  const captured = (ids) => page.evaluate(async ({ model, ids }) => {
+    const { createEngine } = await import('/lib/arcscope.js');
+    const m = (await createEngine()).loadModel(new Uint8Array(await (await fetch(model)).arrayBuffer()));
+    const names = Array.from({ length: m.config.n_layer }, (_, l) => `blocks.${l}.attn.hook_pattern`);
+    const { cache } = m.runWithCache(ids, { names, allLogits: false });
+    m.free();
+    return names.map((n) => Array.from(cache[n].data));
+  }, { model, ids });
+  // The view of layer and head from the captured patterns, as the page computes it from a tensor.
+  const view = (patterns, T, layer, head) => {
+    const n = T * T, H = patterns[0].length / n;
+    return viewMatrix((l, h) => Float32Array.from(patterns[l].slice(h * n, (h + 1) * n)), [patterns.length, H],
+      layer, head);
+  };
+  const attention = async (ids, layer, head) =>
+    Array.from((await engineCall(page, 'attention', { model, ids, layer, head })).data);
+
+  const first = await engineCall(page, 'analyze', { model, ids: ids.slice(0, 100) });
+  expect(first.reused).toBe(0);
+  const edited = await engineCall(page, 'analyze', { model, ids });
+  expect(edited.reused).toBe(100);
+  const patterns = await captured(ids);
+  for (const [layer, head] of [[1, 5], [3, 0], ['mean', 'mean']]) {
+    expect(same(await attention(ids, layer, head), Array.from(view(patterns, 120, layer, head))),
+      `layer ${layer}, head ${head}`).toBe(true);
+  }
 });

@@ -1,53 +1,78 @@
-// kept-queries.test.mjs: the worker's kept queries and keys (web/lib/worker/kept-queries.js) on the shipped model. An
-// edit resumed from a kept analysis is completed in that analysis's own arrays when they have room, and the result
-// is every layer's hook_q and hook_k of a fresh pass over the edited text, bit for bit.
+// kept-queries.test.mjs: the worker's kept queries and keys (web/lib/worker/kept-queries.js), held in the engine
+// (model.keepQueries), on the shipped model. An edit resumed from a kept analysis is written into that analysis's own
+// holder, and every view of the result (a head, a mean or max over layers, heads or both, a thumbnail) is the bits
+// the page's own functions give from a fresh pass's captured attention (attention-math.js's viewMatrix). A model's
+// kept analyses are freed with it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { engine, repoRoot } from './support.mjs';
-import { closestKept, keepQueries, keptLayers, queryKeyHooks } from '../../web/lib/worker/kept-queries.js';
+import { repoRoot } from './support.mjs';
+import { liveEngine } from '../../build/lib/worker/turns.js';
+import { forgetModel, keptQueries, runKeepingQueries } from '../../build/lib/worker/kept-queries.js';
+import { viewMatrix, headMatrix } from '../../build/lib/shared/attention-math.js';
 
 const KEY = 'kept-queries-test';
+const same = (a, b) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
 
-test('an edit is kept in the arrays of the analysis it resumed from, with a fresh pass\'s bits', async () => {
-  const model = (await engine()).loadModel(new Uint8Array(readFileSync(`${repoRoot}models/shakespeare-4l.q8.arcs`)));
-  const L = model.config.n_layer, names = queryKeyHooks(L);
-  const fresh = (ids) => model.runWithCache(ids, { names, allLogits: false }).cache;
-  // What the worker does for each text (runKeepingQueries): resume from the closest kept analysis, keep the result.
-  const analyse = (ids) => {
-    const earlier = closestKept(KEY, ids);
-    const { cache, first } = model.runWithCache(ids, { names, allLogits: false, reuse: earlier?.shared ?? 0 });
-    return { first, layers: keepQueries(KEY, ids, cache, L, { first, earlier }) };
-  };
-  const same = (layers, ids) => {
-    const want = fresh(ids);
-    layers.forEach(({ q, k }, l) => {
-      assert.deepEqual(q, want[`blocks.${l}.attn.hook_q`].data, `layer ${l} q`);
-      assert.deepEqual(k, want[`blocks.${l}.attn.hook_k`].data, `layer ${l} k`);
-    });
+test('an edit is kept in the holder of the analysis it resumed from, and its views are a fresh pass\'s bits', async () => {
+  const model = (await liveEngine()).loadModel(new Uint8Array(readFileSync(`${repoRoot}models/shakespeare-4l.q8.arcs`)));
+  const { n_layer: L, n_head: H } = model.config;
+  // Every view of kept against viewMatrix over the attention a fresh pass over ids captures.
+  const viewsAreFresh = (kept, ids) => {
+    const T = ids.length, { attention } = model.forward(ids, { attention: true });
+    const head = (l, h) => headMatrix(attention, [L, H, T, T], l, h);
+    for (const layer of [L - 1, 'mean', 'max']) {
+      for (const which of [1, 'mean', 'max']) {
+        assert.ok(same(model.keptAttention(kept, layer, which), viewMatrix(head, [L, H], layer, which)),
+          `layer ${layer}, head ${which}`);
+      }
+    }
+    assert.ok(same(model.keptThumbnail(kept, 2, 3, 16), thumbnailOf(head(2, 3), T, 16)), 'a thumbnail');
   };
 
   const text = model.tokenize(' the quick brown fox jumps over the lazy dog.'.repeat(6)).ids;  // 60 tokens
-  const a = analyse(text.slice(0, 50));
+  const a = runKeepingQueries(model, KEY, text.slice(0, 50));
   assert.equal(a.first, 0);
-  const buffer = a.layers[0].q.buffer;
-  // Ten tokens typed at the end: run from 50, written into the same arrays, and the shorter text no longer kept.
-  const b = analyse(text);
+  assert.equal(a.kept.length, 50);
+  assert.equal(a.kept.bytes, 128 * L * 2 * model.config.n_embd * 4);  // rows for 128 positions
+  // Ten tokens typed at the end: run from 50, written into the same holder.
+  const b = runKeepingQueries(model, KEY, text);
   assert.equal(b.first, 50);
-  assert.equal(b.layers[0].q.buffer, buffer);
-  assert.equal(keptLayers(KEY, text.slice(0, 50)), undefined);
-  same(b.layers, text);
+  assert.equal(b.kept, a.kept);
+  assert.equal(keptQueries(model, KEY, text), a.kept);
+  viewsAreFresh(b.kept, text);
   // A token changed in the middle: run from there, in place again.
   const edited = text.map((id, i) => (i === 30 ? 13 : id));
-  const c = analyse(edited);
+  const c = runKeepingQueries(model, KEY, edited);
   assert.equal(c.first, 30);
-  assert.equal(c.layers[0].q.buffer, buffer);
-  same(c.layers, edited);
-  // Past the room the arrays have (128 rows): new arrays, the kept rows copied in.
+  assert.equal(c.kept, a.kept);
+  viewsAreFresh(c.kept, edited);
+  // Past the room it has (128 rows): grown in place, the kept rows copied.
   const long = model.tokenize(' the quick brown fox jumps over the lazy dog.'.repeat(14)).ids;
-  const d = analyse(long);
+  const d = runKeepingQueries(model, KEY, long);
   assert.equal(d.first, 30);  // the edited token differs from here on
-  assert.notEqual(d.layers[0].q.buffer, buffer);
-  same(d.layers, long);
+  assert.equal(d.kept, a.kept);
+  assert.equal(d.kept.bytes, 256 * L * 2 * model.config.n_embd * 4);
+  viewsAreFresh(d.kept, long);
+  // The analysis of another text is kept beside it; the model's are freed with it.
+  const other = runKeepingQueries(model, KEY, model.tokenize('To be, or not to be').ids);
+  assert.notEqual(other.kept, a.kept);
+  forgetModel(KEY);
+  assert.equal(a.kept.live, false);
+  assert.equal(other.kept.live, false);
+  assert.throws(() => model.keptAttention(a.kept, 0, 0), /these kept queries and keys have been freed/);
+  assert.throws(() => model.keptAttention(other, 0, 0), /kept must be what model.keepQueries\(\) returned/);
   model.free();
 });
+
+// The page's max-pooling of a head's (T, T) to size x size, as Decoder::attention_thumbnail defines it.
+function thumbnailOf(matrix, T, size) {
+  const out = new Float32Array(size * size);
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j <= i; j++) {
+      const cell = Math.floor(i * size / T) * size + Math.floor(j * size / T);
+      out[cell] = Math.max(out[cell], matrix[i * T + j]);
+    }
+  }
+  return out;
+}

@@ -41,6 +41,31 @@ function checkHooks(hooks) {
   }
 }
 
+// An analysis's queries and keys in the engine (Model.keepQueries): length (positions held), bytes (what they take
+// in wasm memory), live, and free().
+export class KeptQueries {
+  constructor(handle) {
+    this.handle = handle;
+    registry?.register(this, handle, this);
+  }
+
+  get live() { return !this.handle.isDeleted(); }
+  get length() { return keptHandle(this).length(); }
+  get bytes() { return keptHandle(this).bytes(); }
+  free() {
+    if (this.handle.isDeleted()) return;
+    registry?.unregister(this);
+    this.handle.delete();
+  }
+}
+
+// kept's handle in the engine, or an Error saying why there is none.
+function keptHandle(kept) {
+  if (!(kept instanceof KeptQueries)) throw new Error(`kept must be what model.keepQueries() returned, got ${typeof kept}`);
+  if (kept.handle.isDeleted()) throw new Error('these kept queries and keys have been freed');
+  return kept.handle;
+}
+
 export class Model {
   // Use loadModel(); `handle` is the core's Model, `tokenizer` the engine's (tokenize, tokenText).
   constructor(core, handle, tokenizer) {
@@ -140,6 +165,44 @@ export class Model {
   attentionThumbnail(q, k, head, size) {
     this.#check();
     return engineCall('computing an attention thumbnail', () => this.handle.attentionThumbnail(q, k, head, size));
+  }
+
+  // -- kept queries and keys (include/arcscope/model/kept_queries.h): a viewer's analyses, kept in the engine --
+  // An empty holder of this model's queries and keys, for runKeepingQueries; free it (kept.free()) when done.
+  // Every layer's queries and keys of a text are 2 T (n_head + n_kv_head) d_head floats a layer, 75 MB for GPT-2
+  // small at 1,024 tokens, rather than every head's T x T (604 MB).
+  keepQueries() {
+    this.#check();
+    return new KeptQueries(engineCall('keeping queries and keys', () => this.handle.keepQueries()));
+  }
+
+  // One pass over ids that writes every layer's queries and keys (the hooks of config.patternHooks) into kept, in
+  // place, and records nothing else. With reuse: n, up to n leading positions are kept from the KV cache where the
+  // model's last passes left these very tokens and from kept's own rows, which must then be those of these ids'
+  // first n (kept held a text that shares them: an edit of it). -> {logits (the last position's), logitsShape,
+  // first (the positions not run again)}. Restarts the KV cache.
+  runKeepingQueries(ids, kept, { reuse = 0 } = {}) {
+    this.#idle('runKeepingQueries');
+    const handle = keptHandle(kept);
+    const r = engineCall(`running the model on ${ids?.length} tokens`,
+      () => this.handle.runKeepingQueries(ids, handle, reuse));
+    return { logits: r.logits, logitsShape: r.logitsShape, first: r.first };
+  }
+
+  // The (T, T) attention of kept's text at layer and head, each an index or 'mean' / 'max' over all of them
+  // (layers first, then heads: attention-math.js's viewMatrix, the same bits), computed in the engine in one call.
+  // -> Float32Array (query rows, zeros above the diagonal)
+  keptAttention(kept, layer, head) {
+    this.#check();
+    const handle = keptHandle(kept);
+    return engineCall('computing attention', () => this.handle.keptAttention(handle, layer, head));
+  }
+
+  // One head of kept's layer max-pooled to size x size, as attentionThumbnail. -> Float32Array
+  keptThumbnail(kept, layer, head, size) {
+    this.#check();
+    const handle = keptHandle(kept);
+    return engineCall('computing an attention thumbnail', () => this.handle.keptThumbnail(handle, layer, head, size));
   }
 
   // As TransformerLens's to_tokens: GPT-2's tokens of text, with <|endoftext|> first when prependBos (TransformerLens

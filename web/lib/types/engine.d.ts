@@ -484,6 +484,19 @@ export interface AttributionResult {
   parts: { name: string; value: number }[];
 }
 
+/** An analysed text's queries and keys in the engine's memory, from model.keepQueries(). */
+export interface KeptQueries {
+  /** positions held */
+  readonly length: number;
+  /** what they take in wasm memory, room for more positions included */
+  readonly bytes: number;
+  /** false once freed */
+  readonly live: boolean;
+  /** the holder's Embind object (internal: use free()) */
+  readonly handle: unknown;
+  free(): void;
+}
+
 /**
  * A loaded GPT-2 (.arcs file) in wasm memory, with its KV cache. From engine.loadModel(). Every numeric argument
  * must be a number: null, booleans, strings such as '5', arrays such as [7] and objects with valueOf are refused
@@ -550,6 +563,26 @@ export interface Model {
    * the largest probability of query rows i and keys j with floor(i * size / T) = r and floor(j * size / T) = c.
    */
   attentionThumbnail(q: Float32Array, k: Float32Array, head: number, size: number): Float32Array;
+  /**
+   * An empty holder of this model's queries and keys in the engine, for runKeepingQueries: a viewer keeps each text's
+   * (2 T (n_head + n_kv_head) d_head floats a layer, 75 MB for GPT-2 small at 1,024 tokens) rather than every head's
+   * T x T, and asks for the views it shows. Free it when done.
+   */
+  keepQueries(): KeptQueries;
+  /**
+   * One pass over ids that writes every layer's queries and keys (config.patternHooks) into kept, in place. With
+   * reuse: n, up to n leading positions are kept from the KV cache where the last passes left these very tokens and
+   * from kept's own rows, which must be those of these ids' first n (kept held a text sharing them: an edit of it);
+   * first says how many. Restarts the KV cache.
+   */
+  runKeepingQueries(ids: TokenIds, kept: KeptQueries, options?: { reuse?: number }): LogitsResult & { first: number };
+  /**
+   * kept's [T, T] attention at layer and head, each an index or 'mean' / 'max' over all of them (layers first, then
+   * heads), computed in the engine in one call: query rows, zeros above the diagonal.
+   */
+  keptAttention(kept: KeptQueries, layer: number | 'mean' | 'max', head: number | 'mean' | 'max'): Float32Array;
+  /** One head of kept's layer max-pooled to size x size, as attentionThumbnail. */
+  keptThumbnail(kept: KeptQueries, layer: number, head: number, size: number): Float32Array;
   /** As TransformerLens's to_tokens: the ids of text, with <|endoftext|> (50256) first unless prependBos is false. */
   toTokens(text: string, options?: { prependBos?: boolean }): number[];
   /** As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does). */

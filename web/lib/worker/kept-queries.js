@@ -1,69 +1,65 @@
-// kept-queries.js: in the worker, each recent analysis's queries and keys (every layer's hook_q and hook_k, f32),
-// so that any head's attention can be computed exactly when a view asks for it (model.attentionPattern) instead of
-// every head's T x T being captured and sent: GPT-2 small on 1,024 tokens keeps 75 MB here rather than 604 MB.
-// They are copies in JS, not the engine's state, so any other operation may run on the model in between.
-// Bounded by bytes, least recently used out; the newest is kept whatever its size. An analysis that is no longer
-// here is run again (one forward pass) when a view needs it.
+// kept-queries.js: in the worker, each recent analysis's queries and keys, kept in the engine (model.keepQueries:
+// every layer's, f32) where any head's attention, a mean or max over heads and layers, and a thumbnail are computed
+// when a view asks (model.keptAttention, keptThumbnail), instead of every head's T x T being captured and sent, or
+// the queries and keys being copied back in for each head: GPT-2 small on 1,024 tokens keeps 75 MB rather than
+// 604 MB. They are the engine's memory but not the model's state, so any other operation may run on the model in
+// between. Bounded by bytes, least recently used out (and freed); the newest is kept whatever its size. An analysis
+// that is no longer here is run again (one forward pass) when a view needs it. A model's go when it is freed, and
+// a crash drops them with the engine, unfreed.
 import { LruMap } from '../shared/lru-map.js';
+import { onEngineRestart } from './turns.js';
 
 const BUDGET = 80 << 20;
 
-// `${model key}\n${ids}` -> {ids, layers: [{q, k}] per layer}, least recently used first; the newest stays whatever its
-// size
-const store = new LruMap({ budget: BUDGET });
-
-// The hook names one pass records: every layer's queries and keys.
-export const queryKeyHooks = (n_layer) => Array.from({ length: n_layer },
-  (_, l) => [`blocks.${l}.attn.hook_q`, `blocks.${l}.attn.hook_k`]).flat();
+// `${model key}\n${ids}` -> {ids, kept: KeptQueries}, least recently used first; the newest stays whatever its size
+const store = new LruMap({ budget: BUDGET, onEvict: ({ kept }) => kept.free() });
+onEngineRestart(() => store.clear());
 
 const keyOf = (modelKey, ids) => `${modelKey}\n${Array.prototype.join.call(ids, ',')}`;
 
-// Rows a kept layer has room for: T rounded up, so typing at the end fills the room it has before it grows.
-const ROOM = 128;
-const roomFor = (T) => Math.ceil(T / ROOM) * ROOM;
-
-// Keeps a runWithCache cache of queryKeyHooks for (model, ids) -> [{q, k}] per layer ([T, H, d_head] each). A cache
-// that starts at position first (runWithCache's reuse) is completed with the first rows of `earlier` ({key, layers}:
-// the kept analysis it resumed from). Its arrays are written in place when they have room: the edit's rows replace
-// that analysis's from `first` on, and the earlier text is no longer kept (its first rows now belong to this one), so
-// an edit costs its new rows, not a copy of every layer.
-export function keepQueries(modelKey, ids, cache, n_layer, { first = 0, earlier = null } = {}) {
-  const T = ids.length;
-  let inPlace = false;
-  const whole = (name, before) => {
-    const rows = cache[name].data, width = rows.length / (T - first);
-    let out;
-    if (first && before.buffer.byteLength >= T * width * 4) {
-      out = new Float32Array(before.buffer, 0, T * width);
-      inPlace = true;
-    } else {
-      out = new Float32Array(new ArrayBuffer(roomFor(T) * width * 4), 0, T * width);
-      if (first) out.set(before.subarray(0, first * width));
-    }
-    out.set(rows, first * width);
-    return out;
-  };
-  const layers = Array.from({ length: n_layer }, (_, l) => ({
-    q: whole(`blocks.${l}.attn.hook_q`, earlier?.layers[l].q), k: whole(`blocks.${l}.attn.hook_k`, earlier?.layers[l].k) }));
-  if (inPlace) store.delete(earlier.key);
-  const bytes = layers.reduce((n, { q, k }) => n + q.buffer.byteLength + k.buffer.byteLength, 0);
-  store.set(keyOf(modelKey, ids), { ids: Array.from(ids), layers }, bytes);
-  return layers;
+// One pass over ids that keeps every layer's queries and keys. An edit of a kept analysis resumes from it: the
+// positions before the first changed token are taken from the model's KV cache where it still holds them and from
+// that analysis's rows, and the new rows are written over its own from there (the earlier text is no longer kept),
+// so typing at the end of a long text runs and keeps only the new tokens. The same bits as a pass over the whole
+// text. -> {logits (the last position's), kept, first (the positions not run again)}
+export function runKeepingQueries(model, modelKey, ids) {
+  const earlier = closestKept(modelKey, ids);
+  if (earlier) store.delete(earlier.key);
+  const kept = earlier?.kept ?? model.keepQueries();
+  try {
+    const { logits, first } = model.runKeepingQueries(ids, kept, { reuse: earlier?.shared ?? 0 });
+    store.set(keyOf(modelKey, ids), { ids: Array.from(ids), kept }, kept.bytes);
+    return { logits, kept, first };
+  } catch (error) {
+    kept.free();  // its rows are part this text's, part the earlier one's
+    throw error;
+  }
 }
 
-// The layers kept for (model, ids), marked most recently used, or undefined.
-export const keptLayers = (modelKey, ids) => store.get(keyOf(modelKey, ids))?.layers;
+// The queries and keys of analysed ids: kept (marked most recently used), or computed again (they were evicted, or
+// the model was freed, or the engine restarted).
+export const keptQueries = (model, modelKey, ids) =>
+  store.get(keyOf(modelKey, ids))?.kept ?? runKeepingQueries(model, modelKey, ids).kept;
 
-// Of the analyses kept for this model, the one whose ids share the longest prefix with ids: {key, layers, shared}
-// (shared leading ids, at least one), or undefined. An edit resumes from it: only the positions after `shared` run.
-export function closestKept(modelKey, ids) {
+// Frees what was kept for a model that is being freed.
+export function forgetModel(modelKey) {
+  for (const [key, { kept }] of [...store.entries()]) {
+    if (!key.startsWith(`${modelKey}\n`)) continue;
+    store.delete(key);
+    kept.free();
+  }
+}
+
+// Of the analyses kept for this model, the one whose ids share the longest prefix with ids: {key, kept, shared}
+// (shared leading ids, at least one), or undefined.
+function closestKept(modelKey, ids) {
   let best;
   for (const [key, entry] of store.entries()) {
     if (!key.startsWith(`${modelKey}\n`)) continue;
     const n = Math.min(entry.ids.length, ids.length);
     let shared = 0;
     while (shared < n && entry.ids[shared] === ids[shared]) shared++;
-    if (shared > 0 && shared > (best?.shared ?? 0)) best = { key, layers: entry.layers, shared };
+    if (shared > 0 && shared > (best?.shared ?? 0)) best = { key, kept: entry.kept, shared };
   }
   return best;
 }

@@ -1,10 +1,9 @@
 // ops.js: the worker's operations, by name: what a request's op runs, in the engine's turns (turns.js) on the models
-// it holds (residency.js). The analysis ops keep each analysed text's queries and keys (kept-queries.js) and compute
-// the heads a view shows from them.
+// it holds (residency.js). The analysis ops keep each analysed text's queries and keys in the engine (kept-queries.js),
+// where the heads a view shows are computed from them.
 import { tokenLabels } from '../shared/token-text.js';
 import { setStallTimeout } from '../shared/downloads.js';
-import { viewMatrix } from '../shared/attention-math.js';
-import { closestKept, keepQueries, keptLayers, queryKeyHooks } from './kept-queries.js';
+import { keptQueries, runKeepingQueries } from './kept-queries.js';
 import { liveEngine, withEngine } from './turns.js';
 import { describe, loadConverted, loadPicked, prefetch, residentBytes, residentModels, withModel } from './residency.js';
 
@@ -54,8 +53,8 @@ export const ops = {
   // how many leading positions were not run again (reused: an edit of a kept analysis runs from its first change).
   // The token count goes out as progress {tokens} before the pass runs, so a page shows it (and, past the model's
   // context, why the text is refused) without a tokenize round trip of its own.
-  // The attention itself stays here, as every layer's queries and keys (kept-queries.js): the attention and
-  // attentionThumbnails ops compute the heads a view shows from them.
+  // The attention itself stays in the engine, as every layer's queries and keys (kept-queries.js): the attention,
+  // attentionTensor and attentionThumbnails ops compute the heads a view shows from them.
   async analyze({ model: key, text, ids, topk = 10 }, ctx) {
     let doing = 'splitting the text into tokens';
     return withModel(key, ctx, () => doing, ({ model }, e) => {
@@ -72,15 +71,15 @@ export const ops = {
   },
 
   // One (T, T) attention matrix of analysed ids, the engine's own numbers: layer an index or 'mean' / 'max' over
-  // layers, head an index or 'mean' / 'max' over heads (attention-math.js's viewMatrix, layers first).
+  // layers, head an index or 'mean' / 'max' over heads (layers first, as attention-math.js's viewMatrix), computed in
+  // the engine in one call.
   // -> {data: Float32Array (T * T), shape: [T, T]}
   async attention({ model: key, ids, layer, head }, ctx) {
     return withModel(key, ctx, `computing attention on ${ids.length} tokens`, ({ model }) => {
       const { n_layer: L, n_head: H } = model.config;
       checkChoice('layer', layer, L, ['mean', 'max']);
       checkChoice('head', head, H, ['mean', 'max']);
-      const layers = queriesAndKeys(model, key, ids);
-      const data = viewMatrix((l, h) => model.attentionPattern(layers[l].q, layers[l].k, h), [L, H], layer, head);
+      const data = model.keptAttention(keptQueries(model, key, ids), layer, head);
       return { data, shape: [ids.length, ids.length] };
     });
   },
@@ -90,8 +89,10 @@ export const ops = {
   async attentionTensor({ model: key, ids }, ctx) {
     return withModel(key, ctx, `computing attention on ${ids.length} tokens`, ({ model }) => {
       const { n_layer: L, n_head: H } = model.config, T = ids.length;
-      const layers = queriesAndKeys(model, key, ids), data = new Float32Array(L * H * T * T);
-      layers.forEach(({ q, k }, l) => data.set(model.attentionPattern(q, k), l * H * T * T));
+      const kept = keptQueries(model, key, ids), data = new Float32Array(L * H * T * T);
+      for (let l = 0; l < L; l++) {
+        for (let h = 0; h < H; h++) data.set(model.keptAttention(kept, l, h), (l * H + h) * T * T);
+      }
       return { data, shape: [L, H, T, T] };
     });
   },
@@ -108,8 +109,7 @@ export const ops = {
         await nextMessage(); // the turns alone chain as microtasks: a request posted meanwhile would wait for them all
         await withModel(key, ctx, `drawing thumbnails of ${T} tokens`, ({ model }) => {
           if (ctx.signal.aborted) throw ctx.signal.reason;
-          const { q, k } = queriesAndKeys(model, key, ids)[l];
-          data.set(model.attentionThumbnail(q, k, h, s), h * s * s);
+          data.set(model.keptThumbnail(keptQueries(model, key, ids), l, h, s), h * s * s);
         });
       }
       ctx.progress({ layer: l, size: s, data });
@@ -176,22 +176,6 @@ export const ops = {
     });
   },
 };
-
-// One pass over ids that keeps every layer's queries and keys for the attention ops. An edit of a kept analysis
-// resumes from it: the positions before the first changed token are taken from the model's KV cache where it still
-// holds them (runWithCache's reuse) and from the kept queries and keys, so typing at the end of a long text runs only
-// the new tokens. The result is the same bits as a pass over the whole text. -> {logits (the last position's),
-// layers, first (the positions not run again)}
-function runKeepingQueries(model, key, ids) {
-  const { n_layer: L } = model.config;
-  const earlier = closestKept(key, ids);
-  const { logits, cache, first } = model.runWithCache(ids, { names: queryKeyHooks(L), allLogits: false,
-    reuse: earlier?.shared ?? 0 });
-  return { logits, first, layers: keepQueries(key, ids, cache, L, { first, earlier }) };
-}
-
-// The queries and keys of analysed ids: kept, or computed again (they were evicted, or the worker restarted).
-const queriesAndKeys = (model, key, ids) => keptLayers(key, ids) ?? runKeepingQueries(model, key, ids).layers;
 
 // A layer or head as the attention op takes it: an index below n or one of words.
 function checkChoice(name, value, n, words) {

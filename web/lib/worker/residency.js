@@ -7,6 +7,7 @@ import { convertedKey, cachedModel } from '../shared/model-cache.js';
 import { kvCacheFor } from '../shared/model-memory.js';
 import { LruMap } from '../shared/lru-map.js';
 import { throttledProgress } from '../shared/progress.js';
+import { forgetModel } from './kept-queries.js';
 import { onEngineRestart, withEngine } from './turns.js';
 
 // Models in wasm memory at once: the one on screen and the one before it (switching back is instant), while the two
@@ -18,9 +19,13 @@ const MODELS_BYTES = 1.25e9;
 // key (model URL or cache key) -> {model, name, size, notes, users}, least recently used first; one replaced or
 // evicted is freed. A model in use outside the engine's turns (users > 0: its file being copied to Cache Storage) is
 // never freed under its user: eviction passes over it, and one replaced meanwhile is freed when its last user lets
-// go (release), which also frees whatever it kept over the bounds.
+// go (release), which also frees whatever it kept over the bounds. The analyses kept for a key (kept-queries.js) go
+// with its model.
 const models = new LruMap({ maxEntries: KEEP_MODELS, budget: MODELS_BYTES, removable: (entry) => entry.users === 0,
-  onEvict: (entry) => { if (entry.users > 0) entry.freeOnRelease = true; else entry.model.free(); } });
+  onEvict: (entry, key) => {
+    forgetModel(key);
+    if (entry.users > 0) entry.freeOnRelease = true; else entry.model.free();
+  } });
 const loading = new Map();    // key -> Promise of its load (or a pick's), so concurrent requests share one
 const sources = new Map();    // key -> (key, ctx) => {bytes, name}, for keys that are not an .arcs URL
 
