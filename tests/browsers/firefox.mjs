@@ -1,6 +1,6 @@
 // firefox.mjs: Debian's Firefox ESR, headless, driven by puppeteer-core over WebDriver BiDi, in a fresh temporary
 // profile that puppeteer removes when the browser closes. -> the suite's browser: {name, version, open(url),
-// run(fn, ...args), type(selector, text), close()}
+// run(fn, ...args), type(selector, text), close(), relaxedSimd}
 import puppeteer from 'puppeteer-core';
 
 export async function launchFirefox() {
@@ -12,6 +12,7 @@ export async function launchFirefox() {
     page.setDefaultTimeout(120_000);
     return {
       name: 'Firefox ESR',
+      relaxedSimd: true, // Firefox 145+ runs relaxed SIMD (builds.mjs checks this one does)
       version: await browser.version(),
       // A fresh document each time, even when only the hash differs from the last URL.
       open: async (url) => { await page.goto('about:blank'); await page.goto(url, { waitUntil: 'load' }); },

@@ -7,6 +7,7 @@ import { startSites } from './sites.mjs';
 import { checkTutorial, checkTutorialBadModels, checkTutorialCacheStorage } from './tutorial.mjs';
 import { checkEmbed } from './embed.mjs';
 import { checkCrossOrigin, checkElementBadModels } from './cross-origin.mjs';
+import { checkBuilds } from './builds.mjs';
 
 export const TEXT = "The trophy didn't fit in the bag because it was too big";
 export const TYPED = 'Is this a dagger which I see before me';
@@ -39,6 +40,14 @@ export function browserSuite(launch) {
     });
     test('<arc-scope> self-hosted on another origin: the engine\'s arcs, a new text redrawn, the events', async () => {
       report('cross-origin element', await checkCrossOrigin(browser, sites, { text: TEXT, typed: TYPED }));
+    });
+    test('the builds: relaxed SIMD where it runs, with the SIMD128 build\'s logits, else the SIMD128 fallback alone', async () => {
+      const r = await checkBuilds(browser, sites);
+      const line = (b) => `${b.simd} (${b.count} logits, hash ${b.hash})`;
+      console.log(`${browser.name}: probe ${JSON.stringify(r.probe)}; simd128 ${line(r.builds.simd128)}` +
+        (r.builds.relaxed ? `; relaxed ${line(r.builds.relaxed)}` : `; relaxed refused: ${r.refused}`) +
+        `; auto runs ${line(r.builds.auto)}, "${r.builds.auto.summary}"` +
+        (r.builds.auto.simdWhy ? `, simdWhy "${r.builds.auto.simdWhy}"` : ''));
     });
     test('a page without Cache Storage (plain http off localhost) says a converted model is not kept, and why', async (t) => {
       if (!sites.insecure) { t.skip('this machine has no network address besides loopback'); return; }

@@ -2,7 +2,7 @@
 // WebKitWebDriver. MiniBrowser has no headless mode, so the driver runs under xvfb-run, in a process group of its own
 // that close() (or the test process's exit) ends whole: Xvfb, the driver, MiniBrowser and its web processes. HOME and
 // the XDG folders point at a fresh temporary folder, so each run starts with an empty profile.
-// -> the suite's browser: {name, version, open(url), run(fn, ...args), type(selector, text), close()}
+// -> the suite's browser: {name, version, open(url), run(fn, ...args), type(selector, text), close(), relaxedSimd}
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -57,6 +57,7 @@ export async function launchWebKit() {
     await driver.manage().setTimeouts({ script: 300_000, pageLoad: 120_000 });
     return {
       name: 'WebKitGTK',
+      relaxedSimd: false, // as Safari: no relaxed SIMD, so the engine must fall back to SIMD128 (builds.mjs)
       version: (await driver.getCapabilities()).get('browserVersion'),
       // A fresh document each time, even when only the hash differs from the last URL.
       open: async (url) => { await driver.get('about:blank'); await driver.get(url); },
