@@ -77,6 +77,39 @@ test('the threaded module gives the plain module\'s bits for Llama and GPT-NeoX 
   expect(errors).toEqual([]);
 });
 
+// The relaxed-SIMD threaded module (its q8 kernel on 7-bit activation parts, each thread its own rows): the SIMD128
+// threaded module's bits, prefill over every position (tiles of every width, 60 tokens) and KV-cache steps.
+test('the relaxed-SIMD threaded module gives the SIMD128 threaded module\'s bits', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.goto('./embed.html');
+  const r = await page.evaluate(async () => {
+    const { createEngine } = await import('/lib/arcscope.js');
+    const bytes = new Uint8Array(await (await fetch('/fixtures/gpt2-12x12.q8.arcs')).arrayBuffer());
+    const ids = Array.from({ length: 60 }, (_, i) => (i * 7919 + 13) % 50257); // 4 steps left in its n_ctx of 64
+    const run = async (simd) => {
+      const engine = await createEngine({ simd, threads: 2 });
+      const model = engine.loadModel(bytes);
+      const logits = [model.forward(ids, { attention: false, allLogits: true }).logits.slice()];
+      for (const id of ids.slice(0, 3)) logits.push(model.append(id, { attention: false }).logits.slice());
+      model.free();
+      return { simd: engine.simd, threads: engine.threads, summary: engine.build.summary, logits };
+    };
+    const [simd128, relaxed] = [await run('simd128'), await run('relaxed')];
+    const bits = (arrays) => arrays.flatMap((a) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length)));
+    const [a, b] = [bits(simd128.logits), bits(relaxed.logits)];
+    return { simd128: { ...simd128, logits: undefined }, relaxed: { ...relaxed, logits: undefined },
+      count: a.length, differing: a.length === b.length ? a.filter((x, i) => x !== b[i]).length : -1 };
+  });
+  console.log(`two threads: ${r.count} logits, ${r.differing} with other bits between "${r.simd128.summary}" and ` +
+    `"${r.relaxed.summary}"`);
+  expect(r.simd128).toMatchObject({ simd: 'simd128', threads: 2 });
+  expect(r.relaxed).toMatchObject({ simd: 'relaxed', threads: 2,
+    summary: 'relaxed SIMD, 2 threads (the page is cross-origin isolated)' });
+  expect(r.count).toBe(50257 * 63);
+  expect(r.differing).toBe(0);
+  expect(errors).toEqual([]);
+});
+
 test('the tutorial page and <arc-scope> work on the threaded module', async ({ page }) => {
   const errors = watchConsole(page);
   const response = await page.goto('./');
