@@ -148,7 +148,7 @@ test('rejected requests leave the loaded model exactly as it was', async ({ page
   expect(messages[13]).toMatch(/^truncated checkpoint: model\.safetensors is 82\.8 KB \(82843 bytes\) but its header describes 15\.3 GB/);
   expect(messages[14]).toBe('tensor ln_f.bias holds a non-finite value (NaN) at index 7');
   expect(messages[15]).toMatch(/\/fixtures\/hostile\/nan-scale\.q8\.arcs: tensor wte\.weight has a non-finite q8 scale \(NaN\) for row 3, columns 0-31/);
-  expect(messages[16]).toMatch(/^attention pattern \(heads x T x T\) \[1, 32769, 32769\] of 4-byte values needs 4\.3 GB/);
+  expect(messages[16]).toMatch(/^attention \(T x T\) \[32769, 32769\] of 4-byte values needs 4\.3 GB/);
   expect(messages[17]).toBe("dtype must be q8, q16 or f32, got 'q4'");
   // Bad element attributes, through the same worker.
   await page.evaluate(() => import('/lib/arc-scope.js'));
