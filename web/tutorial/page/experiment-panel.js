@@ -4,6 +4,7 @@
 // claim is about GPT-2 small's: on another model the result says so.
 import { TROPHY } from '../shared/experiment.js';
 import { isGpt2SmallShaped, notGpt2Small } from './gpt2-small.js';
+import { loadGpt2Button } from '../views/load-gpt2-button.js';
 
 const $ = (id) => document.getElementById(id);
 const LAYER = 8, HEAD = 5;
@@ -19,12 +20,7 @@ export function setupExperiment(worker, explorer, openLoader) {
     const needs = $('experiment-needs');
     if (!model || model.config.n_layer <= LAYER || model.config.n_head <= HEAD) {
       needs.replaceChildren(`${notGpt2Small(`The experiment reads layer ${LAYER}, head ${HEAD} of`, model)}. `);
-      const load = document.createElement('button');
-      load.type = 'button';
-      load.className = 'secondary';
-      load.textContent = 'Load GPT-2 small…';
-      load.addEventListener('click', openLoader);
-      needs.append(load);
+      needs.append(loadGpt2Button(openLoader));
       needs.hidden = false;
       return;
     }

@@ -2,6 +2,7 @@
 // and a label for what it most clearly does. Clicking a head selects it in the explorer. Heads that were taught their
 // pattern directly, not by training on text, are marked "taught" in the grid and explained beside it.
 import { headGridCells } from './heads-grid.js';
+import { loadGpt2Button } from './load-gpt2-button.js';
 
 const KINDS = [
   { key: 'previousToken', cls: 'prev', name: 'previous token', tag: 'prev', min: 0.5 },
@@ -82,11 +83,6 @@ export function renderTaughtNote(note, taught, totalHeads, onCompare) {
   const heads = taught.map((t) => `layer ${t.layer} head ${t.head} (${t.pattern})`).join(' and ');
   const title = document.createElement('strong');
   title.textContent = 'Taught, not learned. ';
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'secondary';
-  button.textContent = 'Load GPT-2 small…';
-  button.addEventListener('click', onCompare);
   const why = document.createElement('p');
   why.append(title, `In this small model, ${heads} did not find their patterns by training on text: a second loss `,
     'on their attention showed them where to look, because a CPU hour of training on text alone grew neither ',
@@ -94,6 +90,7 @@ export function renderTaughtNote(note, taught, totalHeads, onCompare) {
     'head of GPT-2 does: the article\'s "emerges from training, not from any explicit design" is true of them, not ',
     'of these two.');
   const compare = document.createElement('p');
-  compare.append('To see heads that specialized on their own, load GPT-2 small and compare its grid. ', button);
+  compare.append('To see heads that specialized on their own, load GPT-2 small and compare its grid. ',
+    loadGpt2Button(onCompare));
   note.replaceChildren(why, compare);
 }
