@@ -11,8 +11,6 @@
 namespace arcscope::hf {
 namespace {
 
-constexpr size_t kCacheWords = 1 << 16;
-constexpr size_t kCacheMaxWord = 256;  // bytes; as Hugging Face's cache, longer words are not kept
 constexpr int kMaxId = 1 << 24;
 
 }  // namespace
@@ -44,8 +42,8 @@ BpeModel::BpeModel(const Json& model, bool byte_level) : byte_level_(byte_level)
     by_key_.reserve(keys_.size());
     by_text_.reserve(keys_.size());
     for (size_t i = 0; i < keys_.size(); ++i) {
-        by_key_.emplace(keys_[i], vocabulary_[i].second);  // the first entry wins if two read the same
-        by_text_.emplace(vocabulary_[i].first, vocabulary_[i].second);
+        by_key_.add(keys_[i], vocabulary_[i].second);  // the first entry wins if two read the same
+        by_text_.add(vocabulary_[i].first, vocabulary_[i].second);
     }
     for (int b = 0; b < 256; ++b) {
         byte_token_[b] = lookup(std::string(1, char(b)));
@@ -58,11 +56,26 @@ BpeModel::BpeModel(const Json& model, bool byte_level) : byte_level_(byte_level)
         if (unk_id_ < 0) refuse(at, "unk_token '" + unk->string + "' is not in the vocabulary");
     }
 
-    // 2. merges, "a b" or ["a", "b"]; rank = position
+    // 2. merges, "a b" or ["a", "b"]; rank = position. Beside each, the pair of first symbols it joins across.
     const Json& merges = member(model, "merges", at);
     if (!merges.is_array()) refuse(at, "'merges' must be an array");
     merges_.reserve(merges.array.size());
-    std::string left, right;
+    crossable_.reserve(merges.array.size());
+    can_cut_ = true;
+    std::string left, right, key;
+    std::vector<int> first;
+    std::vector<uint32_t> widths;
+    auto edge_symbol = [&](const std::string& token, bool last) {  // the first symbol at one end of a token
+        key.clear();
+        if (!byte_level_ || !byte_level_decode(token, key)) key = token;
+        first.clear();
+        try {
+            initial_symbols(key, first, widths);
+        } catch (const Error&) {  // a token that could never be made from text: cutting words is not safe
+            can_cut_ = false;
+        }
+        return first.empty() ? -1 : last ? first.back() : first.front();
+    };
     for (size_t r = 0; r < merges.array.size(); ++r) {
         const Json& m = merges.array[r];
         if (m.is_string()) {
@@ -82,53 +95,72 @@ BpeModel::BpeModel(const Json& model, bool byte_level) : byte_level_(byte_level)
             refuse(at, "merge " + std::to_string(r) + " ('" + left + "', '" + right + "') uses or makes a token " +
                            "that is not in the vocabulary");
         merges_.add(a, b, merged, int(r));
+        const int x = edge_symbol(left, true), y = edge_symbol(right, false);
+        if (x >= 0 && y >= 0) crossable_.add(x, y, 0, 0);
     }
-    cache_.reserve(kCacheWords);
 }
 
 int BpeModel::lookup(std::string_view key) const {
-    auto it = by_key_.find(key);
-    return it == by_key_.end() ? -1 : it->second;
+    return by_key_.find(key);
 }
 
 int BpeModel::id_of(std::string_view token) const {
-    auto it = by_text_.find(token);
-    return it == by_text_.end() ? -1 : it->second;
+    return by_text_.find(token);
 }
 
 // The word's first symbols, as Rust's merge_word makes them: one per byte (byte-level) or per character; a character
 // missing from the vocabulary becomes its bytes' "<0xAB>" tokens (byte_fallback) or unk (fused into one if fuse_unk).
-void BpeModel::merge_word(std::string_view word, std::vector<int>& symbols) const {
+void BpeModel::initial_symbols(std::string_view word, std::vector<int>& symbols, std::vector<uint32_t>& widths) const {
+    widths.clear();
     if (byte_level_) {
         for (unsigned char c : word) {
             if (byte_token_[c] < 0) throw Error("tokenizer.json: model: the byte " + std::to_string(c) + " has no token");
             symbols.push_back(byte_token_[c]);
         }
+        widths.assign(word.size(), 1);
         return;
     }
     bool last_unk = false;
     for (size_t i = 0, len = 0; i < word.size(); i += len) {
-        len = utf8_char_length(word, i);
+        const unsigned char c = static_cast<unsigned char>(word[i]);
+        len = c < 0x80 ? 1 : utf8_char_length(word, i);
         if (len == 0) len = 1;
-        const int id = lookup(word.substr(i, len));
+        const int id = c < 0x80 ? byte_token_[c] : lookup(word.substr(i, len));  // ASCII from the table
         if (id >= 0) {
             symbols.push_back(id);
+            widths.push_back(uint32_t(len));
             last_unk = false;
             continue;
         }
         bool fallback = byte_fallback_;
         for (size_t k = 0; k < len && fallback; ++k) fallback = fallback_token_[(unsigned char)word[i + k]] >= 0;
         if (fallback) {
-            for (size_t k = 0; k < len; ++k) symbols.push_back(fallback_token_[(unsigned char)word[i + k]]);
+            for (size_t k = 0; k < len; ++k) {
+                symbols.push_back(fallback_token_[(unsigned char)word[i + k]]);
+                widths.push_back(1);
+            }
             last_unk = false;
             continue;
         }
         if (unk_id_ < 0)
             throw Error("tokenizer.json: the character '" + std::string(word.substr(i, len)) +
                         "' is not in the vocabulary, and the model has no unk_token");
-        if (!(fuse_unk_ && last_unk)) symbols.push_back(unk_id_);
+        if (fuse_unk_ && last_unk) {
+            widths.back() += uint32_t(len);
+        } else {
+            symbols.push_back(unk_id_);
+            widths.push_back(uint32_t(len));
+        }
         last_unk = true;
     }
+}
+
+void BpeModel::merge_cached(std::string_view bytes, std::vector<int> symbols, std::vector<int>& ids) const {
+    const bool cacheable = bytes.size() <= WordCache::kMaxWord;
+    if (cacheable && cache_.lookup(bytes, ids)) return;
+    bpe_merge(merges_, symbols);
+    ids.insert(ids.end(), symbols.begin(), symbols.end());
+    if (cacheable) cache_.insert(bytes, symbols.data(), symbols.size());
 }
 
 void BpeModel::encode(std::string_view word, std::vector<int>& ids) const {
@@ -139,23 +171,25 @@ void BpeModel::encode(std::string_view word, std::vector<int>& ids) const {
             return;
         }
     }
-    const bool cacheable = word.size() < kCacheMaxWord;
-    std::string key;
-    if (cacheable) {
-        key.assign(word);
-        auto it = cache_.find(key);
-        if (it != cache_.end()) {
-            ids.insert(ids.end(), it->second.begin(), it->second.end());
-            return;
-        }
-    }
+    if (word.size() <= WordCache::kMaxWord && cache_.lookup(word, ids)) return;
     symbols_.clear();
-    merge_word(word, symbols_);
-    bpe_merge(merges_, symbols_);
-    ids.insert(ids.end(), symbols_.begin(), symbols_.end());
-    if (!cacheable) return;
-    if (cache_.size() >= kCacheWords) cache_.clear();  // keeps memory bounded on endless novel text
-    cache_.emplace(std::move(key), symbols_);
+    initial_symbols(word, symbols_, widths_);
+    if (word.size() <= WordCache::kMaxWord || !can_cut_) {
+        merge_cached(word, symbols_, ids);
+        return;
+    }
+    // a long word: its parts between symbols no merge joins, each merged (and cached) on its own
+    size_t first = 0, start = 0, end = 0;
+    for (size_t i = 0; i < symbols_.size(); ++i) {
+        end += widths_[i];
+        const bool cut = i + 1 == symbols_.size() ||
+                         crossable_.find(symbols_[i], symbols_[i + 1]).rank == MergeTable::kNone;
+        if (!cut) continue;
+        merge_cached(word.substr(start, end - start),
+                     std::vector<int>(symbols_.begin() + first, symbols_.begin() + i + 1), ids);
+        first = i + 1;
+        start = end;
+    }
 }
 
 }  // namespace arcscope::hf

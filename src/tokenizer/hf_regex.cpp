@@ -49,6 +49,10 @@ struct HfRegex::Inst {
     int a = 0, b = 0;           // Run: set; Split: preferred pc, other pc; Jmp: pc; Look: program
     uint32_t min = 0, max = 0;  // Run: repetitions
     bool negate = false;        // Look: (?!...)
+    // Split: the ASCII code points branch a can start with; when `filtered`, an ASCII code point outside them skips
+    // straight to branch b (most alternatives of a pattern fail on their first character).
+    bool filtered = false;
+    uint64_t first[2] = {0, 0};
 };
 
 struct HfRegex::Program {
@@ -71,6 +75,12 @@ public:
         require(s_.size() <= 4096, "regex: the pattern is " + std::to_string(s_.size()) + " bytes (at most 4096)");
         re_.programs_.emplace_back();
         program(0);
+        for (auto& prog : re_.programs_)
+            for (auto& in : prog.code)
+                if (in.op == HfRegex::Inst::Split) {
+                    std::vector<bool> seen(prog.code.size());
+                    in.filtered = !first_ascii(prog.code, in.a, seen, in.first);
+                }
     }
 
 private:
@@ -202,6 +212,31 @@ private:
             out[s].a = int(s + 1);
             out[s].b = int(out.size());
         }
+    }
+
+    // ORs into `first` the ASCII code points a match from pc can start with; true if it can match nothing (or loops),
+    // so that no filter applies. Lookaheads are looked through: the filter may let through more than matches.
+    bool first_ascii(const Code& code, int pc, std::vector<bool>& seen, uint64_t first[2]) const {
+        if (seen[pc]) return true;
+        seen[pc] = true;
+        const HfRegex::Inst& in = code[pc];
+        switch (in.op) {
+        case HfRegex::Inst::Run: {
+            const HfRegex::CharSet& set = re_.sets_[in.a];
+            first[0] |= set.ascii[0];
+            first[1] |= set.ascii[1];
+            return in.min == 0 ? first_ascii(code, pc + 1, seen, first) : false;
+        }
+        case HfRegex::Inst::Split: {
+            const bool a = first_ascii(code, in.a, seen, first);
+            const bool b = first_ascii(code, in.b, seen, first);
+            return a || b;
+        }
+        case HfRegex::Inst::Jmp: return first_ascii(code, in.a, seen, first);
+        case HfRegex::Inst::Look: return first_ascii(code, pc + 1, seen, first);
+        case HfRegex::Inst::Match: return true;
+        }
+        return true;
     }
 
     static void emit_once(Code& out, const Code& atom_code) { append(out, atom_code); }
@@ -480,6 +515,10 @@ bool HfRegex::run(int program, const uint32_t* cps, size_t n, size_t start, size
             break;
         }
         case Inst::Split:
+            if (in.filtered && (p == n || (cps[p] < 128 && !((in.first[cps[p] >> 6] >> (cps[p] & 63)) & 1)))) {
+                pc = in.b;  // branch a cannot start here
+                break;
+            }
             stack_.push_back({in.b, uint32_t(p), -1});
             pc = in.a;
             break;

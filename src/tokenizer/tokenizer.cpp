@@ -14,8 +14,6 @@ namespace {
 
 constexpr char kMagic[8] = {'A', 'R', 'C', 'S', 'B', 'P', 'E', '\0'};
 constexpr uint32_t kVersion = 1;
-constexpr size_t kCacheSlots = size_t(1) << 17;  // power of two; cleared when half full (2 MB)
-constexpr size_t kCacheMaxWord = 128;            // longer words are rare: not worth the memory
 
 // Bounds-checked little-endian reads from the tokenizer file.
 class FileReader {
@@ -49,12 +47,6 @@ private:
     const uint8_t* data_;
     size_t size_, pos_ = 0;
 };
-
-uint32_t hash_bytes(std::string_view s) {  // FNV-1a
-    uint32_t h = 2166136261u;
-    for (unsigned char c : s) h = (h ^ c) * 16777619u;
-    return h;
-}
 
 }  // namespace
 
@@ -112,7 +104,6 @@ Tokenizer Tokenizer::from_bytes(const uint8_t* data, size_t size) {
     }
     require(in.remaining() == 0, "tokenizer file: " + std::to_string(in.remaining()) + " unexpected bytes at the end");
     require(t.eot_id_ >= 0, "tokenizer file: no <|endoftext|> token");
-    t.cache_.resize(kCacheSlots);
     return t;
 }
 
@@ -153,39 +144,13 @@ void Tokenizer::encode_word(std::string_view word, std::vector<int>& ids) const 
         ids.push_back(byte_token_[static_cast<unsigned char>(word[0])]);
         return;
     }
-    const bool cacheable = word.size() <= kCacheMaxWord;
-    const uint32_t h = cacheable ? hash_bytes(word) : 0;
-    size_t slot = h & (kCacheSlots - 1);
-    if (cacheable) {
-        for (;; slot = (slot + 1) & (kCacheSlots - 1)) {
-            const CacheSlot& c = cache_[slot];
-            if (c.ids_count == 0) break;
-            if (c.hash == h && c.key_length == word.size() &&
-                std::memcmp(cache_keys_.data() + c.key_offset, word.data(), word.size()) == 0) {
-                ids.insert(ids.end(), cache_ids_.begin() + c.ids_offset,
-                           cache_ids_.begin() + c.ids_offset + c.ids_count);
-                return;
-            }
-        }
-    }
+    const bool cacheable = word.size() <= WordCache::kMaxWord;
+    if (cacheable && cache_.lookup(word, ids)) return;
     scratch_.clear();
     for (unsigned char c : word) scratch_.push_back(byte_token_[c]);
     bpe_merge(merges_, scratch_);
     ids.insert(ids.end(), scratch_.begin(), scratch_.end());
-    if (!cacheable) return;
-
-    if (cache_used_ * 2 >= kCacheSlots) {  // full: start over (keeps memory bounded on endless novel text)
-        std::fill(cache_.begin(), cache_.end(), CacheSlot{});
-        cache_keys_.clear();
-        cache_ids_.clear();
-        cache_used_ = 0;
-        for (slot = h & (kCacheSlots - 1); cache_[slot].ids_count != 0;) slot = (slot + 1) & (kCacheSlots - 1);
-    }
-    cache_[slot] = {h, uint32_t(cache_keys_.size()), uint32_t(cache_ids_.size()), uint16_t(word.size()),
-                    uint16_t(scratch_.size())};
-    cache_keys_.append(word);
-    cache_ids_.insert(cache_ids_.end(), scratch_.begin(), scratch_.end());
-    ++cache_used_;
+    if (cacheable) cache_.insert(word, scratch_.data(), scratch_.size());
 }
 
 void Tokenizer::check_id(int id) const {

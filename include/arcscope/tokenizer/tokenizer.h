@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "arcscope/tokenizer/bpe.h"
+#include "arcscope/tokenizer/word_cache.h"
 
 namespace arcscope {
 
@@ -60,15 +61,7 @@ private:
     MergeTable merges_;
     int eot_id_ = -1;
 
-    // Word cache: bytes of a word -> its ids. Open addressing; cleared when full, so memory stays bounded.
-    struct CacheSlot {  // 16 bytes; ids_count 0 marks an empty slot
-        uint32_t hash = 0, key_offset = 0, ids_offset = 0;
-        uint16_t key_length = 0, ids_count = 0;
-    };
-    mutable std::vector<CacheSlot> cache_;
-    mutable std::string cache_keys_;
-    mutable std::vector<int> cache_ids_;
-    mutable size_t cache_used_ = 0;
+    mutable WordCache cache_;  // bytes of a word -> its ids
     mutable std::vector<int> scratch_;  // symbols of the word being merged
 };
 
