@@ -79,7 +79,7 @@ def read_architecture(blob, shape, eps, fail):
     family, n_kv_head, head_dim, ffn, norm, positions, mlp, flags, rotary_dim, scaling = \
         struct.unpack_from("<10I", blob, at)
     theta, factor, low, high, original = struct.unpack_from("<5d", blob, at + 40)
-    if any(blob[at + 80:at + ARCH_RECORD_BYTES]):
+    if any(blob[at + 112:at + ARCH_RECORD_BYTES]):  # 80-111: where the tokenizer's files are (loads reads them)
         fail("the architecture record's reserved bytes are not zero")
     for what, value, names in (("family", family, FAMILIES), ("norm", norm, NORMS),
                                ("positions", positions, POSITIONS), ("MLP kind", mlp, MLPS)):
@@ -222,7 +222,14 @@ def loads(blob, source="<bytes>"):
             fail(f"tensor {name}: bytes [{offset}, {offset + size}) are unaligned or beyond the data section "
                  f"({data_size} bytes)")
         entries.append((offset, size, name, dtype, rows, cols))
-    by_offset = sorted(entries)
+    carried = []  # the tokenizer's files a version 3 file carries after its tensors: (offset, size, name)
+    regions = struct.unpack_from("<4Q", blob, HEADER_BYTES + 80) if arch else ()
+    for offset, size, name in zip(regions[0::2], regions[1::2], ("tokenizer.json", "tokenizer_config.json")):
+        if size and (offset % ALIGN or offset + size > data_size):
+            fail(f"{name}: bytes [{offset}, {offset + size}) are unaligned or beyond the data ({data_size} bytes)")
+        if size:
+            carried.append((offset, size, name))
+    by_offset = sorted([e[:3] for e in entries] + carried)
     for (offset, size, a, *_), (next_offset, _, b, *_) in zip(by_offset, by_offset[1:]):
         if offset + size > next_offset:
             fail(f"tensors {a} and {b} overlap")

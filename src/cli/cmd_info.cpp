@@ -1,4 +1,4 @@
-// cmd_info.cpp: `arcscope info`, what a model file holds: hyperparameters, weight type and sizes, as JSON.
+// cmd_info.cpp: `arcscope info`, what a model file holds: hyperparameters, weight type, sizes and tokenizer, as JSON.
 #include <cstdio>
 #include <cstdlib>
 
@@ -40,6 +40,10 @@ int run(const Args& args) {
     w.field("parameters", (long long)params)
         .field("file_bytes", f.size())
         .field("matrix_bytes", (long long)matrix_bytes);
+    // Whose tokenizer reads its text: GPT-2's built-in one, the one the file carries, or none (token ids only).
+    const uint64_t carried = f.tokenizer_json().size() + f.tokenizer_config().size();
+    w.field("tokenizer", c.is_plain_gpt2() ? "gpt2" : f.tokenizer_json().empty() ? "none" : "carried")
+        .field("tokenizer_bytes", (long long)carried);
     w.field("checksum", checksum).close_object().print();
     return 0;
 }

@@ -294,15 +294,29 @@ const Converter::Source* Converter::place(const std::string& name, std::string& 
 // is contiguous where a model reads it. Nothing is allocated until written.
 void Converter::plan_layout_once() {
     if (!offsets_.empty()) return;
-    FileLayout layout = plan_layout(specs_, file_version(config_, dtype_));
+    FileLayout layout = plan_layout(specs_, file_version(config_, dtype_), tokenizer_);
     std::vector<uint64_t> page_sizes{layout.data_offset};
-    for (size_t i = 0; i < specs_.size(); ++i)
-        page_sizes.push_back((i + 1 < specs_.size() ? layout.offsets[i + 1] : layout.data_size) - layout.offsets[i]);
+    for (const TensorSpec& spec : specs_) page_sizes.push_back((spec.bytes + kDataAlign - 1) / kDataAlign * kDataAlign);
+    const std::pair<const DataRegion*, const std::string*> carried[] = {
+        {&layout.tokenizer_json, &tokenizer_.json}, {&layout.tokenizer_config, &tokenizer_.config}};
+    for (const auto& [region, text] : carried)  // a page each, after the tensors
+        if (region->size) page_sizes.push_back((region->size + kDataAlign - 1) / kDataAlign * kDataAlign);
     out_.reset(page_sizes);
     std::vector<uint8_t> header(layout.data_offset);
     write_header(header.data(), config_, dtype_, specs_, layout);
     out_.write(0, header.data(), header.size());
+    for (const auto& [region, text] : carried)
+        if (region->size)
+            out_.write(layout.data_offset + region->offset, reinterpret_cast<const uint8_t*>(text->data()), text->size());
     for (uint64_t off : layout.offsets) offsets_.push_back(layout.data_offset + off);
+}
+
+void Converter::carry_tokenizer(TokenizerFiles files) {
+    require(offsets_.empty(), "the tokenizer's files must be given before the checkpoint's bytes");
+    require(files.empty() || !config_.is_plain_gpt2(),
+            "a GPT-2 model file carries no tokenizer: GPT-2's own is built in (its files stay versions 1 and 2)");
+    plan_layout({}, 3, files);  // refuses an oversized file now, not after the download
+    tokenizer_ = std::move(files);
 }
 
 void Converter::start(const std::vector<SafeTensor>& tensors) {
@@ -609,6 +623,17 @@ ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& 
             regular_file_bytes(files.back());  // every shard is there before any is read
         }
     }
+    TokenizerFiles tokenizer;
+    std::vector<std::string> carried;
+    if (!config.is_plain_gpt2())
+        for (auto [name, text] : {std::pair{"tokenizer.json", &tokenizer.json},
+                                  std::pair{"tokenizer_config.json", &tokenizer.config}}) {
+            const std::string path = dir + "/" + name;
+            if (::stat(path.c_str(), &info) != 0) continue;
+            *text = read_file_text(path);
+            carried.push_back(name);
+        }
+    conv->carry_tokenizer(std::move(tokenizer));
     std::vector<uint8_t> chunk(chunk_bytes);
     for (size_t i = 0; i < files.size(); ++i) {
         if (sharded) conv->begin_shard(conv->shards()[i], regular_file_bytes(files[i]));
@@ -623,7 +648,7 @@ ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& 
     std::vector<std::pair<const uint8_t*, size_t>> parts;
     for (const ByteSpan& page : out->spans()) parts.emplace_back(page.data, page.size);
     write_file(out_path, parts);
-    return {config, out->size(), weight_type};
+    return {config, out->size(), weight_type, carried};
 }
 
 }  // namespace arcscope

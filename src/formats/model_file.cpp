@@ -51,7 +51,9 @@ enum : size_t {
     kArchRopeLowFreq = 56,
     kArchRopeHighFreq = 64,
     kArchRopeOriginalMax = 72,
-    kArchReserved = 80,  // zeros to the record's end
+    kArchTokenizerJson = 80,    // u64 offset in the data section, u64 size; both 0: none
+    kArchTokenizerConfig = 96,  // the same for tokenizer_config.json
+    kArchReserved = 112,        // zeros to the record's end
 };
 constexpr uint32_t kFlagParallel = 1, kFlagTied = 2, kFlagQkvBias = 4, kFlagOBias = 8, kFlagMlpBias = 16,
                    kFlagQkNorm = 32, kFlagsKnown = 63;
@@ -205,7 +207,8 @@ uint64_t fnv1a64_words(const uint8_t* data, size_t n, uint64_t h) {
     return h;
 }
 
-FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version) {
+FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version, const TokenizerFiles& tokenizer) {
+    require(tokenizer.empty() || version >= 3, "a model file carries a tokenizer from version 3 on");
     FileLayout layout;
     layout.data_offset = align_up(table_offset(version) + kTensorEntryBytes * specs.size(), kDataAlign);
     uint64_t at = 0;
@@ -213,6 +216,16 @@ FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version) {
         layout.offsets.push_back(at);
         at = align_up(at + s.bytes, kDataAlign);
     }
+    auto region = [&](const std::string& text, const char* name) {
+        require(text.size() <= kMaxTokenizerFileBytes, std::string(name) + " is " + human_bytes(text.size()) +
+                                                           ", more than the " + human_bytes(kMaxTokenizerFileBytes) +
+                                                           " a model file carries");
+        DataRegion r{text.empty() ? 0 : at, text.size()};
+        at = align_up(at + text.size(), kDataAlign);
+        return r;
+    };
+    layout.tokenizer_json = region(tokenizer.json, "tokenizer.json");
+    layout.tokenizer_config = region(tokenizer.config, "tokenizer_config.json");
     layout.data_size = at;
     return layout;
 }
@@ -234,7 +247,14 @@ void write_header(uint8_t* out, const ModelConfig& c, DType weight_type, const s
     store_u32(out + kOffQBlock, weight_type == DType::F32 ? 0 : kQBlock);
     store_u64(out + kOffDataOffset, layout.data_offset);
     store_u64(out + kOffDataSize, layout.data_size);
-    if (version >= 3) write_arch_record(out + kModelHeaderBytes, c);
+    if (version >= 3) {
+        uint8_t* r = out + kModelHeaderBytes;
+        write_arch_record(r, c);
+        store_u64(r + kArchTokenizerJson, layout.tokenizer_json.offset);
+        store_u64(r + kArchTokenizerJson + 8, layout.tokenizer_json.size);
+        store_u64(r + kArchTokenizerConfig, layout.tokenizer_config.offset);
+        store_u64(r + kArchTokenizerConfig + 8, layout.tokenizer_config.size);
+    }
     for (size_t i = 0; i < specs.size(); ++i) {
         const TensorSpec& s = specs[i];
         uint8_t* e = out + table_offset(version) + i * kTensorEntryBytes;
@@ -266,6 +286,7 @@ struct Header {
     ModelConfig config;
     uint32_t n_tensors;
     uint64_t data_offset, data_size, checksum;
+    DataRegion tokenizer_json, tokenizer_config;  // version 3
 };
 
 // Phase 1: the fixed header, alone.
@@ -299,7 +320,12 @@ Header read_header(const uint8_t* bytes, size_t size) {
     h.config.n_ctx = dim(kOffNCtx);
     h.config.n_vocab = dim(kOffNVocab);
     h.config.norm_eps = load_f32(bytes + kOffNormEps);
-    if (version >= 3) read_arch_record(bytes + kModelHeaderBytes, h.config);
+    if (version >= 3) {
+        const uint8_t* r = bytes + kModelHeaderBytes;
+        read_arch_record(r, h.config);
+        h.tokenizer_json = {load_u64(r + kArchTokenizerJson), load_u64(r + kArchTokenizerJson + 8)};
+        h.tokenizer_config = {load_u64(r + kArchTokenizerConfig), load_u64(r + kArchTokenizerConfig + 8)};
+    }
     h.config.validate();
     // A reader of a version reads what an older one could hold; the architecture record only comes with version 3.
     require(version >= file_version(h.config, h.weight_type),
@@ -393,6 +419,25 @@ std::vector<TensorEntry> read_tensor_table(const std::vector<ByteSpan>& pages, c
     return tensors;
 }
 
+// Phase 3b: the tokenizer's files, like tensors: aligned, within the data section and one page, owning their bytes.
+// -> their text (empty where the file carries none)
+std::string_view read_region(const std::vector<ByteSpan>& pages, const Header& h, const DataRegion& r,
+                             const std::string& name, std::vector<TensorEntry>& owners) {
+    if (r.size == 0) {
+        require(r.offset == 0, name + ": size 0 at offset " + std::to_string(r.offset) + " (none is offset 0)");
+        return {};
+    }
+    require(r.size <= kMaxTokenizerFileBytes, name + " is " + std::to_string(r.size) + " bytes, more than the " +
+                                                  human_bytes(kMaxTokenizerFileBytes) + " a model file carries");
+    require(r.offset % kDataAlign == 0, name + ": offset " + std::to_string(r.offset) + " is not 64-byte aligned");
+    require(r.offset <= h.data_size && r.size <= h.data_size - r.offset,
+            name + ": bytes [" + std::to_string(r.offset) + ", " + std::to_string(r.offset + r.size) +
+                ") lie beyond the data section (" + std::to_string(h.data_size) + " bytes)");
+    const uint8_t* at = locate(pages, h.data_offset + r.offset, r.size, name);
+    owners.push_back({name, DType::F32, 0, 0, r.offset, r.size, at});
+    return {reinterpret_cast<const char*>(at), size_t(r.size)};
+}
+
 // Phase 4: the checksum (it reads every byte), page after page.
 void require_checksum(uint64_t expected, uint64_t actual) {
     char buf[96];
@@ -455,6 +500,10 @@ ModelFile ModelFile::read(const std::vector<ByteSpan>& pages, const std::functio
     f.config_ = h.config;
     f.checksum_ = h.checksum;
     f.tensors_ = read_tensor_table(pages, h, specs);
+    std::vector<TensorEntry> owners = f.tensors_;  // every range of the data section, to check none overlap
+    f.tokenizer_json_ = read_region(pages, h, h.tokenizer_json, "tokenizer.json", owners);
+    f.tokenizer_config_ = read_region(pages, h, h.tokenizer_config, "tokenizer_config.json", owners);
+    if (owners.size() > f.tensors_.size()) require_disjoint(owners);
     if (checksum) require_checksum(h.checksum, checksum());
     // Phase 5: the values a checksum cannot vouch for. A NaN or Inf weight would only show up later as NaN
     // attention or logits, so such a file is refused here.

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "arcscope/core/little_endian.h"
 #include "arcscope/formats/convert.h"
 #include "arcscope/formats/hf_config.h"
 #include "arcscope/formats/model_file.h"
@@ -723,4 +724,96 @@ TEST(ConvertDecoders, AFolderOfShardsConverts) {
     dir.write(s.names[2], std::vector<uint8_t>(s.files[2].begin(), s.files[2].end() - 8));
     EXPECT_TRUE(has(error_of([&] { convert_checkpoint_dir(dir.path, out, DType::Q8); }),
                     dir.path + "/" + s.names[2] + ": truncated checkpoint: model-00003-of-00003.safetensors is "));
+}
+
+// A model is one file: the tokenizer's files beside the checkpoint ride inside it, byte for byte, after the tensors,
+// which are those of a conversion without them.
+TEST(ConvertDecoders, AModelCarriesItsTokenizerFiles) {
+    const ModelConfig c = tiny_arch_config(Arch::llama);
+    const std::vector<uint8_t> st = safetensors_bytes(hf_checkpoint(c, 5));
+    const std::string json = "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"\xc3\xa9t\xc3\xa9\": 0}}}" + std::string(1000, ' ');
+    const std::string tokenizer_config = "{\"add_bos_token\": true}";
+    Folder dir;
+    dir.write("config.json", hf_config_text(c));
+    dir.write("model.safetensors", st);
+    dir.write("tokenizer.json", json);
+    dir.write("tokenizer_config.json", tokenizer_config);
+    const ConvertedFile done = convert_checkpoint_dir(dir.path, dir.path + "/model.arcs", DType::Q8, 777);
+    EXPECT_EQ(done.carried, (std::vector<std::string>{"tokenizer.json", "tokenizer_config.json"}));
+    std::ifstream in(dir.path + "/model.arcs", std::ios::binary);
+    const std::vector<uint8_t> file(std::istreambuf_iterator<char>(in), {});
+    const ModelFile f = ModelFile::parse(file.data(), file.size());
+    EXPECT_EQ(f.tokenizer_json(), json);
+    EXPECT_EQ(f.tokenizer_config(), tokenizer_config);
+    EXPECT_EQ(file.size(), done.bytes);
+
+    const std::vector<uint8_t> bare = convert_bytes(c, st, DType::Q8);
+    const ModelFile without = ModelFile::parse(bare.data(), bare.size());
+    EXPECT_TRUE(without.tokenizer_json().empty() && without.tokenizer_config().empty());
+    ASSERT_EQ(f.tensors().size(), without.tensors().size());
+    for (size_t i = 0; i < f.tensors().size(); ++i) {
+        const TensorEntry &a = f.tensors()[i], &b = without.tensors()[i];
+        EXPECT_EQ(a.offset, b.offset);
+        EXPECT_EQ(std::memcmp(a.data, b.data, a.size), 0) << a.name;
+    }
+    EXPECT_EQ(file.size(), bare.size() + (json.size() + 63) / 64 * 64 + 64);  // whole 64-byte blocks, after the tensors
+
+    // Only the tokenizer.json there: only it rides along. A GPT-2 folder's tokenizer stays outside (built in).
+    std::filesystem::remove(dir.path + "/tokenizer_config.json");
+    EXPECT_EQ(convert_checkpoint_dir(dir.path, dir.path + "/model.arcs", DType::Q8).carried,
+              std::vector<std::string>{"tokenizer.json"});
+    const ModelConfig g = tiny_config();
+    Folder gpt2;
+    gpt2.write("config.json", R"({"n_layer": 2, "n_head": 4, "n_embd": 64, "n_positions": 48, "vocab_size": 300})");
+    gpt2.write("model.safetensors", safetensors_bytes(random_checkpoint(g, 2)));
+    gpt2.write("tokenizer.json", json);
+    const ConvertedFile plain = convert_checkpoint_dir(gpt2.path, gpt2.path + "/model.arcs", DType::Q8);
+    EXPECT_TRUE(plain.carried.empty());
+    EXPECT_EQ(plain.bytes, convert_bytes(g, safetensors_bytes(random_checkpoint(g, 2)), DType::Q8).size());
+}
+
+TEST(ConvertDecoders, CarryingATokenizerIsRefusedWhereItCannotBe) {
+    const ModelConfig c = tiny_arch_config(Arch::qwen3);
+    const std::vector<uint8_t> st = safetensors_bytes(hf_checkpoint(c, 6));
+    Converter late(c, DType::Q8, st.size());
+    late.feed(st.data(), st.size());
+    EXPECT_EQ(error_of([&] { late.carry_tokenizer({"{}", ""}); }),
+              "the tokenizer's files must be given before the checkpoint's bytes");
+    Converter gpt2(tiny_config(), DType::Q8, 1000);
+    EXPECT_TRUE(has(error_of([&] { gpt2.carry_tokenizer({"{}", ""}); }), "a GPT-2 model file carries no tokenizer"));
+    Converter big(c, DType::Q8, st.size());
+    EXPECT_TRUE(has(error_of([&] { big.carry_tokenizer({std::string(kMaxTokenizerFileBytes + 1, ' '), ""}); }),
+                    "a model file carries"));
+}
+
+// A file whose record points the tokenizer anywhere but its own bytes after the tensors is refused by name.
+TEST(ConvertDecoders, AHostileTokenizerRegionIsRefused) {
+    const ModelConfig c = tiny_arch_config(Arch::llama);
+    const std::vector<uint8_t> st = safetensors_bytes(hf_checkpoint(c, 7));
+    Converter conv(c, DType::Q8, st.size());
+    conv.carry_tokenizer({std::string(100, 'j'), std::string(10, 'c')});
+    conv.feed(st.data(), st.size());
+    const std::vector<uint8_t> good = conv.finish().to_vector();
+    const ModelFile f = ModelFile::parse(good.data(), good.size());
+    ASSERT_EQ(f.tokenizer_json(), std::string(100, 'j'));
+    const uint64_t json_at = f.tokenizer_json().data() - reinterpret_cast<const char*>(good.data()) -
+                             load_u64(good.data() + 48);  // from the data section's start
+    // The record's tokenizer.json field (u64 offset, u64 size) set, the checksum made right again.
+    auto parse_with = [&](uint64_t offset, uint64_t size, size_t field = kModelHeaderBytes + 80) {
+        std::vector<uint8_t> b = good;
+        store_u64(b.data() + field, offset);
+        store_u64(b.data() + field + 8, size);
+        seal_file(b.data(), b.size());
+        return error_of([&] { ModelFile::parse(b.data(), b.size()); });
+    };
+    EXPECT_EQ(parse_with(json_at, 100), "(no error)");
+    EXPECT_EQ(parse_with(json_at + 8, 92), "tokenizer.json: offset " + std::to_string(json_at + 8) +
+                                               " is not 64-byte aligned");
+    EXPECT_TRUE(has(parse_with(json_at, uint64_t(1) << 62), "tokenizer.json is 4611686018427387904 bytes"));
+    EXPECT_TRUE(has(parse_with(json_at + 128, 100), "lie beyond the data section"));
+    EXPECT_TRUE(has(parse_with(0, 100), "tensors wte.weight and tokenizer.json overlap"));
+    EXPECT_TRUE(has(parse_with(json_at, 150), "tensors tokenizer.json and tokenizer_config.json overlap"));
+    EXPECT_EQ(parse_with(64, 0), "tokenizer.json: size 0 at offset 64 (none is offset 0)");
+    EXPECT_EQ(parse_with(0, 0), "(no error)");  // none
+    EXPECT_EQ(parse_with(1, 1, kModelHeaderBytes + 112), "architecture record: reserved bytes are not zero");
 }

@@ -100,6 +100,8 @@ class ConvertLayouts(unittest.TestCase):
         with contextlib.redirect_stdout(io.StringIO()):  # its "wrote ..." line
             make_checkpoint.main(["--arch", arch, "--out", ckpt, "--seed", str(seed), "--dtype", dtype,
                                   "--shards", str(shards), *SHAPE, *extra])
+        with open(os.path.join(ckpt, "tokenizer.json"), "w") as f:  # carried inside, after the tensors
+            json.dump({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "seed": seed}, f)
         out = ckpt + ".arcs"
         said = support.sh(support.CLI, "convert", "--in", ckpt, "--out", out, "--dtype", "f32")
         return ckpt, out, said
@@ -115,6 +117,7 @@ class ConvertLayouts(unittest.TestCase):
                         with open(os.path.join(ckpt, "config.json")) as f:
                             architecture = decoder_config.from_hf(json.load(f))
                         self.assertIn(f"read {arch}: n_layer 2", said)
+                        self.assertIn("it carries its tokenizer: tokenizer.json", said)
                         self.assertEqual(os.path.exists(os.path.join(ckpt, safetensors_io.INDEX)), shards > 1)
                         hf, _ = safetensors_io.load_folder(ckpt)
                         want = mapped(architecture, hf)

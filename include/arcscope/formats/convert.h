@@ -67,6 +67,10 @@ public:
     // Starts the next shard: its name (one of shards(), each once) and its length, after the last one's last byte.
     void begin_shard(const std::string& name, uint64_t bytes);
 
+    // The tokenizer the file is to carry (tokenizer.json, tokenizer_config.json), given before any checkpoint byte;
+    // not for GPT-2, whose tokenizer is built in.
+    void carry_tokenizer(TokenizerFiles files);
+
     // The next bytes of model.safetensors (or of the shard begun), in order.
     void feed(const uint8_t* data, size_t n);
     // Call after the last byte: checks that every tensor arrived, seals the file (checksum) and returns it. The
@@ -102,6 +106,7 @@ private:
     bool checkpoint_tied_;  // config.json's tie_word_embeddings
     std::vector<TensorSpec> specs_;
     std::vector<uint64_t> offsets_;  // absolute file offsets of each spec's data
+    TokenizerFiles tokenizer_;       // carried after the tensors
     PagedBytes out_;
     std::map<std::string, Source> plan_;  // checkpoint name -> its place (checkpoint_plan)
     std::set<std::string> found_;         // the plan_ entries read so far
@@ -154,9 +159,11 @@ struct ConvertedFile {
     ModelConfig config;  // what config.json describes (describe() says which architecture was read)
     uint64_t bytes;      // the output's size
     DType dtype;         // the format asked for, or the default for the checkpoint's shape (default_format.h)
+    std::vector<std::string> carried;  // the tokenizer files it carries, e.g. {"tokenizer.json"}
 };
 // Native convenience: reads DIR/config.json and DIR/model.safetensors (or DIR/model.safetensors.index.json and its
-// shards) in chunks, writes out_path in dtype (none: the default for the checkpoint's shape).
+// shards) in chunks, writes out_path in dtype (none: the default for the checkpoint's shape). Any but a GPT-2 model
+// carries DIR/tokenizer.json and DIR/tokenizer_config.json, those of them that are there.
 ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& out_path, std::optional<DType> dtype,
                                      size_t chunk_bytes = 1 << 20);
 

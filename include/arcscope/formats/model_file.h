@@ -7,7 +7,9 @@
 //   tensor table       96 bytes per tensor: name (64, NUL-padded), type, ndim, shape[2], offset, size
 //   data               each tensor 64-byte aligned; the file ends on a 64-byte boundary
 //   checksum           FNV-1a 64 over the table and the data, taken as 64-bit little-endian words
-// The tokenizer is not inside: it travels beside the model (models/gpt2-tokenizer.bin).
+//   tokenizer          version 3 only, optional: tokenizer.json and tokenizer_config.json as Hugging Face ships them,
+//                      after the tensors in the data section, where the architecture record says
+// GPT-2's files (versions 1 and 2) carry no tokenizer: they use the built-in GPT-2 one (models/gpt2-tokenizer.bin).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -45,17 +47,34 @@ struct TensorEntry {
     const uint8_t* data;
 };
 
+// The tokenizer a version 3 file carries, as Hugging Face ships it; either text may be empty (not carried).
+struct TokenizerFiles {
+    std::string json;    // tokenizer.json
+    std::string config;  // tokenizer_config.json
+    bool empty() const { return json.empty() && config.empty(); }
+};
+constexpr uint64_t kMaxTokenizerFileBytes = uint64_t(64) << 20;  // Gemma 3's tokenizer.json, the largest, is 33 MB
+
+// Bytes [offset, offset + size) of the data section; size 0: none.
+struct DataRegion {
+    uint64_t offset = 0;
+    uint64_t size = 0;
+};
+
 // Where each tensor goes in a file holding `specs` (what the writer and the converter use).
 struct FileLayout {
     uint64_t data_offset = 0;
     std::vector<uint64_t> offsets;  // per spec, from data_offset
+    DataRegion tokenizer_json, tokenizer_config;  // after the tensors
     uint64_t data_size = 0;
     uint64_t file_size() const { return data_offset + data_size; }
 };
-// Where each tensor goes in a file of this version (file_version) holding `specs`.
-FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version);
+// Where each tensor, and the tokenizer's files, go in a file of this version (file_version) holding `specs`. A
+// tokenizer needs version 3; each of its files is at most kMaxTokenizerFileBytes.
+FileLayout plan_layout(const std::vector<TensorSpec>& specs, uint32_t version, const TokenizerFiles& tokenizer = {});
 
-// Writes the header and tensor table into out[0, layout.data_offset). The checksum is filled by seal_file().
+// Writes the header, the architecture record (with where the tokenizer's files are) and the tensor table into
+// out[0, layout.data_offset). The checksum is filled by seal_file(); the tokenizer's bytes go where layout says.
 void write_header(uint8_t* out, const ModelConfig& config, DType weight_type, const std::vector<TensorSpec>& specs,
                   const FileLayout& layout);
 // Computes the checksum over out[header, file_size) and stores it in the header. Call once the data is written.
@@ -115,6 +134,9 @@ public:
     const std::vector<ByteSpan>& pages() const { return pages_; }  // the whole file, in order
     const std::vector<TensorEntry>& tensors() const { return tensors_; }
     const TensorEntry& tensor(std::string_view name) const;  // throws Error("missing tensor NAME")
+    // The tokenizer the file carries (version 3), as Hugging Face ships it; empty where it carries none.
+    std::string_view tokenizer_json() const { return tokenizer_json_; }
+    std::string_view tokenizer_config() const { return tokenizer_config_; }
 
 private:
     // Checks as parse says; checksum gives the sum of the data to compare with the header's (null: not compared).
@@ -126,6 +148,7 @@ private:
     std::vector<ByteSpan> pages_;
     size_t size_ = 0;
     std::vector<TensorEntry> tensors_;
+    std::string_view tokenizer_json_, tokenizer_config_;
 };
 
 }  // namespace arcscope
