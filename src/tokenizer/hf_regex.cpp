@@ -551,12 +551,13 @@ bool HfRegex::run(int program, const uint32_t* cps, size_t n, size_t start, size
 }
 
 long HfRegex::match_at(const uint32_t* cps, size_t n, size_t start) const {
+    require(n < INT32_MAX, "regex: text longer than 2 G code points");
     size_t end = 0;
     return run(0, cps, n, start, end) ? long(end) : -1;
 }
 
 void HfRegex::find_all(const uint32_t* cps, size_t n, const std::function<void(size_t, size_t)>& found) const {
-    require(n < UINT32_MAX, "regex: text longer than 4 G code points");
+    require(n < INT32_MAX, "regex: text longer than 2 G code points");  // a backtracking frame holds a count
     size_t end = 0;
     for (size_t start = 0; start < n;) {
         if (run(0, cps, n, start, end)) {
