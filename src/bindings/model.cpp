@@ -82,6 +82,16 @@ public:
                 dtype_name(default_weight_type(config_from_hf_json(js_string(config_json, "config.json")))));
         });
     }
+    // The tokenizer the file is to carry, before the first chunk: tokenizer.json's and tokenizer_config.json's
+    // texts (either may be null or undefined: not carried).
+    void carry_tokenizer(val json, val config) {
+        guarded("starting the conversion", [&] {
+            auto text = [](const val& v, const char* what) {
+                return v.isNull() || v.isUndefined() ? std::string() : js_string(v, what);
+            };
+            conv_.carry_tokenizer({text(json, "tokenizer.json"), text(config, "tokenizer_config.json")});
+        });
+    }
     // chunk: Uint8Array, copied into a reused wasm buffer (JavaScript keeps chunks to about a megabyte).
     void feed(val chunk) {
         guarded("converting the checkpoint", [&] {
@@ -212,6 +222,7 @@ EMSCRIPTEN_BINDINGS(model) {
         .class_function("defaultDtype", &ModelConverter::default_dtype)
         .function("shards", &ModelConverter::shards)
         .function("beginShard", &ModelConverter::begin_shard)
+        .function("carryTokenizer", &ModelConverter::carry_tokenizer)
         .function("feed", &ModelConverter::feed)
         .function("finish", &ModelConverter::finish)
         .function("finishModel", &ModelConverter::finish_model, allow_raw_pointers())

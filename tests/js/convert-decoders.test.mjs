@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engine, python, repoRoot } from './support.mjs';
@@ -96,6 +96,51 @@ test('shards fed out of turn are refused by name, as JavaScript errors', async (
     } finally {
       single.delete();
     }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('a model carries its tokenizer\'s files: the CLI and convertCheckpoint write the same bytes, and config says so', async () => {
+  const e = await engine();
+  const work = mkdtempSync(join(tmpdir(), 'arcscope-convert-tokenizer-'));
+  try {
+    const dir = makeCheckpoint(join(work, 'qwen3'), 'qwen3', 1);
+    const json = JSON.stringify({ version: '1.0', model: { type: 'BPE', vocab: { 'é': 0, t: 1 }, merges: [] } });
+    const tokenizerConfig = '{"add_bos_token": false, "eos_token": "<|im_end|>"}';
+    writeFileSync(join(dir, 'tokenizer.json'), json);
+    writeFileSync(join(dir, 'tokenizer_config.json'), tokenizerConfig);
+    const out = join(work, 'qwen3.q8.arcs');
+    const said = execFileSync(cli, ['convert', '--in', dir, '--out', out, '--dtype', 'q8'], { encoding: 'utf8' });
+    assert.match(said, /^it carries its tokenizer: tokenizer\.json, tokenizer_config\.json$/m);
+    const config = readFileSync(join(dir, 'config.json'), 'utf8');
+    const st = readFileSync(join(dir, 'model.safetensors'));
+    const carried = await e.convertCheckpoint({ config, chunks: [st], dtype: 'q8',
+      tokenizerFiles: { json: JSON.parse(json), config: tokenizerConfig } });
+    assert.equal(Buffer.compare(Buffer.from(carried), readFileSync(out)), 0, 'the CLI\'s bytes');
+    const bare = await e.convertCheckpoint({ config, chunks: [st], dtype: 'q8' });
+    assert.equal(carried.length, bare.length + 128 + 64);
+    const withIt = e.loadModel(carried), without = e.loadModel(bare);
+    assert.equal(withIt.config.tokenizer, 'carried');
+    assert.equal(without.config.tokenizer, 'none');
+    assert.deepEqual(withIt.forward([1, 2, 3]).logits, without.forward([1, 2, 3]).logits);
+    withIt.free();
+    without.free();
+    const info = JSON.parse(execFileSync(cli, ['info', '--model', out], { encoding: 'utf8' }));
+    assert.equal(info.tokenizer, 'carried');
+    assert.equal(info.tokenizer_bytes, Buffer.byteLength(json) + Buffer.byteLength(tokenizerConfig));
+
+    // Where it cannot be: GPT-2 (built in), or after the checkpoint's first bytes.
+    const gpt2 = e.core.ModelConverter.create('{"n_layer": 1, "n_head": 1, "n_embd": 8, "n_positions": 4, "vocab_size": 8}', 'q8', 100);
+    assert.throws(() => gpt2.carryTokenizer(json, null), /a GPT-2 model file carries no tokenizer: GPT-2's own is built in/);
+    gpt2.delete();
+    const late = e.core.ModelConverter.create(config, 'q8', st.length);
+    late.feed(st.subarray(0, st.length));
+    assert.throws(() => late.carryTokenizer(json, null), /the tokenizer's files must be given before the checkpoint's bytes/);
+    late.delete();
+    const wrong = e.core.ModelConverter.create(config, 'q8', st.length);
+    assert.throws(() => wrong.carryTokenizer(12, null), /tokenizer\.json/);
+    wrong.delete();
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

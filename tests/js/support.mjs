@@ -23,14 +23,14 @@ export function diagnostics() {
   return diagnosticsPromise;
 }
 
-// Largest |a[i] - b[i]|; the arrays must be the same length.
 // model.config of a GPT-2 of these sizes (n_vocab 50257 unless given), its checksum left out.
 export const gpt2Config = ({ n_layer, n_head, n_embd, n_ctx, n_vocab = 50257, dtype, kvCache = 'f32' }) => ({
   architecture: 'gpt2', n_layer, n_head, n_kv_head: n_head, d_head: n_embd / n_head, n_embd, d_mlp: 4 * n_embd, n_ctx,
   n_vocab, norm: 'layernorm', norm_eps: 1e-5, positions: 'learned', mlp: 'gelu_tanh', parallel_residual: false,
-  tied_head: true, qk_norm: false, patternHooks: ['attn.hook_q', 'attn.hook_k'], dtype, kvCache,
+  tied_head: true, qk_norm: false, patternHooks: ['attn.hook_q', 'attn.hook_k'], dtype, kvCache, tokenizer: 'gpt2',
 });
 
+// Largest |a[i] - b[i]|; the arrays must be the same length.
 export function maxAbsDiff(a, b) {
   if (a.length !== b.length) throw new Error(`length ${a.length} != ${b.length}`);
   let worst = 0;

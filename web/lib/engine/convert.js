@@ -15,7 +15,9 @@ const FEED_BYTES = 1 << 20;
 //   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
 //   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
 //   is refused at once;
-//   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte.
+//   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte;
+//   tokenizerFiles: {json, config}, tokenizer.json's and tokenizer_config.json's texts (or objects), for the file to
+//   carry, so the model is one file (any architecture but GPT-2, whose tokenizer is built in).
 // wasm memory holds the output converted so far (in pages, allocated as data arrives) and one Conv1D matrix at a
 // time, never the whole input; the output is handed to JavaScript page by page, each freed once copied.
 export async function convertCheckpoint(core, options = {}) {
@@ -38,7 +40,8 @@ export function defaultDtype(core, config) {
 
 const configText = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
 
-async function runConverter(core, { config, chunks, dtype, totalBytes, onProgress = null } = {}, finish) {
+async function runConverter(core, { config, chunks, dtype, totalBytes, tokenizerFiles = null, onProgress = null } = {},
+  finish) {
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
   if (totalBytes === undefined) totalBytes = knownLength(chunks);
@@ -49,6 +52,10 @@ async function runConverter(core, { config, chunks, dtype, totalBytes, onProgres
   }
   const conv = core.ModelConverter.create(configText(config), dtype, totalBytes);
   try {
+    if (tokenizerFiles) {
+      const text = (file) => (file == null || typeof file === 'string' ? file : JSON.stringify(file));
+      engineCall('starting the conversion', () => conv.carryTokenizer(text(tokenizerFiles.json), text(tokenizerFiles.config)));
+    }
     const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal(),
       outputBytes: conv.outputBytes() });
     for await (const chunk of asChunks(chunks)) {

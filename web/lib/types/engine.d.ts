@@ -82,6 +82,11 @@ export interface ModelConfig {
   kvCache: 'f32' | 'f16';
   /** the file's checksum (FNV-1a 64, decimal): the same model file, the same checksum */
   checksum: string;
+  /**
+   * whose tokenizer reads the model's text: 'gpt2' (built in), 'carried' (the tokenizer.json the file carries), or
+   * 'none' (the file carries none: token ids only)
+   */
+  tokenizer: 'gpt2' | 'carried' | 'none';
 }
 
 export interface LoadModelOptions {
@@ -669,6 +674,11 @@ export interface ConvertCheckpointOptions {
   dtype?: 'q8' | 'q16' | 'f32';
   /** the length of model.safetensors in bytes; needed for a stream or an iterable (else taken from the bytes) */
   totalBytes?: number;
+  /**
+   * tokenizer.json's and tokenizer_config.json's texts (or objects) for the model file to carry, so a model is one
+   * file to host; any architecture but GPT-2, whose tokenizer is built in
+   */
+  tokenizerFiles?: { json?: string | object | null; config?: string | object | null } | null;
   onProgress?: ((progress: ConvertProgress) => void) | null;
 }
 
