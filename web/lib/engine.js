@@ -11,7 +11,7 @@
 import createArcscopeCore from './wasm/arcscope_core.js';
 import { assets } from './assets.js';
 import { probeRelaxedSimd } from './engine/relaxed-simd.js';
-import { createTokenizer } from './engine/tokenizer.js';
+import { createHfTokenizer, createTokenizer } from './engine/tokenizer.js';
 import { articleBlocks } from './engine/article.js';
 import { loadModel } from './engine/model.js';
 import { loadModelStream } from './engine/load-stream.js';
@@ -43,6 +43,26 @@ export async function readBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`could not load ${url.href}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
+}
+
+// tokenizer.json (and tokenizer_config.json, where there is one beside it) from engine.loadTokenizer's source.
+async function tokenizerFiles(source) {
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer) return { json: source, config: null };
+  if (source && typeof source === 'object' && !(source instanceof URL)) {
+    if (source.json === undefined || source.json === null) throw new TypeError('loadTokenizer: {json} is missing');
+    return { json: source.json, config: source.config ?? null };
+  }
+  if (typeof source !== 'string' && !(source instanceof URL)) {
+    throw new TypeError('loadTokenizer: give the URL of tokenizer.json or of its folder, or {json, config}');
+  }
+  const base = isNode && typeof source === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(source)
+    ? new URL(source, `file://${globalThis.process.cwd()}/`) : new URL(source, globalThis.location?.href);
+  const file = base.href.endsWith('/') ? new URL('tokenizer.json', base) : base;
+  const [json, config] = await Promise.all([
+    readBytes(file),
+    readBytes(new URL('tokenizer_config.json', file)).catch(() => null),  // optional: Hugging Face's folders have it
+  ]);
+  return { json, config };
 }
 
 // Emscripten module options. Browsers compile the module while it downloads (instantiateStreaming); Node gets the
@@ -171,6 +191,9 @@ export async function createEngine(options = {}) {
   engine.decode = (ids) => tokenizer.decode(ids);         // string
   engine.tokenText = (id) => tokenizer.tokenText(id);
   engine.tokenSpans = (ids) => tokenizer.tokenSpans(ids); // [{first, count, text}]
+  // Another model's tokenizer, from Hugging Face's tokenizer.json (and tokenizer_config.json): a URL of the file or
+  // of its folder (ending in '/'), or {json, config} (texts, parsed objects or bytes). Free it when done.
+  engine.loadTokenizer = async (source) => createHfTokenizer(core, await tokenizerFiles(source));
 
   // Models (engine/model.js, load-stream.js, convert.js): loadModel(bytes) -> Model; loadModelStream({chunks,
   // totalBytes}) -> Promise<Model>, the file written into the engine as it arrives; convertCheckpoint({config, chunks,

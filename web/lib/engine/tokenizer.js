@@ -1,4 +1,5 @@
-// tokenizer.js: GPT-2's tokenizer (the wasm core's Tokenizer) as plain JavaScript values.
+// tokenizer.js: GPT-2's tokenizer (the wasm core's Tokenizer) as plain JavaScript values, and one read from Hugging
+// Face's tokenizer.json (createHfTokenizer, below).
 //
 //   const tok = createTokenizer(core, await readBytes(defaultAssets.tokenizer));
 //   tok.tokenize('Hello world')   // {ids: [15496, 995], tokens: ['Hello', ' world']}
@@ -48,6 +49,50 @@ export function createTokenizer(core, tokenizerBytes) {
     tokenSpans(ids) {
       return handle.tokenSpans(ids);
     },
+    free() {
+      if (!handle.isDeleted()) handle.delete();
+    },
+  };
+}
+
+// A tokenizer read from Hugging Face's tokenizer.json (the wasm core's HfTokenizer) as plain JavaScript values, the
+// same calls as GPT-2's where they mean the same. Special tokens (the post-processor's BOS/EOS) are added only when
+// asked, as Hugging Face's add_special_tokens; special tokens written in the text are always matched.
+//
+//   const tok = createHfTokenizer(core, {json: tokenizerJsonText, config: tokenizerConfigText});
+//   tok.encode('Hello world')                              // Int32Array [9707, 1879] (Qwen 3)
+//   tok.tokenize('Hello', {addSpecialTokens: true})        // {ids: [...], tokens: [...]}
+//   tok.decode(ids)                                        // through the file's decoder
+//
+// json and config: each a string, a parsed object or the file's bytes; config may be absent.
+export function createHfTokenizer(core, { json, config = null }) {
+  const text = (v) => (v === null || v === undefined || typeof v === 'string' || v instanceof Uint8Array ||
+    v instanceof ArrayBuffer ? v : JSON.stringify(v));
+  const handle = core.HfTokenizer.fromJson(text(json), text(config));
+  const vocabSize = handle.vocabSize;
+  const texts = new Array(vocabSize);  // display text per id, filled on first use
+  const checkText = (t) => {
+    if (typeof t !== 'string') throw new TypeError(`expected a string to tokenize, got ${typeof t}`);
+  };
+  const tokenText = (id) => (typeof id === 'number' ? texts[id] ??= handle.tokenText(id) : handle.tokenText(id));
+
+  return {
+    vocabSize,
+    /** tokenizer_config.json's bos_token and eos_token ids, or -1 */
+    bosId: handle.bosId,
+    eosId: handle.eosId,
+    encode(t, { addSpecialTokens = false } = {}) {
+      checkText(t);
+      return handle.encode(utf8Encoder.encode(t), addSpecialTokens);
+    },
+    tokenize(t, options) {
+      const ids = Array.from(this.encode(t, options));
+      return { ids, tokens: ids.map(tokenText) };
+    },
+    decode(ids) {
+      return handle.decode(ids);
+    },
+    tokenText,
     free() {
       if (!handle.isDeleted()) handle.delete();
     },
