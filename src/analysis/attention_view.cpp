@@ -12,10 +12,7 @@ namespace arcscope {
 namespace {
 
 void check_kept(const Decoder& decoder, const KeptQueries& kept) {
-    const ModelConfig &c = decoder.config(), &k = kept.config();
-    require(k.n_layer == c.n_layer && k.n_head == c.n_head && k.kv_heads() == c.kv_heads() &&
-                k.head_dim() == c.head_dim() && k.n_ctx == c.n_ctx && k.rotary() == c.rotary(),
-            "these kept queries and keys come from a model of another shape");
+    kept.check_model(decoder.config());
     require(kept.length() > 0, "no queries and keys are kept: analyse a text first");
 }
 
@@ -40,6 +37,21 @@ void finish_mean(float* m, size_t n, int count, ViewChoice::Kind how) {
     for (size_t i = 0; i < n; ++i) m[i] /= d;
 }
 
+// The mean or max over every head of every layer: the sum or max the pass kept, the sum over their number.
+void over_every_head(const KeptQueries& kept, ViewChoice::Kind how, float* out) {
+    const ModelConfig& c = kept.config();
+    const int T = kept.length();
+    const float count = float(c.n_layer * c.n_head);
+    std::fill(out, out + size_t(T) * T, 0.0f);
+    for (int i = 0; i < T; ++i) {
+        const float* kept_row = how == ViewChoice::Kind::Max ? kept.max_row(i) : kept.sum_row(i);
+        float* row = out + size_t(i) * T;
+        if (how == ViewChoice::Kind::Max) std::copy(kept_row, kept_row + i + 1, row);
+        else
+            for (int j = 0; j <= i; ++j) row[j] = kept_row[j] / count;
+    }
+}
+
 }  // namespace
 
 void attention_view(const Decoder& decoder, const KeptQueries& kept, ViewChoice layer, ViewChoice head, float* out) {
@@ -48,6 +60,7 @@ void attention_view(const Decoder& decoder, const KeptQueries& kept, ViewChoice 
     check_choice("layer", layer, L);
     check_choice("head", head, H);
     const size_t n = buffer_elements("attention view (T x T)", {uint64_t(T), uint64_t(T)}, sizeof(float));
+    if (layer.kind != ViewChoice::Kind::One && layer.kind == head.kind) return over_every_head(kept, layer.kind, out);
     const auto pattern = [&](int l, int h, float* into) {
         decoder.attention_pattern(kept.queries(l), kept.keys(l), T, h, into);
     };

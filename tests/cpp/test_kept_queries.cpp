@@ -33,7 +33,8 @@ void analyse(Decoder& g, KeptQueries& kept, const std::vector<int>& ids, int fir
     kept.finish();
 }
 
-// viewMatrix (web/lib/shared/attention-math.js) over a captured (L, H, T, T) tensor, as the page computes it.
+// viewMatrix (web/lib/shared/attention-math.js) over a captured (L, H, T, T) tensor, as the page computes it: layers
+// first, then heads, but for the same aggregate over both, which takes every head of every layer at once.
 std::vector<float> view_of_capture(const std::vector<float>& att, int L, int H, int T, ViewChoice layer,
                                    ViewChoice head) {
     const size_t n = size_t(T) * T;
@@ -55,6 +56,10 @@ std::vector<float> view_of_capture(const std::vector<float>& att, int L, int H, 
                          [&](int l) { return std::vector<float>(matrix(l, h), matrix(l, h) + ptrdiff_t(n)); });
     };
     if (head.kind == Kind::One) return per_head(head.index);
+    if (layer.kind == head.kind)  // every head of every layer at once, layer by layer
+        return aggregate(L * H, head.kind, [&](int k) {
+            return std::vector<float>(matrix(k / H, k % H), matrix(k / H, k % H) + ptrdiff_t(n));
+        });
     return aggregate(H, head.kind, per_head);
 }
 
@@ -67,7 +72,8 @@ TEST_P(KeptQueriesOf, AnEditResumedInPlaceKeepsAFreshPassesQueriesAndKeys) {
     const std::vector<int> text = some_ids(250, c.n_vocab, 4);
     KeptQueries kept(c);
     analyse(g, kept, std::vector<int>(text.begin(), text.begin() + 100), 0);
-    EXPECT_EQ(kept.bytes(), size_t(KeptQueries::kRoom) * c.n_layer * (c.q_width() + c.kv_width()) * sizeof(float));
+    const size_t R = KeptQueries::kRoom;  // rows of queries and keys, and the triangles of the sum and max
+    EXPECT_EQ(kept.bytes(), (R * c.n_layer * (c.q_width() + c.kv_width()) + R * (R + 1)) * sizeof(float));
     const float* room = kept.queries(0);
     analyse(g, kept, std::vector<int>(text.begin(), text.begin() + 120), 100);  // typed at the end, within its room
     EXPECT_EQ(kept.queries(0), room);
@@ -87,6 +93,13 @@ TEST_P(KeptQueriesOf, AnEditResumedInPlaceKeepsAFreshPassesQueriesAndKeys) {
         const std::vector<float>&q = fresh.entries()[size_t(2 * l)].data, &k = fresh.entries()[size_t(2 * l + 1)].data;
         EXPECT_TRUE(std::equal(q.begin(), q.end(), kept.queries(l))) << "layer " << l << " queries";
         EXPECT_TRUE(std::equal(k.begin(), k.end(), kept.keys(l))) << "layer " << l << " keys";
+    }
+    // The sum and max over every head: those of a fresh analysis, the edited rows started again from nothing.
+    KeptQueries again(c);
+    analyse(g, again, edited, 0);
+    for (int i = 0; i < 250; ++i) {
+        EXPECT_TRUE(std::equal(again.sum_row(i), again.sum_row(i) + i + 1, kept.sum_row(i))) << "row " << i;
+        EXPECT_TRUE(std::equal(again.max_row(i), again.max_row(i) + i + 1, kept.max_row(i))) << "row " << i;
     }
     EXPECT_THROW(kept.begin(251, 260), Error);  // past what it holds
 }

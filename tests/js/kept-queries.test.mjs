@@ -34,7 +34,9 @@ test('an edit is kept in the holder of the analysis it resumed from, and its vie
   const a = runKeepingQueries(model, KEY, text.slice(0, 50));
   assert.equal(a.first, 0);
   assert.equal(a.kept.length, 50);
-  assert.equal(a.kept.bytes, 128 * L * 2 * model.config.n_embd * 4);  // rows for 128 positions
+  // Rows for 128 positions, and the triangles of the sum and max over every head.
+  const bytesFor = (rows) => (rows * L * 2 * model.config.n_embd + rows * (rows + 1)) * 4;
+  assert.equal(a.kept.bytes, bytesFor(128));
   // Ten tokens typed at the end: run from 50, written into the same holder.
   const b = runKeepingQueries(model, KEY, text);
   assert.equal(b.first, 50);
@@ -52,7 +54,7 @@ test('an edit is kept in the holder of the analysis it resumed from, and its vie
   const d = runKeepingQueries(model, KEY, long);
   assert.equal(d.first, 30);  // the edited token differs from here on
   assert.equal(d.kept, a.kept);
-  assert.equal(d.kept.bytes, 256 * L * 2 * model.config.n_embd * 4);
+  assert.equal(d.kept.bytes, bytesFor(256));
   viewsAreFresh(d.kept, long);
   // The analysis of another text is kept beside it; the model's are freed with it.
   const other = runKeepingQueries(model, KEY, model.tokenize('To be, or not to be').ids);

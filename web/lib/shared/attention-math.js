@@ -29,9 +29,13 @@ export function viewHeads([L, H], layer, which) {
 }
 
 // One (T, T) matrix of a view, from head(l, h) -> that head's (T, T): layer a number or 'mean' / 'max' over layers,
-// head a number or 'mean' / 'max' over heads. Layers are aggregated first, then heads, as the views always have.
-// The worker computes it from the engine's heads, and the page from a full tensor, with this one function.
+// head a number or 'mean' / 'max' over heads. Layers are aggregated first, then heads; the same aggregate over both
+// takes every head of every layer at once, layer by layer, as the engine's pass keeps it (kept_queries.h): the
+// engine's views (model.keptAttention) are this function's bits, which the page computes from a full tensor.
 export function viewMatrix(head, [L, H], layer, which) {
+  if (typeof layer !== 'number' && layer === which) {
+    return aggregate((function* () { for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) yield head(l, h); })(), layer);
+  }
   const perHead = (h) => {
     if (typeof layer === 'number') return head(layer, h);
     return aggregate((function* () { for (let l = 0; l < L; l++) yield head(l, h); })(), layer);
