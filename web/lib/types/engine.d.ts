@@ -150,6 +150,35 @@ export interface Tokenizer {
   free(): void;
 }
 
+/** tokenizer.json and tokenizer_config.json, each as its text, its parsed object or its bytes. */
+export interface HfTokenizerFiles {
+  json: string | object | Bytes;
+  config?: string | object | Bytes | null;
+}
+
+/**
+ * A tokenizer read from Hugging Face's tokenizer.json (engine.loadTokenizer): byte-level or SentencePiece-style BPE,
+ * ids equal to Hugging Face's tokenizers'. Special tokens written in the text are always matched.
+ */
+export interface HfTokenizer {
+  /** one more than the largest id */
+  readonly vocabSize: number;
+  /** tokenizer_config.json's bos_token id, or -1 */
+  readonly bosId: number;
+  /** tokenizer_config.json's eos_token id, or -1 */
+  readonly eosId: number;
+  /** text -> ids; addSpecialTokens adds the post-processor's tokens (Llama 2's <s>), as Hugging Face's */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): Int32Array;
+  /** text -> ids and each token's display text */
+  tokenize(text: string, options?: { addSpecialTokens?: boolean }): Tokenization;
+  /** ids -> text, through the file's decoder */
+  decode(ids: TokenIds): string;
+  /** one token's display text (' world', a SentencePiece token's '▁' as a space) */
+  tokenText(id: number): string;
+  /** Frees the tokenizer's wasm memory; idempotent. */
+  free(): void;
+}
+
 // ---- the article's attention blocks ----
 
 /** A causal or other mask for a block's forward: causalMask(T)'s result, or T * T values (1 keep, 0 block). */
@@ -761,6 +790,13 @@ export interface Engine {
   tokenText(id: number): string;
   /** ids -> runs of tokens that make whole characters */
   tokenSpans(ids: TokenIds): TokenSpan[];
+  /**
+   * Another model's tokenizer, read from Hugging Face's tokenizer.json (and tokenizer_config.json): the URL of the file
+   * or of its folder (ending in '/'; tokenizer_config.json is read beside it where there is one), or the files
+   * themselves. What it cannot read it refuses by name ("tokenizer.json: model type Unigram is not supported
+   * (supported: BPE)"). Free it when done.
+   */
+  loadTokenizer(source: string | URL | Bytes | HfTokenizerFiles): Promise<HfTokenizer>;
 
   /** An .arcs file's bytes -> Model; every field, size and the checksum are checked first. */
   loadModel(bytes: Bytes, options?: LoadModelOptions): Model;
