@@ -28,33 +28,32 @@ int run(const Args& args) {
     params.seed = uint64_t(args.get_int("seed", 0, 0, INT64_MAX));
     params.validate();
 
-    // Tokens the tokenizer does not have (a model without one, ids past its vocabulary) are printed as <id>.
-    const auto text_of = [&](const std::vector<int>& ids) {
-        const bool known =
-            tok.has() && std::all_of(ids.begin(), ids.end(), [&](int id) { return id < tok.get("").vocab_size(); });
-        if (known) return tok.get("").decode(ids);
-        std::string s;
-        for (int id : ids) s += tok.label(id);
-        return s;
-    };
     const bool json = args.has("json");
-    if (!json) {
-        std::fputs(text_of(prompt).c_str(), stdout);
+    // The text so far, printed as it grows: a token alone may decode differently from within the text (Llama 2's
+    // "▁the" is "the" at the start, " the" after a word; a character's bytes may come in two tokens), so the whole
+    // is decoded again and what it adds is printed, holding back while it ends in a partial character.
+    std::vector<int> all = prompt;
+    std::string printed;
+    auto show = [&](bool last) {
+        const std::string now = tok.text(all);
+        const bool partial = !last && now.size() >= 3 && now.compare(now.size() - 3, 3, "\xEF\xBF\xBD") == 0;
+        if (json || partial || now.compare(0, printed.size(), printed) != 0) return;
+        std::fwrite(now.data() + printed.size(), 1, now.size() - printed.size(), stdout);
         std::fflush(stdout);
-    }
+        printed = now;
+    };
+    show(false);
     std::vector<int> made;
     StopReason stop = generate(*model, prompt, int(n), params, [&](int id) {
         made.push_back(id);
-        if (!json) {
-            std::string piece = text_of({id});
-            std::fwrite(piece.data(), 1, piece.size(), stdout);
-            std::fflush(stdout);
-        }
+        all.push_back(id);
+        show(false);
         return true;
     });
+    show(true);
     if (json) {
         JsonWriter w;
-        w.open_object().field("prompt_ids", prompt).field("ids", made).field("text", text_of(made));
+        w.open_object().field("prompt_ids", prompt).field("ids", made).field("text", tok.text(made));
         w.field("stop", stop_reason_name(stop)).close_object().print();
     } else {
         std::printf("\n");

@@ -18,7 +18,7 @@ namespace arcscope::cli {
 namespace {
 
 std::vector<int> tokens_of_file(const ModelTokenizer& tok, const std::string& path, double share, bool by_frequency) {
-    std::vector<int> ids = tok.get("--draw-from").encode(read_file_text(path));
+    std::vector<int> ids = tok.encode("--draw-from", read_file_text(path));
     ids.resize(size_t(double(ids.size()) * share));
     std::sort(ids.begin(), ids.end());
     if (!by_frequency) ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

@@ -21,7 +21,7 @@ int run(const Args& args) {
     const std::string source = args.has("ids") ? "--ids" : args.require("text-file");
     std::vector<int> ids = args.has("ids")
                                ? parse_ids(args.require("ids"))
-                               : ModelTokenizer(args, *model).get("--text-file").encode(read_file_text(source));
+                               : ModelTokenizer(args, *model).encode("--text-file", read_file_text(source));
     if (args.has("held-out")) ids = held_out_tokens(ids);
 
     require(!ids.empty(), source + " has no tokens");

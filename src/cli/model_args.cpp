@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -43,19 +44,44 @@ Tokenizer load_tokenizer(const Args& args) {
 }
 
 ModelTokenizer::ModelTokenizer(const Args& args, const Decoder& model) : arch_(arch_name(model.config().arch)) {
-    if (args.get("tokenizer") || model.config().arch == Arch::gpt2) tok_ = load_tokenizer(args);
+    const ModelFile& file = model.file();
+    const std::optional<std::string> path = args.get("tokenizer");
+    const bool gpt2_file = path && path->size() >= 4 && path->compare(path->size() - 4, 4, ".bin") == 0;
+    if (path && !gpt2_file) carried_ = HfTokenizer::load(*path);
+    else if (path || model.config().is_plain_gpt2()) gpt2_ = load_tokenizer(args);
+    else if (!file.tokenizer_json().empty())
+        carried_ = HfTokenizer::from_json(file.tokenizer_json(), file.tokenizer_config());
 }
 
-const Tokenizer& ModelTokenizer::get(const std::string& option) const {
-    require(tok_.has_value(), option + ": this " + arch_ +
-                                  " model's own tokenizer is not read yet (arcscope reads GPT-2's): give token ids "
-                                  "instead");
-    return *tok_;
+std::vector<int> ModelTokenizer::encode(const std::string& option, std::string_view text) const {
+    if (gpt2_) return gpt2_->encode(text);
+    require(carried_.has_value(), option + ": this " + arch_ +
+                                      " model carries no tokenizer: give token ids, or --tokenizer FILE_OR_FOLDER "
+                                      "(its tokenizer.json), or convert it again with tokenizer.json beside the "
+                                      "checkpoint");
+    return carried_->encode(text);
+}
+
+int ModelTokenizer::single_token(const std::string& option, std::string_view text) const {
+    return only_token(encode(option, text), text, option);
+}
+
+int ModelTokenizer::vocab_size() const {
+    return gpt2_ ? gpt2_->vocab_size() : carried_ ? carried_->vocab_size() : 0;
+}
+
+std::string ModelTokenizer::text(const std::vector<int>& ids) const {
+    const int n = vocab_size();
+    if (n && std::all_of(ids.begin(), ids.end(), [&](int id) { return id >= 0 && id < n; }))
+        return gpt2_ ? gpt2_->decode(ids) : carried_->decode(ids);
+    std::string s;
+    for (int id : ids) s += label(id);
+    return s;
 }
 
 std::string ModelTokenizer::label(int id) const {
-    if (tok_ && id < tok_->vocab_size()) return tok_->token_text(id);
-    return "<" + std::to_string(id) + ">";
+    if (id < 0 || id >= vocab_size()) return "<" + std::to_string(id) + ">";
+    return gpt2_ ? gpt2_->token_text(id) : carried_->token_text(id);
 }
 
 std::vector<int> parse_ids(const std::string& text) {
@@ -74,7 +100,7 @@ std::vector<int> parse_ids(const std::string& text) {
 std::vector<int> prompt_ids(const Args& args, const ModelTokenizer& tok, const std::string& name) {
     const std::string ids = name == "text" ? "ids" : name + "-ids";  // --text/--ids as in run, else --clean-ids
     require(args.has(name) != args.has(ids), "give exactly one of --" + name + " TEXT or --" + ids + " 1,2,3");
-    return args.has(name) ? tok.get("--" + name).encode(args.require(name)) : parse_ids(args.require(ids));
+    return args.has(name) ? tok.encode("--" + name, args.require(name)) : parse_ids(args.require(ids));
 }
 
 void write_output(const Args& args, const JsonWriter& w) {
@@ -87,7 +113,7 @@ int single_token(const Args& args, const ModelTokenizer& tok, const std::string&
     require(args.has(name) != args.has(name + "-id"), "give exactly one of --" + name + " TEXT or --" + name + "-id N");
     if (args.has(name + "-id"))
         return int(parse_integer(args.require(name + "-id"), 0, INT32_MAX, "--" + name + "-id"));
-    return tok.get("--" + name).single_token(args.require(name), "--" + name);
+    return tok.single_token("--" + name, args.require(name));
 }
 
 }  // namespace arcscope::cli

@@ -3,9 +3,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arcscope/model/decoder.h"
+#include "arcscope/tokenizer/hf_tokenizer.h"
 #include "arcscope/tokenizer/tokenizer.h"
 #include "command.h"
 #include "json_writer.h"
@@ -20,19 +22,27 @@ std::unique_ptr<Decoder> load_model(const Args& args);
 // one beside this executable (the build makes it there).
 Tokenizer load_tokenizer(const Args& args);
 
-// The tokenizer a model's text goes through: GPT-2's for a GPT-2 model (load_tokenizer's). The other architectures'
-// own tokenizers are not read yet, so their commands take token ids, and text is an Error that says so (rather than
-// GPT-2's ids, which would be other tokens in their vocabularies). --tokenizer PATH is taken as given.
+// The tokenizer a model's text goes through: GPT-2's for a GPT-2 model (load_tokenizer's), the one the file carries
+// for the others (tokenizer.json, read as Hugging Face reads it), or --tokenizer PATH as given (GPT-2's .bin, or a
+// tokenizer.json or the folder that holds it). A model with none takes token ids; text is then an Error saying so.
 class ModelTokenizer {
 public:
     ModelTokenizer(const Args& args, const Decoder& model);
-    const Tokenizer& get(const std::string& option) const;  // an Error naming the option when the model has none
-    bool has() const { return tok_.has_value(); }
+    bool has() const { return gpt2_.has_value() || carried_.has_value(); }
+    // text -> ids, without special tokens (Hugging Face's add_special_tokens=False); an Error naming the option when
+    // the model has no tokenizer.
+    std::vector<int> encode(const std::string& option, std::string_view text) const;
+    // The one token `text` is (" Mary"), else an Error naming the option.
+    int single_token(const std::string& option, std::string_view text) const;
+    // ids -> their text, where the tokenizer has every one of them; else each token's label.
+    std::string text(const std::vector<int>& ids) const;
     std::string label(int id) const;  // the token's text, or "<id>"
 
 private:
-    std::optional<Tokenizer> tok_;
+    std::optional<Tokenizer> gpt2_;
+    std::optional<HfTokenizer> carried_;
     std::string arch_;
+    int vocab_size() const;
 };
 
 // "1,2,3" -> {1, 2, 3}; throws Error on anything else.

@@ -174,11 +174,14 @@ std::string Tokenizer::token_text(int id) const {
     return repair_utf8(token_bytes(id));
 }
 
-int Tokenizer::single_token(std::string_view text, const std::string& what) const {
-    const std::vector<int> ids = encode(text);
+int only_token(const std::vector<int>& ids, std::string_view text, const std::string& what) {
     require(ids.size() == 1, what + " '" + std::string(text) + "' is " + std::to_string(ids.size()) +
                                  " tokens; it must be exactly one (mind the leading space: ' Mary')");
     return ids[0];
+}
+
+int Tokenizer::single_token(std::string_view text, const std::string& what) const {
+    return only_token(encode(text), text, what);
 }
 
 std::vector<TokenSpan> Tokenizer::token_spans(const std::vector<int>& ids) const {

@@ -1,7 +1,7 @@
 // decoders.test.mjs: GPT-NeoX, Llama, Qwen2 and Qwen3 through the JS API and the CLI. The wasm engine gives the
 // native build's bits on the same file and ids (logits and every layer's and head's attention, over more than one
 // chunk), model.config names the architecture and its numbers, the hooks follow it, and the CLI takes token ids for
-// these models while their own tokenizers are not read (text is refused in words, tokens are labelled <id>).
+// a model that carries no tokenizer (text is refused in words, tokens are labelled <id>).
 // Needs build/native/arcscope (built before this suite). The values against PyTorch:
 // tests/reference/test_decoder_engine.py.
 import { test, before } from 'node:test';
@@ -101,14 +101,14 @@ test('the hooks follow the architecture, and the rotated queries and keys give t
   llama.free();
 });
 
-test('the CLI takes token ids for these models, and says why text is refused', () => {
+test('the CLI takes token ids for a model that carries no tokenizer, and says why text is refused', () => {
   const model = made.llama.q8.path;
   assert.deepEqual(made.llama.q8.tokens.slice(0, 2), [`<${ids[0]}>`, `<${ids[1]}>`]);
   for (const args of [['run', '--text', 'hello'], ['generate', '--text', 'hello', '--tokens', '2'],
     ['lens', '--text', 'hello']]) {
     const run = spawnSync(cli, [...args, '--model', model], { encoding: 'utf8' });
     assert.equal(run.status, 1, args.join(' '));
-    assert.match(run.stderr, /--text: this llama model's own tokenizer is not read yet \(arcscope reads GPT-2's\): give token ids instead/);
+    assert.match(run.stderr, /--text: this llama model carries no tokenizer: give token ids, or --tokenizer FILE_OR_FOLDER \(its tokenizer\.json\), or convert it again with tokenizer\.json beside the checkpoint/);
   }
   const generated = spawnSync(cli, ['generate', '--model', model, '--ids', '1,2,3', '--tokens', '3', '--json'],
     { encoding: 'utf8' });

