@@ -3,6 +3,7 @@
 #include "js_values.h"
 
 #include "arcscope/tokenizer/hf_tokenizer.h"
+#include "arcscope/tokenizer/tokenizer.h"  // only_token
 
 using emscripten::val;
 using namespace arcscope::bindings;
@@ -44,6 +45,14 @@ val token_text(const HfTokenizer& tok, const val& id) {
                    [&] { return text_val(tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1))); });
 }
 
+// The one token text is (' Mary'), else an Error naming `what`, as GPT-2's singleToken.
+int single_token(const HfTokenizer& tok, const val& text, const val& what) {
+    return guarded("tokenizing", [&] {
+        const std::string t = js_string(text, "the text");
+        return arcscope::only_token(tok.encode(t), t, js_string(what, "what the token is for"));
+    });
+}
+
 }  // namespace hf_tokenizer_bindings
 
 EMSCRIPTEN_BINDINGS(hf_tokenizer) {
@@ -54,6 +63,7 @@ EMSCRIPTEN_BINDINGS(hf_tokenizer) {
         .function("encode", &hf_tokenizer_bindings::encode)
         .function("decode", &hf_tokenizer_bindings::decode)
         .function("tokenText", &hf_tokenizer_bindings::token_text)
+        .function("singleToken", &hf_tokenizer_bindings::single_token)
         .property("vocabSize", &HfTokenizer::vocab_size)
         .property("bosId", &HfTokenizer::bos_id)
         .property("eosId", &HfTokenizer::eos_id);

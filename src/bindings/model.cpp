@@ -191,6 +191,7 @@ EMSCRIPTEN_BINDINGS(model) {
     class_<Model>("Model")
         .class_function("fromBytes", &Model::from_bytes, allow_raw_pointers())
         .function("config", &Model::config)
+        .function("carriedTokenizer", &Model::carried_tokenizer, allow_raw_pointers())
         .function("forward", &Model::forward)
         .function("runWithCache", &Model::run_with_cache)
         .function("hookNames", &Model::hook_names)

@@ -13,6 +13,7 @@
 #include "arcscope/model/decoder.h"
 #include "arcscope/model/hooks.h"
 #include "arcscope/model/kept_queries.h"
+#include "arcscope/tokenizer/hf_tokenizer.h"
 #include "js_values.h"
 
 namespace model_bindings {
@@ -100,6 +101,16 @@ public:
             require(i >= 0 && i < double(pages.size()) && i == std::floor(i), "no such page of the model file");
             const ByteSpan& p = pages[size_t(i)];
             return val(emscripten::typed_memory_view(p.size, p.data));
+        });
+    }
+
+    // The tokenizer the file carries (config's tokenizer 'carried'), read from its tokenizer.json where it lies in
+    // wasm memory: the text never crosses into JavaScript.
+    HfTokenizer* carried_tokenizer() const {
+        return guarded("reading the tokenizer the model carries", [&] {
+            const ModelFile& f = decoder_->file();
+            require(!f.tokenizer_json().empty(), "this model carries no tokenizer");
+            return new HfTokenizer(HfTokenizer::from_json(f.tokenizer_json(), f.tokenizer_config()));
         });
     }
 

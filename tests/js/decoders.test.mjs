@@ -123,10 +123,12 @@ test('the CLI takes token ids for a model that carries no tokenizer, and says wh
   assert.equal(info.rope_scaling, 'llama3');
 });
 
-test("the JS API takes token ids for these models, and says why text is refused", async () => {
+test("the JS API takes token ids for a model that carries no tokenizer, and says why text is refused", async () => {
   const e = await engine();
   const model = e.loadModel(made.llama.q8.bytes);
-  const refusal = { message: "this llama model's own tokenizer is not read yet (arcscope reads GPT-2's): give token ids instead" };
+  assert.equal(model.tokenizer, null);
+  const refusal = { message: "this llama model carries no tokenizer: give token ids, or convert it again with its " +
+    "tokenizer's files (convertCheckpoint's tokenizerFiles; tokenizer.json beside the checkpoint for arcscope convert)" };
   assert.throws(() => model.tokenize('hello'), refusal);
   assert.throws(() => model.toTokens('hello'), refusal);
   assert.throws(() => model.logitLens('hello'), refusal);

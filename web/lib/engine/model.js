@@ -12,6 +12,7 @@
 // the converter put them: convertToModel). Results are fresh typed arrays
 // owned by JavaScript; C++ errors arrive as Errors with the same message.
 import { engineCall, numberArg, integerArg } from './calls.js';
+import { wrapHfTokenizer } from './tokenizer.js';
 
 const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
@@ -67,17 +68,29 @@ function keptHandle(kept) {
 }
 
 export class Model {
-  // Use loadModel(); `handle` is the core's Model, `tokenizer` the engine's (tokenize, tokenText).
+  // Use loadModel(); `handle` is the core's Model, `tokenizer` the engine's GPT-2 one (tokenize, tokenText).
   constructor(core, handle, tokenizer) {
     this.core = core;
     this.handle = handle;
     const { fileBytes, ...config } = handle.config();
     this.config = config;
     this.fileBytes = fileBytes;
-    // GPT-2's tokenizer serves GPT-2 models only: other architectures' own are not read yet, and GPT-2's ids would be
-    // other tokens in their vocabularies.
-    this.tokenizer = config.architecture === 'gpt2' ? tokenizer : null;
+    // GPT-2's tokenizer serves GPT-2 models only (config.tokenizer 'gpt2'): its ids would be other tokens in other
+    // vocabularies. The others read text with the tokenizer their file carries ('carried'), or take ids ('none').
+    this.#gpt2Tokenizer = config.tokenizer === 'gpt2' ? tokenizer : null;
     registry?.register(this, handle, this);
+  }
+
+  #gpt2Tokenizer = null;
+  #carriedTokenizer = null;
+
+  // The tokenizer the model's text goes through, or null (ids only). The one a file carries is read on first use.
+  get tokenizer() {
+    if (this.config.tokenizer === 'carried' && !this.#carriedTokenizer && this.live) {
+      this.#carriedTokenizer = wrapHfTokenizer(
+        engineCall('reading the tokenizer the model carries', () => this.handle.carriedTokenizer()));
+    }
+    return this.#gpt2Tokenizer ?? this.#carriedTokenizer;
   }
 
   // The method under way that awaits between its steps (generate, a sweep in steps), or null: the model's KV cache
@@ -100,17 +113,21 @@ export class Model {
     }
   }
 
-  // text -> {ids, tokens} with GPT-2's tokenizer (the one that travels beside the model)
+  // text -> {ids, tokens} with the model's tokenizer, without special tokens (as Hugging Face's
+  // add_special_tokens=False; toTokens prepends the BOS)
   tokenize(text) {
     return this.#tokenizer().tokenize(text);
   }
 
   // The tokenizer text goes through, or an Error saying why there is none.
   #tokenizer() {
-    if (this.tokenizer) return this.tokenizer;
-    if (this.config.architecture !== 'gpt2') {
-      throw new Error(`this ${this.config.architecture} model's own tokenizer is not read yet (arcscope reads ` +
-        "GPT-2's): give token ids instead");
+    this.#check();
+    const tokenizer = this.tokenizer;
+    if (tokenizer) return tokenizer;
+    if (this.config.tokenizer === 'none') {
+      throw new Error(`this ${this.config.architecture} model carries no tokenizer: give token ids, or convert it ` +
+        "again with its tokenizer's files (convertCheckpoint's tokenizerFiles; tokenizer.json beside the checkpoint " +
+        'for arcscope convert)');
     }
     throw new Error('no tokenizer: load the model through engine.loadModel()');
   }
@@ -205,11 +222,13 @@ export class Model {
     return engineCall('computing an attention thumbnail', () => this.handle.keptThumbnail(handle, layer, head, size));
   }
 
-  // As TransformerLens's to_tokens: GPT-2's tokens of text, with <|endoftext|> first when prependBos (TransformerLens
-  // prepends it by default for GPT-2; engine.tokenize and the page do not, as Hugging Face's tokenizer does not).
+  // As TransformerLens's to_tokens: the model's tokens of text, with its BOS first when prependBos and its tokenizer
+  // has one (GPT-2's <|endoftext|>, Llama's <s> or <|begin_of_text|>; Qwen's has none). TransformerLens prepends it
+  // by default; engine.tokenize and the page do not, as Hugging Face's tokenizer does not.
   toTokens(text, { prependBos = true } = {}) {
     const { ids } = this.tokenize(text);
-    return prependBos ? [this.tokenizer.eotId, ...ids] : ids;
+    const bos = this.tokenizer.bosId;
+    return prependBos && bos >= 0 ? [bos, ...ids] : ids;
   }
 
   // As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does).
@@ -431,6 +450,8 @@ export class Model {
   free() {
     if (this.#busy) this.#idle('free');
     if (!this.handle.isDeleted()) this.handle.delete();
+    this.#carriedTokenizer?.free();
+    this.#carriedTokenizer = null;
     registry?.unregister(this);
   }
 

@@ -26,6 +26,7 @@ export function createTokenizer(core, tokenizerBytes) {
   return {
     vocabSize,
     eotId: handle.eotId,
+    bosId: handle.eotId,  // GPT-2 begins a text with <|endoftext|> (TransformerLens's prepend_bos)
     // text -> Int32Array of ids (the fast path: no per-token strings)
     encode(text) {
       checkText(text);
@@ -68,7 +69,11 @@ export function createTokenizer(core, tokenizerBytes) {
 export function createHfTokenizer(core, { json, config = null }) {
   const text = (v) => (v === null || v === undefined || typeof v === 'string' || v instanceof Uint8Array ||
     v instanceof ArrayBuffer ? v : JSON.stringify(v));
-  const handle = core.HfTokenizer.fromJson(text(json), text(config));
+  return wrapHfTokenizer(core.HfTokenizer.fromJson(text(json), text(config)));
+}
+
+// The core's HfTokenizer handle (fromJson's, or the one a model carries: model.js) as createHfTokenizer gives it.
+export function wrapHfTokenizer(handle) {
   const vocabSize = handle.vocabSize;
   const texts = new Array(vocabSize);  // display text per id, filled on first use
   const checkText = (t) => {
@@ -93,6 +98,11 @@ export function createHfTokenizer(core, { json, config = null }) {
       return handle.decode(ids);
     },
     tokenText,
+    // The one token text is (' Mary'), else an Error naming what it is for.
+    singleToken(t, what) {
+      checkText(t);
+      return handle.singleToken(t, what);
+    },
     free() {
       if (!handle.isDeleted()) handle.delete();
     },

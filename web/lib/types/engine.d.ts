@@ -134,6 +134,8 @@ export interface Tokenizer {
   readonly vocabSize: number;
   /** <|endoftext|> (50256) */
   readonly eotId: number;
+  /** the token a text begins with (TransformerLens's prepend_bos): <|endoftext|>, as eotId */
+  readonly bosId: number;
   /** text -> ids (the fast path: no per-token strings) */
   encode(text: string): Int32Array;
   /** text -> ids and each token's display text */
@@ -142,9 +144,9 @@ export interface Tokenizer {
   decode(ids: TokenIds): string;
   /** one token's display text */
   tokenText(id: number): string;
-  /** ids -> runs of tokens that make whole characters */
   /** The one token text is (' Mary'); an Error naming `what` if it is not exactly one token. */
   singleToken(text: string, what: string): number;
+  /** ids -> runs of tokens that make whole characters */
   tokenSpans(ids: TokenIds): TokenSpan[];
   /** Frees the tokenizer's wasm memory; idempotent. The engine's methods stop working after it. */
   free(): void;
@@ -175,6 +177,8 @@ export interface HfTokenizer {
   decode(ids: TokenIds): string;
   /** one token's display text (' world', a SentencePiece token's '▁' as a space) */
   tokenText(id: number): string;
+  /** The one token text is (' Mary'); an Error naming `what` if it is not exactly one token. */
+  singleToken(text: string, what: string): number;
   /** Frees the tokenizer's wasm memory; idempotent. */
   free(): void;
 }
@@ -541,8 +545,11 @@ export interface Model {
   readonly core: unknown;
   /** the model's Embind object in wasm memory (internal: use free(), never its own delete()) */
   readonly handle: unknown;
-  /** the engine's tokenizer (null only for a Model made without one, outside engine.loadModel) */
-  readonly tokenizer: Tokenizer | null;
+  /**
+   * the tokenizer the model's text goes through (config.tokenizer): GPT-2's for a GPT-2 model, the one its file
+   * carries for the others (read on first use, freed with the model), or null (a model that carries none: ids only)
+   */
+  readonly tokenizer: Tokenizer | HfTokenizer | null;
   readonly config: ModelConfig;
   /** size of the .arcs file in bytes */
   readonly fileBytes: number;
