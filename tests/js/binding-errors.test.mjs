@@ -28,6 +28,34 @@ test('bindings outside the model runs refuse with Errors, not numbers', async ()
   }
 });
 
+test('the kept queries\' bindings refuse with Errors that name what was wrong', async () => {
+  const e = await engine();
+  const bytes = new Uint8Array(readFileSync(`${repoRoot}/models/shakespeare-4l.q8.arcs`));
+  const m = e.core.Model.fromBytes(bytes), kept = m.keepQueries();
+  try {
+    const ids = [464, 3797, 286];
+    for (const [what, call, message] of [
+      ['keptAttention before a pass', () => m.keptAttention(kept, 0, 0), /^no queries and keys are kept: analyse a text first$/],
+      ['runKeepingQueries past the vocabulary', () => m.runKeepingQueries([1e6], kept, 0), /token id/],
+    ]) {
+      assert.throws(call, (err) => err instanceof Error && message.test(err.message), what);
+    }
+    m.runKeepingQueries(ids, kept, 0);
+    for (const [what, call, message] of [
+      ['layer past the model', () => m.keptAttention(kept, 4, 0), /^layer must be an integer in \[0, 3\], got 4$/],
+      ['head as a word it does not take', () => m.keptAttention(kept, 0, 'all'), /^head must be an integer from 0 to \d+, 'mean' or 'max'; got the string "all"$/],
+      ['a thumbnail larger than the text', () => m.keptThumbnail(kept, 0, 0, 4), /^size must be/],
+      ['reuse past the context', () => m.runKeepingQueries(ids, kept, 1e9), /^reuse must be/],
+    ]) {
+      assert.throws(call, (err) => err instanceof Error && message.test(err.message), what);
+    }
+    assert.equal(kept.length(), 3);
+  } finally {
+    kept.delete();
+    m.delete();
+  }
+});
+
 test('a refused call frees its C++ exception: 5,000 refusals leave wasm\'s allocator where it was', async () => {
   const e = await engine();
   const refuse = () => {
