@@ -3,7 +3,12 @@
 // Chromium, systems alternating round by round; every run is a fresh process (Node) or a fresh browser (Chromium).
 // First the accuracy of each system's logits (accuracy.mjs), then one table per environment with best and median
 // and the ratios arcscope q8 / ORT of the best figures. scripts/bench.sh prepares the files and calls this.
-//   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only] [--no-accuracy] [--systems q8,ort-int8]
+//   node scripts/bench/bench.mjs [--rounds 3] [--node-only | --browser-only] [--firefox] [--lean] [--no-accuracy]
+//     [--systems q8,ort-int8]
+// arcscope q8 runs each wasm build by name: SIMD128 ('q8', 'q8-2t') and relaxed SIMD ('q8-relaxed', 'q8-relaxed-2t';
+// browsers only: Node 20's V8 gets its sums wrong); every arcscope run says which module ran. --firefox: also in
+// headless Firefox ESR (puppeteer-core, as tests/browsers/firefox.mjs). --lean: every system's lean run (load, prefill
+// at T = 64, 256 and 1,024, decode, memory), without the attention capture, the live edits and the sweeps.
 // With --sizes small,medium,large,xl it is the benchmark per model size instead: arcscope q8 on each size's weights
 // (build/bench/gpt2-<size>.q8.arcs), ONNX Runtime Web int8 beside it for the sizes --ort-sizes lists, lean runs
 // (measure.mjs: load, prefill at T = 256, decode, memory), every size and system once a round, each round starting
@@ -28,6 +33,9 @@ const root = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 const argv = process.argv.slice(2);
 const rounds = Number(argv[argv.indexOf('--rounds') + 1]) || 3;
 const envs = argv.includes('--node-only') ? ['node'] : argv.includes('--browser-only') ? ['chromium'] : ['node', 'chromium'];
+if (argv.includes('--firefox')) envs.push('firefox');
+const browsers = ['chromium', 'firefox'];
+const leanAll = argv.includes('--lean');
 const dir = 'build/bench';
 const listArg = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1].split(',') : null);
 const sizes = listArg('--sizes');
@@ -43,7 +51,10 @@ if (arch && !archs[arch]) throw new Error(`--arch: no architecture ${arch}; know
 // (e.g. {threads: 2}); kind 'ort': model (last-position graph), kvModel (decoder graph), threads. envs limits a
 // system to some environments; accuracy: false leaves it out of the accuracy check (same logits as another).
 const systems = [
-  { key: 'q8', label: 'arcscope q8', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs` },
+  { key: 'q8', label: 'arcscope q8', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`, engine: { simd: 'simd128' } },
+  // The relaxed-SIMD build, forced (createEngine's 'auto' runs it only where the CPU fuses its dot product).
+  { key: 'q8-relaxed', label: 'arcscope q8, relaxed SIMD', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`,
+    engine: { simd: 'relaxed', threads: 1 }, envs: browsers, accuracy: false },
   { key: 'ort-int8', label: 'ORT-Web int8', kind: 'ort', model: `${dir}/gpt2-small.int8.onnx`,
     kvModel: `${dir}/gpt2-small.kv.int8.onnx` },
   { key: 'ort-fp32', label: 'ORT-Web fp32', kind: 'ort', model: `${dir}/gpt2-small.onnx`,
@@ -55,9 +66,12 @@ const systems = [
     engine: { kvCache: 'f16' }, accuracy: false },
   // Threads need SharedArrayBuffer: the bench server is cross-origin isolated, Node is left out.
   { key: 'q8-2t', label: 'arcscope q8, 2 threads', kind: 'arcscope', model: `${dir}/gpt2-small.q8.arcs`,
-    engine: { threads: 2 }, threads: 2, envs: ['chromium'], accuracy: false },
+    engine: { threads: 2, simd: 'simd128' }, threads: 2, envs: browsers, accuracy: false },
+  { key: 'q8-relaxed-2t', label: 'arcscope q8, relaxed SIMD, 2 threads', kind: 'arcscope',
+    model: `${dir}/gpt2-small.q8.arcs`, engine: { threads: 2, simd: 'relaxed' }, threads: 2, envs: browsers,
+    accuracy: false },
   { key: 'ort-int8-2t', label: 'ORT int8, 2 threads', kind: 'ort', model: `${dir}/gpt2-small.int8.onnx`,
-    kvModel: `${dir}/gpt2-small.kv.int8.onnx`, threads: 2, envs: ['chromium'], accuracy: false },
+    kvModel: `${dir}/gpt2-small.kv.int8.onnx`, threads: 2, envs: browsers, accuracy: false },
 ];
 // The benchmark per size: its systems on one size's files (scripts/bench.sh --sizes writes them).
 const sizeSystems = (size) => [
@@ -91,10 +105,14 @@ const ratios = [
   { label: 'q16 ÷ GPT-2 small q16', num: 'q16', den: 'gpt2-q16' },
   { label: 'q8 ÷ llama.cpp Q8_0', num: 'q8', den: 'wllama' },
   { label: 'q8 ÷ ORT int8', num: 'q8', den: 'ort-int8' },
+  { label: 'relaxed ÷ SIMD128', num: 'q8-relaxed', den: 'q8' },
+  { label: 'relaxed ÷ ORT int8', num: 'q8-relaxed', den: 'ort-int8' },
   { label: 'q8 ÷ ORT fp32', num: 'q8', den: 'ort-fp32' },
   { label: 'q16 ÷ q8', num: 'q16', den: 'q8' },
   { label: 'q8 2 threads ÷ 1', num: 'q8-2t', den: 'q8' },
   { label: 'q8 ÷ ORT int8, 2 threads each', num: 'q8-2t', den: 'ort-int8-2t' },
+  { label: 'relaxed ÷ SIMD128, 2 threads each', num: 'q8-relaxed-2t', den: 'q8-2t' },
+  { label: 'relaxed ÷ ORT int8, 2 threads each', num: 'q8-relaxed-2t', den: 'ort-int8-2t' },
 ];
 
 function runNode(system) {
@@ -135,6 +153,18 @@ function serve() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+// page.html's query for one system's run (page.mjs reads it).
+function pageParams(system) {
+  const params = new URLSearchParams({ system: system.kind, model: `/${system.model}` });
+  if (system.kvModel) params.set('kvModel', `/${system.kvModel}`);
+  if (system.threads) params.set('threads', String(system.threads));
+  if (system.engine) params.set('engine', JSON.stringify(system.engine));
+  if (system.lean) params.set('lean', '1');
+  if (system.prefillAt) params.set('prefill', system.prefillAt.join(','));
+  if (system.vocab) params.set('vocab', String(system.vocab));
+  return params;
+}
+
 async function runChromium(system, port) {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
@@ -144,17 +174,28 @@ async function runChromium(system, port) {
   });
   try {
     const page = await browser.newPage();
-    const params = new URLSearchParams({ system: system.kind, model: `/${system.model}` });
-    if (system.kvModel) params.set('kvModel', `/${system.kvModel}`);
-    if (system.threads) params.set('threads', String(system.threads));
-    if (system.engine) params.set('engine', JSON.stringify(system.engine));
-    if (system.lean) params.set('lean', '1');
-    if (system.prefillAt) params.set('prefill', system.prefillAt.join(','));
-    if (system.vocab) params.set('vocab', String(system.vocab));
-    await page.goto(`http://127.0.0.1:${port}/scripts/bench/page.html?${params}`);
+    await page.goto(`http://127.0.0.1:${port}/scripts/bench/page.html?${pageParams(system)}`);
     await page.waitForFunction(() => window.benchResult, null, { timeout: 15 * 60 * 1000, polling: 500 });
     const result = await page.evaluate(() => window.benchResult);
     if (result.error) throw new Error(`${system.label} (chromium) failed: ${result.error}`);
+    if ((system.threads ?? 1) !== (result.threads ?? 1)) throw new Error(`${system.label}: ran ${result.threads} threads`);
+    return result;
+  } finally {
+    await browser.close();
+  }
+}
+
+// The same run in headless Firefox ESR, a fresh browser and profile each time.
+async function runFirefox(system, port) {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const browser = await puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true,
+    timeout: 180_000, protocolTimeout: 20 * 60 * 1000 });
+  try {
+    const page = (await browser.pages())[0] ?? await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/scripts/bench/page.html?${pageParams(system)}`);
+    await page.waitForFunction(() => window.benchResult, { timeout: 15 * 60 * 1000, polling: 500 });
+    const result = await page.evaluate(() => window.benchResult);
+    if (result.error) throw new Error(`${system.label} (firefox) failed: ${result.error}`);
     if ((system.threads ?? 1) !== (result.threads ?? 1)) throw new Error(`${system.label}: ran ${result.threads} threads`);
     return result;
   } finally {
@@ -218,6 +259,13 @@ function table(title, active, runs) {
     lines.push('', 'ORT-Web: prefill runs the last-position graph, decode the decoder graph with past key/values ' +
       '(its own session: "load, decoder graph"), 64 tokens after a 64-token prompt, presents fed back; int8 = ' +
       'DynamicQuantizeLinear + MatMulInteger, weights int8 per tensor (scripts/bench/quantize_onnx.py).');
+  }
+  // The module each arcscope column ran, and what createEngine's 'auto' would run in this environment.
+  const builds = active.filter((s) => runs[s.key]?.[0]?.build).map((s) => `${s.label}: ${runs[s.key][0].build}`);
+  if (builds.length) lines.push('', `Builds that ran: ${builds.join('; ')}.`);
+  const probe = active.map((s) => runs[s.key]?.[0]?.probe).find(Boolean);
+  if (probe) {
+    lines.push(`createEngine's 'auto' runs ${probe.fused ? 'relaxed SIMD' : 'SIMD128'} here${probe.why ? ` (${probe.why})` : ''}.`);
   }
   const q = stat('q8', 'decode (ms/token)'), fl = stat('q8', 'decode bandwidth floor (ms/token)');
   const streams = (runs.q8 ?? []).map((r) => r.streamGBs).filter(Boolean);
@@ -330,7 +378,7 @@ if (!sizes && !argv.includes('--no-accuracy')) {
 const columns = sizes
   ? sizes.flatMap((size) => sizeSystems(size).map((s) => ({ ...s, size, id: `${size}:${s.key}`, lean: true })))
   : arch ? archSystems(arch).map((s) => ({ ...s, size: arch, id: s.key }))
-    : systems.map((s) => ({ ...s, size: 'small', id: s.key }));
+    : systems.map((s) => ({ ...s, size: 'small', id: s.key, ...(leanAll && { lean: true, prefillAt: [64, 256, 1024] }) }));
 // --systems KEY,KEY: only those columns (a quicker run while working on one of them)
 const only = listArg('--systems');
 const keys = [...new Set(columns.map((c) => c.key))];
@@ -343,7 +391,7 @@ if (missing.length) {
     `${arch ? ` --arch ${arch}` : ''} makes them`);
 }
 const results = {};
-const server = envs.includes('chromium') ? await serve() : null;
+const server = envs.some((env) => browsers.includes(env)) ? await serve() : null;
 for (const env of envs) {
   const active = columns.filter((s) => (!s.envs || s.envs.includes(env)) && (!only || only.includes(s.key)));
   const runs = Object.fromEntries(active.map((s) => [s.id, []]));
@@ -353,14 +401,15 @@ for (const env of envs) {
     const order = active.map((_, i) => active[(i + round) % active.length]);
     for (const s of order) {
       loads.push(os.loadavg()[0]);
-      const r = env === 'node' ? runNode(s) : await runChromium(s, server.address().port);
+      const r = env === 'node' ? runNode(s)
+        : await (env === 'firefox' ? runFirefox : runChromium)(s, server.address().port);
       runs[s.id].push(r);
       console.error(`[${env}] round ${round + 1}/${rounds} ${sizes ? `${s.size} ` : ''}${s.label}: prefill T=256 ` +
         `${fmt(r.prefillMs[256])} ms, decode ${fmt(r.decodeMs)} ms/token, load ${fmt(r.loadMs)} ms`);
     }
   }
   results[env] = runs;
-  const envName = env === 'node' ? `Node ${process.versions.node}` : 'headless Chromium';
+  const envName = { node: `Node ${process.versions.node}`, chromium: 'headless Chromium', firefox: 'headless Firefox ESR' }[env];
   for (const size of sizes ?? [arch ?? 'small']) {
     const here = active.filter((c) => c.size === size);
     const title = sizes ? `${envName}, GPT-2 ${size}` : arch ? `${envName}, ${archs[arch].label}'s shape` : envName;

@@ -53,7 +53,8 @@ export async function measureArcscope({ createEngine, engineOptions = {}, diagno
   peakRss = null, lean = false, prefillAt = leanPrefillLengths }) {
   const { kvCache = 'f32', ...createOptions } = engineOptions;
   const engine = await createEngine(createOptions);
-  const r = { prefillMs: {}, threads: engine.threads, kvCache };
+  // build: the module that ran ('SIMD128, one thread: ...' / 'relaxed SIMD, 2 threads ...'), named in the output
+  const r = { prefillMs: {}, threads: engine.threads, kvCache, simd: engine.simd, build: engine.build.summary };
   let t0 = now();
   const model = engine.loadModel(modelBytes, { kvCache });
   r.loadMs = now() - t0;

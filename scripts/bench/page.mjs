@@ -39,8 +39,9 @@ async function run() {
       tokenizerBytes: await bytesOf('/build/lib/models/gpt2-tokenizer.bin'),
       ...JSON.parse(params.get('engine') ?? '{}'),
     };
-    // Another wasm, or more than one thread (the library then picks its threaded module): not the plain bytes.
-    if (engineOptions.wasmUrl || engineOptions.threads > 1) delete engineOptions.wasmBinary;
+    // Another wasm, more than one thread (the library then picks its threaded module) or the relaxed-SIMD build: not
+    // the plain SIMD128 bytes.
+    if (engineOptions.wasmUrl || engineOptions.threads > 1 || engineOptions.simd === 'relaxed') delete engineOptions.wasmBinary;
     result = system === 'long-text'
       ? await measureLongText({ createEngine, engineOptions, modelBytes, T: Number(params.get('T') ?? 4096), memory: pageMemory })
       : await measureArcscope({ createEngine, engineOptions, diagnostics, modelBytes, memory: pageMemory, lean, prefillAt });
@@ -57,6 +58,8 @@ async function run() {
     throw new Error(`unknown system ${system}`);
   }
   result.crossOriginIsolated = globalThis.crossOriginIsolated;
+  // What createEngine's 'auto' would run in this browser, and why not relaxed SIMD when not.
+  result.probe = (await import('/build/lib/engine/relaxed-simd.js')).probeRelaxedSimd();
   return result;
 }
 
