@@ -25,7 +25,9 @@
 // f32 weights are not packed: plain (rows, cols) row-major, as the converter writes them.
 //
 // The kernels pick their path at compile time: WebAssembly SIMD128 (wasm build), AVX2 (native -march=native),
-// or portable C++; all round exactly alike (no FMA), so wasm and native agree bit for bit. No kernel allocates per
+// or portable C++; all round exactly alike (no FMA), so wasm and native agree bit for bit. Two q8 kernels are chosen
+// at run time instead: the relaxed-SIMD module's (web/lib/engine.js picks a module) and, natively, vnni-int8
+// (use_q8_kernel below); both give the same bits. No kernel allocates per
 // call: activation scratch is thread-local and only grows.
 #pragma once
 #include <cstddef>
