@@ -13,7 +13,8 @@
 # SmolLM2-135M-shaped weights (random, seed 0, its real vocabulary, in Hugging Face's Llama layout) as arcscope q8 and
 # q16, GPT-2 small's beside them, ONNX Runtime Web int8 and fp32 (export_onnx.py through onnx_decoder.py) and
 # llama.cpp's wasm build on a Q8_0 GGUF (write_gguf.py); then the KV cache and a 4,096-token text in Chromium.
-# Usage: scripts/bench.sh [--rounds N] [--node-only | --browser-only] [--no-accuracy] [--no-build]
+# Usage: scripts/bench.sh [--rounds N] [--node-only | --browser-only] [--firefox] [--lean] [--systems KEY,KEY]
+#          [--no-accuracy] [--no-build]   (scripts/bench/bench.mjs says what each does)
 #        scripts/bench.sh --arch smollm2-135m [--rounds N] [--long-text-rounds N] [--node-only | --browser-only]
 #          [--no-build]
 #        scripts/bench.sh --sizes small,medium,large,xl [--ort-sizes medium] [--rounds N] [--node-only | --browser-only]
