@@ -1,6 +1,7 @@
 // hf_tokenizer.cpp: the bindings of the tokenizer read from Hugging Face's tokenizer.json (hf_tokenizer.h);
 // web/lib/engine/tokenizer.js's createHfTokenizer wraps them. Every call goes through guarded() (js_values.h).
 #include "js_values.h"
+#include "token_spans_value.h"
 
 #include "arcscope/tokenizer/hf_tokenizer.h"
 #include "arcscope/tokenizer/tokenizer.h"  // only_token
@@ -45,6 +46,12 @@ val token_text(const HfTokenizer& tok, const val& id) {
                    [&] { return text_val(tok.token_text(int_arg(id, "token id", 0, tok.vocab_size() - 1))); });
 }
 
+// ids -> [{first, count, text}]: runs of tokens whose bytes make whole characters, as GPT-2's tokenSpans.
+val token_spans(const HfTokenizer& tok, const val& ids) {
+    return guarded("grouping tokens into characters",
+                   [&] { return spans_value(tok.token_spans(token_ids(ids, tok.vocab_size()))); });
+}
+
 // The one token text is (' Mary'), else an Error naming `what`, as GPT-2's singleToken.
 int single_token(const HfTokenizer& tok, const val& text, const val& what) {
     return guarded("tokenizing", [&] {
@@ -64,6 +71,7 @@ EMSCRIPTEN_BINDINGS(hf_tokenizer) {
         .function("decode", &hf_tokenizer_bindings::decode)
         .function("tokenText", &hf_tokenizer_bindings::token_text)
         .function("singleToken", &hf_tokenizer_bindings::single_token)
+        .function("tokenSpans", &hf_tokenizer_bindings::token_spans)
         .property("vocabSize", &HfTokenizer::vocab_size)
         .property("bosId", &HfTokenizer::bos_id)
         .property("eosId", &HfTokenizer::eos_id);

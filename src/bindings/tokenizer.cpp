@@ -1,6 +1,7 @@
 // tokenizer.cpp: the bindings of GPT-2's tokenizer (tokenizer.h); web/lib/engine/tokenizer.js wraps them.
 // Every call goes through guarded() (js_values.h), so a C++ Error reaches JavaScript as an Error with its message.
 #include "js_values.h"
+#include "token_spans_value.h"
 
 #include "arcscope/tokenizer/tokenizer.h"
 
@@ -43,17 +44,8 @@ val token_text(const Tokenizer& tok, const val& id) {
 
 // ids -> [{first, count, text}]: runs of tokens that together make whole characters
 val token_spans(const Tokenizer& tok, const val& ids) {
-    return guarded("grouping tokens into characters", [&] {
-        val spans = val::array();
-        for (const auto& s : tok.token_spans(token_ids(ids, tok.vocab_size()))) {
-            val span = val::object();
-            span.set("first", s.first);
-            span.set("count", s.count);
-            span.set("text", text_val(s.text));
-            spans.call<void>("push", span);
-        }
-        return spans;
-    });
+    return guarded("grouping tokens into characters",
+                   [&] { return spans_value(tok.token_spans(token_ids(ids, tok.vocab_size()))); });
 }
 
 // text (a JavaScript string), what -> the one token the text is; an Error naming `what` otherwise

@@ -192,4 +192,11 @@ void BpeModel::encode(std::string_view word, std::vector<int>& ids) const {
     }
 }
 
+int BpeModel::fallback_byte(int id) const {
+    if (!byte_fallback_) return -1;
+    for (int b = 0; b < 256; ++b)
+        if (fallback_token_[b] == id) return b;
+    return -1;
+}
+
 }  // namespace arcscope::hf

@@ -27,6 +27,8 @@ public:
     void encode(std::string_view word, std::vector<int>& ids) const;
 
     int id_of(std::string_view token) const;  // a token's id by its text as the file writes it, or -1
+    // The byte a byte_fallback token ("<0xAB>") stands for, or -1 for any other id.
+    int fallback_byte(int id) const;
     // Every id the vocabulary defines, with its text as the file writes it.
     const std::vector<std::pair<std::string, int>>& vocabulary() const { return vocabulary_; }
 

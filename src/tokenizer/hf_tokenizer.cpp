@@ -217,12 +217,25 @@ std::string HfTokenizer::decode(const std::vector<int>& ids) const {
 }
 
 std::string HfTokenizer::token_text(int id) const {
+    return repair_utf8(token_bytes(id));
+}
+
+std::string HfTokenizer::token_bytes(int id) const {
     impl_->check_id(id);
+    // The decoder would turn a lone "<0xE4>" into U+FFFD: its byte is what the token stands for in a text.
+    if (const int byte = impl_->model->fallback_byte(id); byte >= 0) return std::string(1, char(byte));
     std::vector<std::string> tokens{impl_->texts[id]};
     if (impl_->decoder) impl_->decoder->apply(tokens, false);
     std::string out;
     for (const std::string& t : tokens) out += t;
-    return repair_utf8(out);
+    return out;
+}
+
+std::vector<TokenSpan> HfTokenizer::token_spans(const std::vector<int>& ids) const {
+    std::vector<std::string> pieces;
+    pieces.reserve(ids.size());
+    for (int id : ids) pieces.push_back(token_bytes(id));
+    return spans_of_pieces(pieces);
 }
 
 int HfTokenizer::vocab_size() const {

@@ -185,25 +185,13 @@ int Tokenizer::single_token(std::string_view text, const std::string& what) cons
 }
 
 std::vector<TokenSpan> Tokenizer::token_spans(const std::vector<int>& ids) const {
-    for (int id : ids) check_id(id);
-    // Does `more` carry on the unfinished character at the end of `bytes`?
-    auto continues = [](std::string_view bytes, std::string_view more) {
-        size_t tail = utf8_incomplete_tail(bytes);
-        if (tail == 0 || more.empty()) return false;
-        std::string joined(bytes.substr(bytes.size() - tail));
-        joined += more.substr(0, 4 - tail);
-        return utf8_char_length(joined, 0) > 0 || utf8_incomplete_tail(joined) == joined.size();
-    };
-    std::vector<TokenSpan> spans;
-    std::string bytes;
-    for (size_t i = 0; i < ids.size();) {
-        size_t j = i;
-        bytes.assign(token_bytes(ids[j++]));
-        while (j < ids.size() && continues(bytes, token_bytes(ids[j]))) bytes += token_bytes(ids[j++]);
-        spans.push_back({int(i), int(j - i), repair_utf8(bytes)});
-        i = j;
+    std::vector<std::string> pieces;
+    pieces.reserve(ids.size());
+    for (int id : ids) {
+        check_id(id);
+        pieces.emplace_back(token_bytes(id));
     }
-    return spans;
+    return spans_of_pieces(pieces);
 }
 
 }  // namespace arcscope

@@ -75,6 +75,13 @@ test('the JS model reads text with the tokenizer its file carries, as Transforme
   // SentencePiece prepends '▁' to a text, so 'world' alone is the one token '▁world' (' world' is '▁' and '▁world').
   assert.deepEqual([m.tokenizer.singleToken('world', 'answer')], reference.encode('world', { add_special_tokens: false }).ids);
   assert.throws(() => m.tokenizer.singleToken(' world', 'answer'), /answer ' world' is 2 tokens; it must be exactly one/);
+  // A character Llama 2's vocabulary lacks falls back to its bytes, one token each: the spans the labels are drawn
+  // from group them back into the character.
+  const parrot = m.tokenize('a🦜b').ids;
+  assert.deepEqual(parrot, reference.encode('a🦜b', { add_special_tokens: false }).ids);
+  assert.deepEqual(m.tokenizer.tokenSpans(parrot), [{ first: 0, count: 1, text: ' a' },
+    { first: 1, count: 4, text: '🦜' }, { first: 5, count: 1, text: 'b' }]);
+  assert.equal(m.tokenizer.tokenText(parrot[1]), '\ufffd');
   const lens = m.logitLens('Hello world', { k: 2 });
   assert.equal(lens.shape[1], 3);
   m.free();

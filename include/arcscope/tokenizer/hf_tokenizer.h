@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "arcscope/tokenizer/token_spans.h"
+
 namespace arcscope {
 
 class HfTokenizer {
@@ -35,6 +37,10 @@ public:
     std::string decode(const std::vector<int>& ids) const;
     // One token as a label: its text with the decoder's per-token steps (" world", "\n"), U+FFFD for partial bytes.
     std::string token_text(int id) const;
+    // One token's bytes as they stand in a text (a byte-fallback token's one byte): maybe part of a character.
+    std::string token_bytes(int id) const;
+    // ids grouped into runs whose bytes make whole characters, for labels (token_spans.h).
+    std::vector<TokenSpan> token_spans(const std::vector<int>& ids) const;
 
     int vocab_size() const;  // one more than the largest id (vocabulary and added tokens)
     int bos_id() const;      // tokenizer_config.json's bos_token, or -1

@@ -14,16 +14,10 @@
 #include <vector>
 
 #include "arcscope/tokenizer/bpe.h"
+#include "arcscope/tokenizer/token_spans.h"
 #include "arcscope/tokenizer/word_cache.h"
 
 namespace arcscope {
-
-// Consecutive tokens whose bytes together form whole characters (an emoji is often split over 2-3 tokens).
-struct TokenSpan {
-    int first;         // index of the span's first token in the id list
-    int count;         // number of tokens, >= 1
-    std::string text;  // their bytes as UTF-8 (U+FFFD for bytes that never complete a character)
-};
 
 // ids, which `text` encoded to, as the one token they must be: an Error otherwise ("<what> ' Mary and' is 2 tokens;
 // it must be exactly one ..."), for any tokenizer.

@@ -103,6 +103,11 @@ export function wrapHfTokenizer(handle) {
       checkText(t);
       return handle.singleToken(t, what);
     },
+    // ids -> [{first, count, text}]: runs of tokens whose bytes make whole characters (a byte-fallback "<0xE4>" or a
+    // byte-level piece of an emoji holds part of one)
+    tokenSpans(ids) {
+      return handle.tokenSpans(ids);
+    },
     free() {
       if (!handle.isDeleted()) handle.delete();
     },

@@ -25,10 +25,11 @@ export function spanLabels(spans, n) {
   return labels;
 }
 
-// A model's labels for ids, as the worker sends them with an analysis: spanLabels over the tokenizer's spans.
-// engine: anything with tokenSpans(ids) (the wasm engine's tokenizer calls).
-export function tokenLabels(engine, ids) {
-  return spanLabels(engine.tokenSpans(ids), ids.length);
+// A model's labels for ids, as the worker sends them with an analysis: spanLabels over its tokenizer's spans
+// (model.tokenizer: anything with tokenSpans(ids)); a model without a tokenizer (ids only) labels each token <id>.
+export function tokenLabels(tokenizer, ids) {
+  if (!tokenizer) return ids.map((id) => ({ lead: '', text: `<${id}>`, continuation: false, group: null }));
+  return spanLabels(tokenizer.tokenSpans(ids), ids.length);
 }
 
 // Plain one-line label, for tables, titles, exports and result.tokens: what the drawing shows (a continuation's '…').

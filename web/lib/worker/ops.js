@@ -1,7 +1,7 @@
 // ops.js: the worker's operations, by name: what a request's op runs, in the engine's turns (turns.js) on the models
 // it holds (residency.js). The analysis ops keep each analysed text's queries and keys in the engine (kept-queries.js),
 // where the heads a view shows are computed from them.
-import { tokenLabels } from '../shared/token-text.js';
+import { plainLabel, tokenLabels } from '../shared/token-text.js';
 import { setStallTimeout } from '../shared/downloads.js';
 import { keptQueries, runKeepingQueries } from './kept-queries.js';
 import { liveEngine, withEngine } from './turns.js';
@@ -29,7 +29,7 @@ export const ops = {
   async tokenize({ text, labels = true }) {
     return withEngine('splitting the text into tokens', (e) => {
       const { ids } = e.tokenize(text);
-      return labels ? { ids, labels: tokenLabels(e, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
+      return labels ? { ids, labels: tokenLabels(e.tokenizer, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
     });
   },
 
@@ -57,7 +57,7 @@ export const ops = {
   // attentionTensor and attentionThumbnails ops compute the heads a view shows from them.
   async analyze({ model: key, text, ids, topk = 10 }, ctx) {
     let doing = 'splitting the text into tokens';
-    return withModel(key, ctx, () => doing, ({ model }, e) => {
+    return withModel(key, ctx, () => doing, ({ model }) => {
       if (!ids) ids = model.tokenize(text).ids;
       if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
       ctx.progress?.({ tokens: ids.length });
@@ -65,7 +65,7 @@ export const ops = {
       if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
       doing = `running the model on ${ids.length} tokens`;
       const { logits, first } = runKeepingQueries(model, key, ids);
-      return { ids, labels: tokenLabels(e, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk),
+      return { ids, labels: tokenLabels(model.tokenizer, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk),
         reused: first };
     });
   },
@@ -148,11 +148,11 @@ export const ops = {
   // A batch of variants at a time: progress {layersDone, layers} after each, and a 'cancel' stops it between two.
   // -> {ids, labels, baseline, heads: {data (L * H), shape: [L, H]}}
   async ablationSweep({ model: key, text, ids, answer, wrong, kind = 'zero' }, ctx) {
-    return withModel(key, ctx, 'ablating heads', async ({ model }, e) => {
+    return withModel(key, ctx, 'ablating heads', async ({ model }) => {
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       ids ??= model.tokenize(text).ids;
       const { baseline, heads } = await model.ablationSweepInSteps({ input: ids, answer, wrong, kind }, betweenSteps(ctx));
-      return { ids, labels: tokenLabels(e, ids), baseline, heads };
+      return { ids, labels: tokenLabels(model.tokenizer, ids), baseline, heads };
     });
   },
 
@@ -161,13 +161,15 @@ export const ops = {
   // The whole generation is one turn: nothing else may touch the model's KV cache meanwhile.
   async generate({ model: key, ids, maxTokens = 20, temperature = 0, topK = 40, topP = 1, seed = 1 }, ctx) {
     if (ids.length === 0) throw new Error('generation needs at least one token of text');
-    return withModel(key, ctx, 'generating text', async ({ model }, e) => {
+    return withModel(key, ctx, 'generating text', async ({ model }) => {
       const all = [...ids];
       const result = await model.generate({
         ids, maxTokens, temperature, topK, topP, seed, attention: true,
         onToken: async ({ id, attention, attentionShape }) => {
           all.push(id);
-          ctx.progress({ id, text: e.decode(all), labels: tokenLabels(e, all), row: attention, rowShape: attentionShape });
+          const labels = tokenLabels(model.tokenizer, all);
+          ctx.progress({ id, text: model.tokenizer?.decode(all) ?? labels.map(plainLabel).join(''), labels, row: attention,
+            rowShape: attentionShape });
           await nextTask(); // lets a 'cancel' message in
           return !ctx.signal.aborted;
         },

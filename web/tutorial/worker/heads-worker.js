@@ -19,10 +19,10 @@ export const headsOps = {
   // between two).
   // -> {ids, corruptedIds, labels, clean, corrupted, firstDifference, heads: {data, shape}, resid: {data, shape}}
   patchingSweep: ({ model: key, clean, corrupted, answer, wrong }, ctx) =>
-    step(key, ctx, 'patching activations', async (model, e) => {
+    step(key, ctx, 'patching activations', async (model) => {
       const ids = model.tokenize(clean).ids, corruptedIds = model.tokenize(corrupted).ids;
       const r = await model.patchingSweepInSteps({ clean: ids, corrupted: corruptedIds, answer, wrong }, betweenSteps(ctx));
-      return { ids, corruptedIds, labels: tokenLabels(e, ids), ...r };
+      return { ids, corruptedIds, labels: tokenLabels(model.tokenizer, ids), ...r };
     }),
 
   // model.logitLens: -> {shape [L, T, k], top [l][t] = [{id, token, prob}], target (L * T) | null, targetId}
