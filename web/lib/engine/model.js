@@ -207,7 +207,8 @@ export class Model {
   }
 
   // The (T, T) attention of kept's text at layer and head, each an index or 'mean' / 'max' over all of them
-  // (layers first, then heads: attention-math.js's viewMatrix, the same bits), computed in the engine in one call.
+  // (layers first, then heads; the same aggregate over both takes every head at once: attention-math.js's
+  // viewMatrix, the same bits), computed in the engine in one call.
   // -> Float32Array (query rows, zeros above the diagonal)
   keptAttention(kept, layer, head) {
     this.#check();

@@ -619,7 +619,8 @@ export interface Model {
   runKeepingQueries(ids: TokenIds, kept: KeptQueries, options?: { reuse?: number }): LogitsResult & { first: number };
   /**
    * kept's [T, T] attention at layer and head, each an index or 'mean' / 'max' over all of them (layers first, then
-   * heads), computed in the engine in one call: query rows, zeros above the diagonal.
+   * heads; the same aggregate over both takes every head of every layer at once), computed in the engine in one
+   * call: query rows, zeros above the diagonal.
    */
   keptAttention(kept: KeptQueries, layer: number | 'mean' | 'max', head: number | 'mean' | 'max'): Float32Array;
   /** One head of kept's layer max-pooled to size x size, as attentionThumbnail. */
