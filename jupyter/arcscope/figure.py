@@ -79,6 +79,10 @@ def show(text, model=None, layer=None, head=None, mode="arcs", **attributes_):
     path = files.DEFAULT_MODEL if model is None else model
     mode = "arcs" if mode is None else mode  # None is each argument's default
     config = model_file.read_config(path)
+    if config["tokenizer"] == "none":
+        raise ValueError(f"model {os.fspath(path)!r} is a {config['architecture']} model that carries no tokenizer, "
+                         "so its text cannot be read: convert it again with the checkpoint's tokenizer.json beside "
+                         "its config.json (arcscope convert carries it into the file)")
     attrs = attributes.element_attributes({"text": text, "layer": layer, "head": head, "mode": mode, **attributes_},
                                           layers=config["n_layer"], heads=config["n_head"])
     if attrs.get("mode") == "ablation":
@@ -88,8 +92,8 @@ def show(text, model=None, layer=None, head=None, mode="arcs", **attributes_):
                              "wrong=' cat'), the metric being logit(answer) - logit(wrong) after the text")
     shown = text if len(text) <= 40 else text[:37] + "..."
     return Figure(attrs, model=payload.model(path),
-                  summary=f"show({shown!r}) on {os.path.basename(path)}, {config['n_layer']} layers x "
-                          f"{config['n_head']} heads")
+                  summary=f"show({shown!r}) on {os.path.basename(path)} ({config['architecture']}), "
+                          f"{config['n_layer']} layers x {config['n_head']} heads")
 
 
 def attention(tokens, pattern, layer=None, head=None):

@@ -6,6 +6,7 @@ Run in the venv: build/jupyter/venv/bin/python -m unittest discover -s tests/jup
 import base64
 import json
 import re
+import subprocess
 import tempfile
 import unittest
 from array import array
@@ -197,6 +198,56 @@ class Show(unittest.TestCase):
             for call, error, message in cases:
                 with self.assertRaisesRegex(error, message):
                     call()
+
+
+class ShowDecoders(unittest.TestCase):
+    """A Llama-layout model converted with Llama 2's real tokenizer files: show() takes it (the element reads its text
+    with the tokenizer the file carries); the same model converted without them is refused in words."""
+
+    @classmethod
+    def setUpClass(cls):
+        root = Path(__file__).resolve().parents[2]
+        cls.dir = tempfile.TemporaryDirectory()
+        ckpt = Path(cls.dir.name) / "llama"
+        subprocess.run(["/usr/bin/python3", str(root / "scripts" / "make_checkpoint.py"), "--arch", "llama", "--out",
+                        str(ckpt), "--n-layer", "2", "--n-head", "4", "--n-kv-head", "2", "--n-embd", "64", "--ffn",
+                        "96", "--n-ctx", "64", "--vocab", "32000", "--seed", "3"], check=True, capture_output=True)
+        cli = str(root / "build" / "native" / "arcscope")
+        cls.bare = Path(cls.dir.name) / "bare.q8.arcs"
+        subprocess.run([cli, "convert", "--in", str(ckpt), "--out", str(cls.bare), "--dtype", "q8"], check=True,
+                       capture_output=True)
+        files = root / "node_modules" / "@lenml" / "tokenizer-llama2" / "models"
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            (ckpt / name).write_bytes((files / name).read_bytes())
+        cls.carried = Path(cls.dir.name) / "tinyllama-shaped.q8.arcs"
+        subprocess.run([cli, "convert", "--in", str(ckpt), "--out", str(cls.carried), "--dtype", "q8"], check=True,
+                       capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_a_model_that_carries_its_tokenizer_is_shown(self):
+        figure = arcscope.show("Once upon a time", model=self.carried, layer=1, head=3)
+        spec = spec_of(figure)
+        self.assertEqual(spec["attributes"]["model"], f"local:tinyllama-shaped.q8.arcs:{self.carried.stat().st_size}")
+        self.assertEqual(spec["attributes"]["head"], "3")
+        self.assertIn("(llama), 2 layers x 4 heads", repr(figure))
+        with self.assertRaisesRegex(ValueError, r"head=4 is not valid"):
+            arcscope.show("Once", model=self.carried, head=4)
+
+    def test_a_model_without_one_is_refused_in_words(self):
+        with self.assertRaisesRegex(ValueError, r"is a llama model that carries no tokenizer, so its text cannot be "
+                                                r"read: convert it again with the checkpoint's tokenizer.json"):
+            arcscope.show("Once upon a time", model=self.bare)
+
+    def test_a_grouped_query_models_pattern_is_drawn_with_every_query_head(self):
+        # Hugging Face's output_attentions for a grouped-query model: one [batch, query heads, T, T] per layer (9
+        # query heads over 3 key/value heads, as SmolLM2's), each head its own weights.
+        pattern = causal(2, 9, 4, seed=5)
+        shape, drawn = drawn_values(arcscope.attention(TOKENS, tuple(torch.tensor(p[None]) for p in pattern)))
+        self.assertEqual(shape, [2, 9, 4, 4])
+        np.testing.assert_array_equal(drawn, pattern.astype(np.float32))
 
 
 class SaveHtml(unittest.TestCase):
