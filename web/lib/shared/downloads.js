@@ -115,7 +115,7 @@ export async function* download(url, { signal, meta = {}, limit = MAX_BYTES, mos
       throw why ?? Object.assign(new Error(wording.unreachable(url, e)), { cause: e });
     }
     watch(false);
-    if (!response.ok) throw new Error(wording.status(url, response));
+    if (!response.ok) throw Object.assign(new Error(wording.status(url, response)), { status: response.status });
     // A compressed body's Content-Length counts compressed bytes: no use as the file's size.
     const encoded = (response.headers.get('Content-Encoding') || 'identity') !== 'identity';
     meta.total = encoded ? 0 : Number(response.headers.get('Content-Length')) || 0;

@@ -38,7 +38,11 @@ export interface TokenLabel {
   group: [start: number, end: number];
 }
 
-/** A checkpoint to convert: two URLs, or the two files (model.safetensors and config.json, in any order). */
+/**
+ * A checkpoint to convert: two URLs (tokenizer.json and tokenizer_config.json are read beside config.json where
+ * they are), or the files (model.safetensors and config.json, and tokenizer.json and tokenizer_config.json where
+ * picked, in any order). The converted model carries the tokenizer (GPT-2's is built in).
+ */
 export type CheckpointSource =
   | { safetensorsUrl: string; configUrl: string }
   | { files: readonly File[] | FileList };

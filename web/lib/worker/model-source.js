@@ -48,14 +48,17 @@ function withFirst(first, rest) {
   };
 }
 
-// A checkpoint as the converter reads it: {configText, size, chunks: async iterable of model.safetensors}.
-// source is {safetensorsUrl, configUrl} or {files: [File, File]} (model.safetensors + config.json, any order), with
-// configText where config.json was read already. Nothing holds the whole checkpoint: the download (or the file) streams straight into the converter.
+// A checkpoint as the converter reads it: {configText, tokenizerFiles, size, chunks: async iterable of
+// model.safetensors}. source is {safetensorsUrl, configUrl} or {files: [File, File, ...]} (model.safetensors +
+// config.json, and tokenizer.json + tokenizer_config.json where picked, any order), with configText where config.json
+// was read already. tokenizerFiles: checkpointTokenizer's. Nothing holds the whole checkpoint: the download (or the
+// file) streams straight into the converter.
 export async function openCheckpoint(source, { progress = () => {}, signal } = {}) {
   const configText = await checkpointConfig(source, { progress, signal });
+  const tokenizerFiles = await checkpointTokenizer(source, configText, { progress, signal });
   if (source.files) {
     const weights = [...source.files].find((f) => f.name.endsWith('.safetensors'));
-    return { configText, size: weights.size, chunks: weights.stream() };
+    return { configText, tokenizerFiles, size: weights.size, chunks: weights.stream() };
   }
   // The headers first: the converter checks the header against the length before it allocates anything. The
   // status names this download from its start, not the config.json before it, while the server is waited for.
@@ -71,7 +74,50 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
       'compressed body); arcscope needs the length to check the checkpoint before converting it');
   }
   progress({ stage, loaded: first.done ? 0 : first.value.length, total: meta.total });
-  return { configText, size: meta.total, chunks: withFirst(first, body) };
+  return { configText, tokenizerFiles, size: meta.total, chunks: withFirst(first, body) };
+}
+
+// The tokenizer a checkpoint's model is to carry: {json, config} (tokenizer.json's and tokenizer_config.json's
+// texts, config null where there is none); null for a GPT-2 (its tokenizer is built in); for a checkpoint without
+// tokenizer.json, {json: null, missing: what that means} (the model then carries none; progress says so too). From URLs, the two files beside config.json
+// (a 404 means the file is not there; any other failure is an error); from picked files, the ones of those names.
+export async function checkpointTokenizer(source, configText, { progress = () => {}, signal } = {}) {
+  if (isGpt2Config(configText)) return null;
+  let json, config;
+  if (source.files) {
+    const named = (name) => [...source.files].find((f) => f.name === name)?.text() ?? null;
+    [json, config] = await Promise.all([named('tokenizer.json'), named('tokenizer_config.json')]);
+  } else {
+    const optional = (name) => fetchBytes(beside(source.configUrl, name), `downloading ${name}`,
+      { progress, signal, limit: TOKENIZER_BYTES, most: `a ${name} the converter carries may be` })
+      .then((bytes) => new TextDecoder().decode(bytes), (e) => { if (e.status === 404) return null; throw e; });
+    [json, config] = [await optional('tokenizer.json'), await optional('tokenizer_config.json')];
+  }
+  if (json === null) {
+    const missing = `no tokenizer.json ${source.files ? 'was picked' : 'beside config.json'}: the model carries no ` +
+      'tokenizer, so it takes token ids rather than text';
+    progress({ stage: missing, loaded: 0, total: 0 });
+    return { json: null, config: null, missing };
+  }
+  return { json, config };
+}
+
+// The .arcs format carries each tokenizer file up to 64 MiB (Llama 3's tokenizer.json is 9 MB, Gemma 3's 33 MB).
+const TOKENIZER_BYTES = 64 * 2 ** 20;
+
+// A file's URL in the same folder as url's (its query kept: a signed or versioned link).
+const beside = (url, name) => String(url).replace(/[^/?#]*(?=([?#].*)?$)/, name);
+
+// Whether config.json is a GPT-2's, whose tokenizer is built into the engine: transformers' model_type "gpt2", or none
+// (the converter reads a config without model_type as GPT-2's). A config that does not parse is the converter's to
+// refuse, in its words.
+function isGpt2Config(configText) {
+  try {
+    const type = JSON.parse(configText)?.model_type;
+    return type === undefined || type === 'gpt2';
+  } catch {
+    return true;
+  }
 }
 
 // A checkpoint's config.json text (source as openCheckpoint's): a few kilobytes, read before the weights, and what
@@ -120,7 +166,8 @@ function close(chunks) {
 // convertedKey(key, dtype); one kept there is loaded instead. loader: what the worker lends for it, {convert(options):
 // the engine's convertToModel (the worker runs it in the engine's turns) -> a Model, load({chunks, totalBytes}): a kept
 // file into the engine -> a Model, makeRoom(bytes): frees what must go before a model of that size arrives,
-// stored(kept): told whether Cache Storage took it}; options: {dtype, progress, signal}. -> the Model
+// noted(text): what the user should know of the converted model (it carries no tokenizer), stored(kept): told
+// whether Cache Storage took it}; options: {dtype, progress, signal}. -> the Model
 export async function convertAndKeep(loader, source, key, { dtype, progress = () => {}, signal } = {}) {
   const cacheKey = convertedKey(key, dtype);
   const cached = await cachedModel(cacheKey);
@@ -133,6 +180,7 @@ export async function convertAndKeep(loader, source, key, { dtype, progress = ()
   // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself.)
   const model = await loader.convert({
     config: checkpoint.configText,
+    tokenizerFiles: checkpoint.tokenizerFiles?.json ? checkpoint.tokenizerFiles : null,
     chunks: checkpoint.chunks,
     dtype,
     totalBytes: checkpoint.size,
@@ -142,6 +190,7 @@ export async function convertAndKeep(loader, source, key, { dtype, progress = ()
         loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
   }).finally(() => close(checkpoint.chunks));
+  if (checkpoint.tokenizerFiles?.missing) loader.noted?.(checkpoint.tokenizerFiles.missing);
   const kept = await keepModel(cacheKey, model, progress);  // (not inside stored?.(): that would skip it)
   loader.stored?.(kept);
   return model;

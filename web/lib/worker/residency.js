@@ -163,6 +163,7 @@ async function convert(source, key, name, dtype, ctx) {
     }),
     load: async (file) => (entry = await loadStream({ ...file, name }, ctx, 'loading from the browser cache')).model,
     makeRoom,
+    noted: (text) => entry.notes.push(text),
     stored: (kept) => { if (!kept) entry.notes.push(notKept()); },
   }, source, key, { dtype, progress: ctx.progress, signal: ctx.signal });
   return entry;
