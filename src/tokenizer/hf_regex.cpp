@@ -241,11 +241,27 @@ private:
 
     static void emit_once(Code& out, const Code& atom_code) { append(out, atom_code); }
 
-    // Whether a group's code can match without consuming (then * would loop forever).
+    // Whether a group's code can reach its end without consuming a code point (then * or + would loop forever):
+    // a walk over the paths that consume nothing (runs that may repeat 0 times, splits, jumps, lookaheads).
     static bool can_be_empty(const Code& code) {
-        for (const auto& in : code)
-            if (in.op == HfRegex::Inst::Run && in.min > 0) return false;
-        return true;  // conservative: only groups with a mandatory character set are allowed to loop
+        std::vector<bool> seen(code.size() + 1);
+        std::vector<size_t> todo{0};
+        while (!todo.empty()) {
+            const size_t pc = todo.back();
+            todo.pop_back();
+            if (pc >= code.size()) return true;  // reached the end
+            if (seen[pc]) continue;
+            seen[pc] = true;
+            const HfRegex::Inst& in = code[pc];
+            if (in.op == HfRegex::Inst::Run && in.min == 0) todo.push_back(pc + 1);
+            if (in.op == HfRegex::Inst::Look) todo.push_back(pc + 1);
+            if (in.op == HfRegex::Inst::Jmp) todo.push_back(size_t(in.a));
+            if (in.op == HfRegex::Inst::Split) {
+                todo.push_back(size_t(in.a));
+                todo.push_back(size_t(in.b));
+            }
+        }
+        return false;
     }
 
     // After '{': "m}", "m,}", "m,n}". False (nothing consumed that matters) if it is not that.
@@ -489,7 +505,13 @@ void CodePoints::assign(std::string_view text) {
 HfRegex HfRegex::compile(std::string_view pattern) {
     HfRegex re;
     RegexCompiler(re, pattern).compile();
+    re.pattern_ = pattern;
     return re;
+}
+
+void HfRegex::start_budget(size_t n) const {
+    stack_.clear();  // what a search stopped by an Error left
+    budget_ = 1000000 + 1000 * uint64_t(n);
 }
 
 bool HfRegex::run(int program, const uint32_t* cps, size_t n, size_t start, size_t& end) const {
@@ -498,6 +520,9 @@ bool HfRegex::run(int program, const uint32_t* cps, size_t n, size_t start, size
     int pc = 0;
     size_t p = start;
     for (;;) {
+        if (--budget_ == 0)
+            throw Error("regex /" + pattern_ + "/: this text makes the pattern backtrack more than 1,000 steps per "
+                        "code point; refusing to go on");
         const Inst& in = code[pc];
         bool ok = true;
         switch (in.op) {
@@ -552,12 +577,14 @@ bool HfRegex::run(int program, const uint32_t* cps, size_t n, size_t start, size
 
 long HfRegex::match_at(const uint32_t* cps, size_t n, size_t start) const {
     require(n < INT32_MAX, "regex: text longer than 2 G code points");
+    start_budget(n);
     size_t end = 0;
     return run(0, cps, n, start, end) ? long(end) : -1;
 }
 
 void HfRegex::find_all(const uint32_t* cps, size_t n, const std::function<void(size_t, size_t)>& found) const {
     require(n < INT32_MAX, "regex: text longer than 2 G code points");  // a backtracking frame holds a count
+    start_budget(n);
     size_t end = 0;
     for (size_t start = 0; start < n;) {
         if (run(0, cps, n, start, end)) {

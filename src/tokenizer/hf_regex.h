@@ -9,7 +9,8 @@
 // (\p{Letter} \p{Number}) and their \P negations, \s \S (Unicode White_Space: see is_white_space), escapes
 // \r \n \t \f \v \xHH \x{H..} \uHHHH and escaped punctuation, quantifiers ? * + {m} {m,} {m,n} (greedy), lookahead
 // (?=...) (?!...). Anything else is refused by name when compiling ("regex: \d is not supported ..."), so a file is
-// never matched with a meaning it does not have. (?i:...) folds ASCII letters only, as the JavaScript reference does;
+// never matched with a meaning it does not have. A search that takes more than 1,000 steps per code point (a pattern
+// that backtracks exponentially, as "(?:a+)+b" does) stops with an Error rather than hang. (?i:...) folds ASCII letters only, as the JavaScript reference does;
 // Oniguruma also folds U+017F (long s) with s and U+212A (Kelvin) with k.
 #pragma once
 #include <cstdint>
@@ -55,6 +56,9 @@ private:
         int32_t count;  // -1: resume an alternative at pc; else retry the run at pc with `count` repetitions
     };
     mutable std::vector<Frame> stack_;
+    mutable uint64_t budget_ = 0;  // steps left for this search (a hostile pattern can backtrack exponentially)
+    std::string pattern_;
+    void start_budget(size_t n) const;
     bool run(int program, const uint32_t* cps, size_t n, size_t start, size_t& end) const;
     friend class RegexCompiler;
 };

@@ -127,11 +127,20 @@ TEST(HfRegex, RefusesWhatItDoesNotSupportByName) {
     expect_error([] { HfRegex::compile("a++"); }, "possessive quantifier");
     expect_error([] { HfRegex::compile("[[:alpha:]]"); }, "nested class");
     expect_error([] { HfRegex::compile("(a*)*"); }, "can match nothing");
+    expect_error([] { HfRegex::compile("(a|)*"); }, "can match nothing");      // an empty alternative
+    expect_error([] { HfRegex::compile("(?:b?(?=a))+"); }, "can match nothing");
+    EXPECT_EQ(matches("(a|b)+", "xabbay"), (Strings{"abba"}));
     expect_error([] { HfRegex::compile("(ab"); }, "missing ')'");
     expect_error([] { HfRegex::compile("ab)"); }, "unbalanced ')'");
     expect_error([] { HfRegex::compile("[ab"); }, "missing ']'");
     expect_error([] { HfRegex::compile(std::string(100, '(') + std::string(100, ')')); }, "nested deeper than 32");
     expect_error([] { HfRegex::compile(std::string(5000, 'a')); }, "at most 4096");
+}
+
+TEST(HfRegex, StopsAPatternThatBacktracksExponentially) {
+    // (?:a+)+b on a's without a b tries every way to cut the run: an Error, not a hang
+    expect_error([] { matches("(?:a+)+b", std::string(40, 'a') + "c"); }, "backtrack more than 1,000 steps");
+    EXPECT_EQ(matches("(?:a+)+b", "aaab"), (Strings{"aaab"}));  // and the same regex still matches after
 }
 
 TEST(UnicodeNormalization, ComposesDecomposesAndOrders) {
