@@ -195,6 +195,21 @@ test('rotary positions: the score depends on the offset alone, and the printout 
   await expect(page.locator('#rope-lines .key-entry')).toHaveText(['offset 20, wherever the pair stands', 'query at 40, key at each position']);
 });
 
+test("rotary positions inside a model: the loaded model's hook_rot_q is the section's block turning its hook_q", async ({ page }) => {
+  await page.goto('./');
+  await expect(page.locator('#rotary-model-text')).toContainText('has no hook_rot_q', { timeout: 60_000 });
+  await expect(page.locator('#rotary-model-panels')).toBeHidden();
+  // GPT-NeoX's partial rotary (a quarter of each head turns), from token ids: the fixture carries no tokenizer.
+  await page.goto('./#model=fixtures/neox-4x8.q8.arcs');
+  const line = page.locator('#rotary-model-text');
+  await expect(line).toContainText('This section\'s RotaryEmbedding turns its hook_q and hook_k', { timeout: 60_000 });
+  console.log(await line.textContent());
+  await expect(line).toContainText('with every one of the 512 values the same bits');
+  await expect(line).toContainText('4 of its 16 dimensions a head turn');
+  await expect(page.locator('#rotary-model-panels')).toBeVisible();
+  expect(await page.locator('#rope-rot-q rect').count()).toBeGreaterThanOrEqual(16 * 16);  // a cell per value shown
+});
+
 test('positional encoding: the line chart has a key naming each line, and each line its own x-axis', async ({ page }) => {
   await page.goto('./');
   await expect(page.locator('#pe-lines svg path.line')).toHaveCount(2);

@@ -119,6 +119,7 @@ async function switchModel(key) {
     showModel(info);
     await explorer.setModel(info);
     heads.setModel(info);
+    tutorial.setModel(info);
   } catch (e) {
     modelFailed(key, `Could not load the model ${key}: ${withoutUrl(e.message, key)}`);
   }
@@ -139,6 +140,7 @@ setupLoader(worker, (info) => {
   showModel(info);
   explorer.setModel(info, { keepView: false }); // GPT-2 small opens on the article's layer 8, head 5
   heads.setModel(info);
+  tutorial.setModel(info);
 });
 setupExperiment(worker, explorer, () => $('open-loader').click());
 // The explorer goes first in the worker's queue (it is what "interactive" waits for); the tutorial's small demos
@@ -147,7 +149,7 @@ const hashNamesModel = new URLSearchParams(location.hash.slice(1)).has('model');
 const opened = (hashNamesModel ? Promise.resolve(null) : rememberedModel())
   .then((key) => switchModel(key || state.model));
 const demosMayStart = Promise.race([opened, new Promise((ok) => setTimeout(ok, 2000))]);
-setupTutorial(worker, demosMayStart);
+const tutorial = setupTutorial(worker, demosMayStart);
 setupCost(worker);
 worker.ready.then(({ build }) => {
   performance.mark('arcscope-engine-ready');

@@ -10,6 +10,7 @@ export const PAGE_SEEDS = { qkv: 42, masking: 7, heads: 42, rotary: 11 };
 const labels = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 // Controls are wired at once; the first runs wait for `start` (the explorer goes first in the worker's queue).
+// -> {setModel(info)}: the rotary section shows the loaded model's own turned queries.
 export function setupTutorial(worker, start = Promise.resolve()) {
   const later = (f) => start.then(f, f);
   setupQkv(worker, later);
@@ -17,6 +18,7 @@ export function setupTutorial(worker, start = Promise.resolve()) {
   setupHeads(worker, later);
   setupPositions(worker, later);
   setupRotary(worker, later);
+  return { setModel: (info) => later(() => showRotaryInModel(worker, info)) };
 }
 
 function heat(id, rows, cols, extra = {}) {
@@ -170,4 +172,39 @@ function rotaryText(r) {
     `turned, offset 20:    ${[[20, 0], [33, 13], [50, 30], [63, 43]].map(([m, n]) => at(m, n)).join('   ')}`,
     `largest difference along any diagonal: ${r.diagonalSpread.toExponential(1)}`,
   ].join('\n');
+}
+
+// The loaded model's first block, its queries before and after it turns them (demos.rotaryInModel), and whether this
+// section's block turns them to the same bits. A model with learned positions (GPT-2) has no hook_rot_q: it says so.
+let shownModel = null;
+async function showRotaryInModel(worker, info) {
+  if (shownModel === info.key) return;
+  shownModel = info.key;
+  const line = $('rotary-model-text'), panels = $('rotary-model-panels');
+  try {
+    const r = await worker.call('rotaryInModel', { model: info.key, text: 'Where rotary positions turn each query' });
+    if (shownModel !== info.key) return;
+    panels.hidden = !r.rotary;
+    if (!r.rotary) {
+      line.textContent = `${info.name} learns its position vectors and adds them to the tokens, as GPT-2 does: it ` +
+        'has no hook_rot_q. Load a rotary model (Pythia, SmolLM2, Qwen, Llama) to see its queries turned here.';
+      return;
+    }
+    const rows = Math.min(r.T, 32), cols = Math.min(r.d, 64);
+    for (const [id, values] of [['rope-q', r.q], ['rope-rot-q', r.rotQ]]) {
+      const shown = new Float32Array(rows * cols);
+      for (let t = 0; t < rows; t++) shown.set(values.subarray(t * r.d, t * r.d + cols), t * cols);
+      const map = new Heatmap($(id), { rows, cols, cell: 6, signed: true, label: id, rowLabels: r.tokens.slice(0, rows) });
+      map.update(shown, Math.max(...shown.map(Math.abs)) || 1);
+    }
+    const turned = `${r.rotaryDim} of its ${r.d} dimensions a head turn, theta ${r.theta}`;
+    line.textContent = r.differing === null
+      ? `${info.name}: ${turned}, with ${r.scaling} rope scaling, which stretches the slow wavelengths; this ` +
+        "section's block leaves scaling out, so it is not compared here."
+      : `${info.name}: ${turned}. This section's RotaryEmbedding turns its hook_q and hook_k (block 0, head 0, ` +
+        `${r.T} tokens) into its hook_rot_q and hook_rot_k with ${r.differing === 0 ? 'every one' : `${r.values - r.differing}`}` +
+        ` of the ${r.values} values the same bits${r.differing === 0 ? '' : ` (${r.differing} differ)`}.`;
+  } catch (e) {
+    line.textContent = `The model's rotated queries could not be read: ${e.message}`;
+  }
 }

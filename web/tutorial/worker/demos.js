@@ -98,6 +98,42 @@ export function rotary(engine, { dHead = 64, n = 64, seed = 11 }) {
   }
 }
 
+// Section 4, the same rotation inside a model: its first block's queries and keys before and after it turns them
+// (hook_q, hook_rot_q; hook_k, hook_rot_k) on a text, and this block's RotaryEmbedding (the model's head size,
+// rotary dimensions and theta) turning hook_q's and hook_k's first head. differing: how many of the turned values
+// differ from the model's own in any bit. A model with llama3 rope scaling stretches its slow wavelengths, which the
+// block leaves out; that is said, not compared.
+export function rotaryInModel(engine, model, { text }) {
+  const c = model.config;
+  if (c.positions !== 'rotary') return { rotary: false };
+  // The model's own tokens of text, or (a model that carries no tokenizer) the ids 1 to 16.
+  const ids = model.tokenizer ? model.toTokens(text, { prependBos: false }).slice(0, 32)
+    : Array.from({ length: 16 }, (_, i) => i + 1);
+  const names = ['hook_q', 'hook_rot_q', 'hook_k', 'hook_rot_k'].map((n) => `blocks.0.attn.${n}`);
+  const { cache } = model.runWithCache(ids, { names, allLogits: false });
+  const T = ids.length, d = c.d_head;
+  const firstHead = (name) => {  // [T, heads, d] -> head 0's (T, d)
+    const { data, shape } = cache[`blocks.0.attn.${name}`], out = new Float32Array(T * d);
+    for (let t = 0; t < T; t++) out.set(data.subarray(t * shape[1] * d, t * shape[1] * d + d), t * d);
+    return out;
+  };
+  const q = firstHead('hook_q'), rotQ = firstHead('hook_rot_q'), k = firstHead('hook_k'), rotK = firstHead('hook_rot_k');
+  const scaled = c.rope_scaling !== 'none';
+  let differing = null;
+  if (!scaled) {
+    const rope = engine.rotaryEmbedding(d, { maxSeqLen: T, theta: c.rope_theta, rotaryDim: c.rotary_dim });
+    try {
+      const turnedQ = rope.forward(q, [T, d]).data, turnedK = rope.forward(k, [T, d]).data;
+      differing = 0;
+      for (let i = 0; i < T * d; i++) differing += !Object.is(turnedQ[i], rotQ[i]) + !Object.is(turnedK[i], rotK[i]);
+    } finally {
+      rope.free();
+    }
+  }
+  return { rotary: true, tokens: model.toStrToks(ids), T, d, q, rotQ, theta: c.rope_theta, rotaryDim: c.rotary_dim,
+    scaling: c.rope_scaling, differing, values: 2 * T * d };
+}
+
 // Section 6: the engine's cost experiment (MultiHeadAttention, d_model 768, 12 heads), one length at a time so the
 // page can plot each point as it arrives; the page fits the quadratic over all of them.
 export async function costExperiment(engine, { lengths = [128, 256, 512, 1024], repeats = 3, dModel = 768, nHeads = 12 }, progress) {

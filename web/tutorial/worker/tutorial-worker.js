@@ -11,6 +11,8 @@ Object.assign(ops, {
   causalMask: (args) => withEngine('making a causal mask', (e) => demos.causalMask(e, args)),
   positional: (args) => withEngine('computing the positional encoding', (e) => demos.positional(e, args)),
   rotary: (args) => withEngine('turning vectors by position', (e) => demos.rotary(e, args)),
+  rotaryInModel: (args, ctx) => withModel(args.model, ctx, "reading the model's rotated queries",
+    ({ model }, e) => demos.rotaryInModel(e, model, args)),
   costExperiment: (args, ctx) => withEngine('timing attention', (e) => demos.costExperiment(e, args, ctx.progress)),
   itExperiment: (args, ctx) => withModel(args.model, ctx, "running the article's experiment",
     ({ model }) => whatDoesItAttendTo(model)),
