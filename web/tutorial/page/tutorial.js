@@ -175,7 +175,8 @@ function rotaryText(r) {
 }
 
 // The loaded model's first block, its queries before and after it turns them (demos.rotaryInModel), and whether this
-// section's block turns them to the same bits. A model with learned positions (GPT-2) has no hook_rot_q: it says so.
+// section's block turns them to the same bits (or why it is not compared). A model with learned positions (GPT-2) has
+// no hook_rot_q: it says so.
 let shownModel = null;
 async function showRotaryInModel(worker, info) {
   if (shownModel === info.key) return;
@@ -198,9 +199,8 @@ async function showRotaryInModel(worker, info) {
       map.update(shown, Math.max(...shown.map(Math.abs)) || 1);
     }
     const turned = `${r.rotaryDim} of its ${r.d} dimensions a head turn, theta ${r.theta}`;
-    line.textContent = r.differing === null
-      ? `${info.name}: ${turned}, with ${r.scaling} rope scaling, which stretches the slow wavelengths; this ` +
-        "section's block leaves scaling out, so it is not compared here."
+    line.textContent = r.notCompared
+      ? `${info.name}: ${turned}. It is drawn, not compared with this section's block: ${r.notCompared}.`
       : `${info.name}: ${turned}. This section's RotaryEmbedding turns its hook_q and hook_k (block 0, head 0, ` +
         `${r.T} tokens) into its hook_rot_q and hook_rot_k with ${r.differing === 0 ? 'every one' : `${r.values - r.differing}`}` +
         ` of the ${r.values} values the same bits${r.differing === 0 ? '' : ` (${r.differing} differ)`}.`;

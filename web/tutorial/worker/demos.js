@@ -101,8 +101,9 @@ export function rotary(engine, { dHead = 64, n = 64, seed = 11 }) {
 // Section 4, the same rotation inside a model: its first block's queries and keys before and after it turns them
 // (hook_q, hook_rot_q; hook_k, hook_rot_k) on a text, and this block's RotaryEmbedding (the model's head size,
 // rotary dimensions and theta) turning hook_q's and hook_k's first head. differing: how many of the turned values
-// differ from the model's own in any bit. A model with llama3 rope scaling stretches its slow wavelengths, which the
-// block leaves out; that is said, not compared.
+// differ from the model's own in any bit. Two models are shown and not compared (notCompared says why): llama3 rope
+// scaling stretches the slow wavelengths, which the block leaves out, and Qwen3 normalizes each head's q and k
+// between hook_q and the turn.
 export function rotaryInModel(engine, model, { text }) {
   const c = model.config;
   if (c.positions !== 'rotary') return { rotary: false };
@@ -118,9 +119,11 @@ export function rotaryInModel(engine, model, { text }) {
     return out;
   };
   const q = firstHead('hook_q'), rotQ = firstHead('hook_rot_q'), k = firstHead('hook_k'), rotK = firstHead('hook_rot_k');
-  const scaled = c.rope_scaling !== 'none';
+  const notCompared = c.rope_scaling !== 'none' ? `its ${c.rope_scaling} rope scaling stretches the slow ` +
+      "wavelengths, which this section's block leaves out"
+    : c.qk_norm ? 'it normalizes each head\'s q and k (q_norm, k_norm) between hook_q and the turn' : null;
   let differing = null;
-  if (!scaled) {
+  if (!notCompared) {
     const rope = engine.rotaryEmbedding(d, { maxSeqLen: T, theta: c.rope_theta, rotaryDim: c.rotary_dim });
     try {
       const turnedQ = rope.forward(q, [T, d]).data, turnedK = rope.forward(k, [T, d]).data;
@@ -131,7 +134,7 @@ export function rotaryInModel(engine, model, { text }) {
     }
   }
   return { rotary: true, tokens: model.toStrToks(ids), T, d, q, rotQ, theta: c.rope_theta, rotaryDim: c.rotary_dim,
-    scaling: c.rope_scaling, differing, values: 2 * T * d };
+    notCompared, differing, values: 2 * T * d };
 }
 
 // Section 6: the engine's cost experiment (MultiHeadAttention, d_model 768, 12 heads), one length at a time so the
