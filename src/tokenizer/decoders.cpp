@@ -24,14 +24,16 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 }
 
 // ByteLevel: every token's characters back to the bytes they stand for (a token with a character that stands for
-// none keeps its own UTF-8), all joined into one, invalid UTF-8 shown as U+FFFD.
+// none keeps its own UTF-8), all joined into one, invalid UTF-8 shown as U+FFFD in a whole text. A token alone keeps
+// its bytes: one holding part of a character (an emoji's first two bytes) is grouped with its neighbours into the
+// character by token_spans, which U+FFFD would hide.
 class ByteLevel : public Decoder {
 public:
-    void apply(std::vector<std::string>& tokens, bool) const override {
+    void apply(std::vector<std::string>& tokens, bool whole_text) const override {
         std::string bytes;
         for (const std::string& t : tokens)
             if (!byte_level_decode(t, bytes)) bytes += t;
-        tokens.assign(1, repair_utf8(bytes));
+        tokens.assign(1, whole_text ? repair_utf8(bytes) : bytes);
     }
 };
 

@@ -14,7 +14,7 @@ public:
     virtual ~Decoder() = default;
     // Rewrites the token strings in place, as Hugging Face's decode_chain does. `whole_text` false: the tokens are
     // shown one by one (a label), so steps that only make sense at the start of a text (Strip, Metaspace's removal of
-    // the first token's prefix) are left out.
+    // the first token's prefix) are left out, and ByteLevel keeps a part of a character as its bytes.
     virtual void apply(std::vector<std::string>& tokens, bool whole_text) const = 0;
 
     static std::unique_ptr<Decoder> from_json(const Json& json, const std::string& where, int depth = 0);

