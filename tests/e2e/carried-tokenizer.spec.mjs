@@ -1,0 +1,90 @@
+// Models that carry their tokenizer, in the page and in <arc-scope>. For each architecture (gpt_neox, llama, qwen2,
+// qwen3) a small checkpoint beside a real tokenizer's files (Llama 2's, Llama 3's, Qwen 3's: global-setup.mjs's
+// CARRIED_TOKENIZER_FIXTURES) is converted in the page's worker from the URLs the test serves; text typed into the
+// explorer is read with that tokenizer, and the head drawn is the native engine's attention (`arcscope run` on the
+// natively converted file: the same ids, the same weights within 1e-6). Then an <arc-scope model=…> draws a file that
+// carries its tokenizer.
+import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { CARRIED_TOKENIZER_FIXTURES } from './global-setup.mjs';
+import { addElement, drawnArcs, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
+
+const FIXTURES = 'build/test-fixtures';
+// Prose, digits (split in ones by Qwen, in threes by Llama 3), accents, CJK and an emoji (byte fallback in Llama 2).
+const TEXT = 'The café opened in 2024, où 中文 rocks 🦜!';
+
+// `arcscope run` on the natively converted file: {ids, tokens, attention: [L][H][T][T]}.
+const native = (name, text) => JSON.parse(execFileSync('build/native/arcscope',
+  ['run', '--model', `${FIXTURES}/${name}.q16.arcs`, '--text', text, '--no-logits'], { encoding: 'utf8' }));
+
+async function choose(page, id, value) {
+  const before = await renders(page);
+  await page.selectOption(id, String(value));
+  await expect.poll(() => renders(page)).toBeGreaterThan(before);
+}
+
+// The largest difference between the arcs drawn at layer, head and the native attention's (every arc is one of its
+// nonzero weights, and every nonzero weight is drawn: the threshold is 0).
+function worstDifference(arcs, attention, layer, head) {
+  const pattern = attention[layer][head];
+  expect(arcs).toHaveLength(pattern.flat().filter((v) => v > 0).length);
+  let worst = 0;
+  for (const a of arcs) {
+    expect(a.head).toBe(head);
+    worst = Math.max(worst, Math.abs(a.weight - pattern[a.from][a.to]));
+  }
+  return worst;
+}
+
+for (const { name, tokenizer } of CARRIED_TOKENIZER_FIXTURES) {
+  test(`${name}: converted in the page from URLs with ${tokenizer}'s tokenizer files, typed text is read with them and drawn as the native engine computes it`, async ({ page, baseURL }) => {
+    const errors = watchConsole(page);
+    await openPage(page);
+    await page.locator('#threshold').fill('0');
+    await page.click('#open-loader');
+    await page.selectOption('#src-family', '');
+    await page.fill('#src-weights', new URL(`/fixtures/${name}-hf/model.safetensors`, baseURL).href);
+    await expect(page.locator('#src-config')).toHaveValue(new URL(`/fixtures/${name}-hf/config.json`, baseURL).href);
+    await page.click('#load-url');
+    await expect(page.locator('#loader')).not.toBeVisible();
+    await expect(page.locator('#model-status')).toContainText(`${name}-hf/model.safetensors: 2 layers`);
+    await expect(page.locator('#model-status')).toHaveClass(/ok/);
+    const before = await renders(page);
+    await page.fill('#text', TEXT);
+    await waitForRender(page, before);
+
+    const want = native(name, TEXT);
+    const [L, H] = [want.attention.length, want.attention[0].length];
+    // The tokens shown are the model's own tokenizer's, grouped into whole characters (a byte-fallback emoji's four
+    // byte tokens are one label with three continuations).
+    const shown = await tokenTexts(page);
+    expect(shown).toHaveLength(want.ids.length);
+    expect(shown.join('')).toContain('中文');
+    expect(shown.join('')).toContain('🦜');
+    await choose(page, '#layer', L - 1);
+    await choose(page, '#head', H - 1);
+    const worst = worstDifference(await drawnArcs(page), want.attention, L - 1, H - 1);
+    console.log(`${name} (${tokenizer}'s tokenizer): ${want.ids.length} tokens, ids ${want.ids.join(',')}; layer ` +
+      `${L - 1}, head ${H - 1}: largest difference from the native engine ${worst.toExponential(2)}`);
+    expect(worst).toBeLessThanOrEqual(1e-6);
+    expect(errors).toEqual([]);
+  });
+}
+
+test('<arc-scope model=…> draws a model that carries its tokenizer, with its tokens and the native engine\'s weights', async ({ page }) => {
+  const errors = watchConsole(page);
+  const { name } = CARRIED_TOKENIZER_FIXTURES.find((f) => f.name === 'llama-llama3');
+  await page.goto('./embed.html');
+  const r = await addElement(page, { text: TEXT, model: `/fixtures/${name}.q16.arcs`, layer: '1', head: '4',
+    threshold: '0' });
+  const want = native(name, TEXT);
+  expect(r.tokens).toHaveLength(want.ids.length);
+  expect(r.shape).toEqual([2, 9, want.ids.length, want.ids.length]);
+  const ids = await page.locator('#added-2').evaluate((el) => [...el.result.ids]);
+  expect(ids).toEqual(want.ids);
+  const worst = worstDifference(await drawnArcs(page, '#added-2'), want.attention, 1, 4);
+  console.log(`<arc-scope> on ${name}: ${want.ids.length} tokens (${r.tokens.join('|')}); layer 1, head 4: largest ` +
+    `difference from the native engine ${worst.toExponential(2)}`);
+  expect(worst).toBeLessThanOrEqual(1e-6);
+  expect(errors).toEqual([]);
+});
