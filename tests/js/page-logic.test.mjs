@@ -147,7 +147,10 @@ test('the view state survives the URL hash, including odd text, and bad values k
     'mode "pie" is not valid: use "arcs" or "matrix"',
     'sink "no" is not valid: use "0" or "1"',
   ]);
-  assert.equal(bad.sink, true);
+  assert.equal(bad.sink, 'auto');
+  // sink: absent is the default, decided by the rows drawn; 1 and 0 are the reader's choice, kept by a link.
+  assert.equal(formatHash(defaults()).includes('sink'), false);
+  for (const sink of [true, false]) assert.equal(parseHash(formatHash({ ...defaults(), sink })).state.sink, sink);
   assert.equal(bad.layer, null);
   assert.equal(bad.head, null);
   assert.equal(bad.topk, 'auto');

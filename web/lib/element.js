@@ -23,6 +23,7 @@ import { sharedEngine } from './worker-client.js';
 import { ArcView } from './views/arcs.js';
 import { Heatmap } from './views/heatmap.js';
 import { renderHeadLegend } from './views/head-legend.js';
+import { groupOf, groupLabel } from './shared/head-groups.js';
 import { filterArcs, aggregate, topKFor } from './shared/attention-math.js';
 import { EngineAttention, TensorAttention, selectView } from './views/attention-source.js';
 import { displayPiece, plainLabel } from './shared/token-text.js';
@@ -339,11 +340,13 @@ export class ArcScopeElement extends ElementBase {
     }
     const H = r.shape[1];
     this.#legend.hidden = !(mode === 'arcs' && head === 'all');
-    if (!this.#legend.hidden) renderHeadLegend(this.#legend, H);
+    if (!this.#legend.hidden) renderHeadLegend(this.#legend, H, null, r.config?.n_kv_head);
     // A matrix has one colour: with head "all" it shows the heads' mean, and says so.
     const heads = head !== 'all' ? `${head} over heads` : mode === 'matrix' && H > 1 ? `mean of ${H} heads` : 'all heads';
+    // A query head of a grouped-query model names the heads it shares its keys and values with.
+    const group = typeof head === 'number' ? groupOf(head, H, r.config?.n_kv_head) : null;
     const what = `${typeof layer === 'number' ? `layer ${layer}` : `${layer} over layers`} · ${
-      typeof head === 'number' ? `head ${head}` : heads}`;
+      typeof head === 'number' ? `head ${head}` : heads}${group ? ` (${groupLabel(group)})` : ''}`;
     this.#caption.textContent = r.name ? `${what} · ${r.name}` : what;
     this.result = this.#resultOf(r, { layer, head, mode });
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));

@@ -58,6 +58,25 @@ export function hideSink(matrix, T) {
   return out;
 }
 
+// The share of each row that goes to token 0, averaged over the rows that could look elsewhere (1 .. T - 1; row 0
+// sees only token 0): 0 for T < 2. Many decoders (Llama's, Qwen's, SmolLM2's) park most of most rows there.
+export function sinkShare(matrix, T) {
+  let sum = 0;
+  for (let i = 1; i < T; i++) sum += matrix[i * T];
+  return T > 1 ? sum / (T - 1) : 0;
+}
+
+// sink 'auto' (the explorer's default) hides the first token where it takes more than this share of the rows drawn:
+// past half, the arcs to it outweigh all others together and the top few of each row are mostly arcs to it.
+export const SINK_DOMINANT = 0.5;
+
+// Whether a view shows attention to the first token: sink true or false as asked, 'auto' by the rows' mass (the
+// mean of sinkShare over the matrices drawn). -> {show, share}
+export function sinkChoice(sink, matrices, T) {
+  const share = matrices.length ? matrices.reduce((s, m) => s + sinkShare(m, T), 0) / matrices.length : 0;
+  return { show: sink === 'auto' ? !(share > SINK_DOMINANT) : sink, share };
+}
+
 // Arcs of one matrix that pass the filter: per query row, the topK largest weights (0 = all) at or above threshold.
 // Returns parallel arrays {from, to, weight} holding n arcs.
 export function filterArcs(matrix, T, { topK = 0, threshold = 0 }) {

@@ -1,12 +1,17 @@
 // head-legend.js: the key from colour to head when every head is drawn in its own colour (arcs, head "all"), for
 // the page's explorer and <arc-scope>: a chip per head, and a note when heads share a colour (past
-// HEAD_COLORS.length, the palette comes round again). Its .legend and .key styles are views.css's.
+// HEAD_COLORS.length, the palette comes round again). In a grouped-query model the chips of the query heads that
+// share a key/value head sit together under that group's name ("KV 0: heads 0-2", head-groups.js). Its .legend, .key
+// and .kv-group styles are views.css's.
 import { headColor, HEAD_COLORS } from './palette.js';
+import { kvGroups, groupLabel } from '../shared/head-groups.js';
 
-// Fills legend (a <p class="legend">) with the key to H heads, unless it holds it already. onPick(head): each chip
-// is a button that calls it; without it the chips are plain text.
-export function renderHeadLegend(legend, H, onPick = null) {
-  if (legend.querySelectorAll('.chip').length === H) return;
+// Fills legend (a <p class="legend">) with the key to H heads (KV: the model's key/value heads, when it has fewer),
+// unless it holds it already. onPick(head): each chip is a button that calls it; without it the chips are plain text.
+export function renderHeadLegend(legend, H, onPick = null, KV = H) {
+  const shape = `${H}/${KV}`;
+  if (legend.dataset.heads === shape && legend.querySelectorAll('.chip').length === H) return;
+  legend.dataset.heads = shape;
   const doc = legend.ownerDocument;
   const chips = Array.from({ length: H }, (_, h) => {
     const chip = doc.createElement(onPick ? 'button' : 'span');
@@ -33,5 +38,16 @@ export function renderHeadLegend(legend, H, onPick = null) {
       (onPick ? '; click a head to see it alone.' : '.');
     notes.push(note);
   }
-  legend.replaceChildren(...chips, ...notes);
+  const groups = kvGroups(H, KV);
+  if (!groups) { legend.replaceChildren(...chips, ...notes); return; }
+  legend.replaceChildren(...groups.map((g) => {
+    const group = doc.createElement('span');
+    group.className = 'kv-group';
+    group.dataset.kv = String(g.kv);
+    const name = doc.createElement('span');
+    name.className = 'kv-label';
+    name.textContent = groupLabel(g);
+    group.append(name, ...chips.slice(g.first, g.last + 1));
+    return group;
+  }), ...notes);
 }

@@ -8,10 +8,11 @@ import { ArcView } from '../../lib/views/arcs.js';
 import { ThumbGrid } from '../views/thumbs.js';
 import { renderHeadScores, renderTaughtNote } from '../views/heads-scores.js';
 import { taughtHeads } from '../shared/default-model.js';
-import { filterArcs, topAttended, aggregate, topKFor, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/shared/attention-math.js';
+import { filterArcs, topAttended, aggregate, topKFor, sinkChoice, AUTO_ALL_TOKENS, AUTO_TOP_K } from '../../lib/shared/attention-math.js';
 import { EngineAttention, GrowingAttention, selectView, withoutSink } from '../../lib/views/attention-source.js';
 import { plainLabel } from '../../lib/shared/token-text.js';
 import { renderHeadLegend } from '../../lib/views/head-legend.js';
+import { kvGroups } from '../../lib/shared/head-groups.js';
 import { buildSvg, drawPng, saveSvg, savePng } from '../views/export.js';
 import { fillSelect, showTokenCount, messageParagraph, attentionMatrix, renderNextTokens, arcTable } from '../views/explorer-panels.js';
 import { renderTopAttended } from '../views/top-attended.js';
@@ -66,6 +67,10 @@ export class Explorer {
     $('topk').options[0].textContent = `auto: all, top ${AUTO_TOP_K} past ${AUTO_ALL_TOKENS} tokens`;
     $('threshold').addEventListener('input', (e) => this.set({ threshold: Number(e.target.value) }));
     $('sink').addEventListener('change', (e) => this.set({ sink: e.target.checked }));
+    // What the default does with the first token, said under the controls (renderSinkNote).
+    const sinkNote = Object.assign(document.createElement('p'), { className: 'notice', id: 'sink-note', hidden: true });
+    sinkNote.setAttribute('role', 'status');
+    $('link-notice').before(sinkNote);
     for (const r of document.querySelectorAll('input[name="mode"]')) {
       r.addEventListener('change', (e) => this.set({ mode: e.target.value }));
     }
@@ -83,7 +88,7 @@ export class Explorer {
     $('topk').value = String(s.topk);
     $('threshold').value = String(s.threshold);
     $('threshold-out').textContent = s.threshold.toFixed(2);
-    $('sink').checked = s.sink;
+    if (s.sink !== 'auto') $('sink').checked = s.sink; // 'auto': as the view drawn decides (draw)
     for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === s.mode;
     if (this.model) {
       $('layer').value = String(s.layer);
@@ -128,8 +133,9 @@ export class Explorer {
     }
     Object.assign(s, view);
     fillSelect($('layer'), L, [['mean', 'mean of layers'], ['max', 'max of layers']], 'layer');
-    fillSelect($('head'), H, [['all', 'all heads'], ['mean', 'mean of heads'], ['max', 'max of heads']], 'head');
-    this.thumbs.build(L, H);
+    const groups = kvGroups(H, info.config.n_kv_head);
+    fillSelect($('head'), H, [['all', 'all heads'], ['mean', 'mean of heads'], ['max', 'max of heads']], 'head', groups);
+    this.thumbs.build(L, H, groups);
     this.syncControls();
     this.onChange(this.state);
     const drawn = this.analyze(); // queued first in the worker: the arcs come before the head scores
@@ -151,13 +157,13 @@ export class Explorer {
   async loadScores() {
     const root = $('scores');
     root.previousElementSibling?.classList.contains('legend') && root.previousElementSibling.remove();
-    const taught = taughtHeads(this.model.key), { n_layer: L, n_head: H } = this.model.config;
+    const taught = taughtHeads(this.model.key), { n_layer: L, n_head: H, n_kv_head: KV } = this.model.config;
     renderTaughtNote($('taught-note'), [], 0);
     try {
       const model = this.model;
       const scores = await this.worker.call('headScores', { model: model.key });
       if (model !== this.model) return; // another model was loaded meanwhile; its own scores are on their way
-      renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }), { taught });
+      renderHeadScores(root, scores, (l, h) => this.set({ layer: l, head: h }), { taught, groups: kvGroups(H, KV) });
       renderTaughtNote($('taught-note'), taught, L * H, () => $('open-loader').click());
     } catch (e) {
       root.replaceChildren(messageParagraph(`Head scores are not available: ${e.message}`));
@@ -234,7 +240,8 @@ export class Explorer {
     this.arcs.setArcs([]);
     this.matrix?.root.remove();
     this.matrix = null;
-    this.thumbs.build(this.model.config.n_layer, this.model.config.n_head);
+    const { n_layer: L, n_head: H, n_kv_head: KV } = this.model.config;
+    this.thumbs.build(L, H, kvGroups(H, KV));
     $('top5-token').textContent = '…';
     $('top5-where').textContent = '';
     $('top5').tBodies[0].replaceChildren();
@@ -332,9 +339,13 @@ export class Explorer {
   }
 
   // The view's matrices (from source) drawn as arcs or as a matrix, with the legend, the top-5 table and the counter.
-  draw(picked, view, source) {
+  // The first token is shown or hidden as the switch says, or, until the reader sets it, as the rows' mass says.
+  draw(picked, asked, source) {
     const T = this.result.labels.length;
+    const sink = sinkChoice(asked.sink, picked.map((p) => p.matrix), T), view = { ...asked, sink: sink.show };
     this.drawn = { result: this.result, picked, view, source, shown: view.sink ? picked : withoutSink(picked, T), mean: null };
+    $('sink').checked = view.sink;
+    this.renderSinkNote(asked.sink === 'auto' && !view.sink ? sink.share : null);
     const arcsView = view.mode === 'arcs';
     this.arcs.el.hidden = !arcsView;
     if (this.matrix) this.matrix.root.hidden = arcsView;
@@ -375,11 +386,22 @@ export class Explorer {
     this.matrix.update(m, 1);
   }
 
+  // What the default did with the first token, when it hid it (share: of each row it took, else null).
+  renderSinkNote(share) {
+    const note = $('sink-note');
+    note.hidden = share === null;
+    if (share === null) return;
+    note.textContent = `The first token takes ${Math.round(share * 100)}% of each row here (a "sink", where heads ` +
+      'park attention they do not need): it is hidden and each row rescaled, so the other arcs show. Tick ' +
+      '"attention to first token" to see it.';
+  }
+
   // With all heads drawn, a key to their colours; clicking one shows that head alone.
   renderLegend() {
     const legend = $('head-legend');
     legend.hidden = this.state.head !== 'all' || this.state.mode !== 'arcs';
-    if (!legend.hidden) renderHeadLegend(legend, this.model.config.n_head, (h) => this.set({ head: h }));
+    const { n_head: H, n_kv_head: KV } = this.model.config;
+    if (!legend.hidden) renderHeadLegend(legend, H, (h) => this.set({ head: h }), KV);
   }
 
   // The link's token= is the pinned query token, and only that: unpinning (a second click, Escape, focus leaving
@@ -410,7 +432,7 @@ export class Explorer {
   renderArcTable() {
     if (!document.querySelector('.arc-table').open || !this.result) return;
     $('arc-table').replaceChildren(arcTable(this.result.labels, this.arcs.drawnArcs(),
-      { caption: `Arcs drawn for ${describe(this.state)}`, withHeads: this.state.head === 'all' }));
+      { caption: `Arcs drawn for ${describe(this.drawn?.view ?? this.state)}`, withHeads: this.state.head === 'all' }));
   }
 
   renderNext(next) {
@@ -458,7 +480,7 @@ export class Explorer {
   }
 
   exportTitle() {
-    return `arcscope · ${this.model?.name ?? ''} · ${describe(this.state)}`;
+    return `arcscope · ${this.model?.name ?? ''} · ${describe(this.drawn?.view ?? this.state)}`;
   }
 
   exportSvg() {
@@ -496,7 +518,7 @@ function word(v) {
 export function describe(s) {
   const layer = typeof s.layer === 'number' ? `layer ${s.layer}` : `${s.layer} over layers`;
   const head = typeof s.head === 'number' ? `head ${s.head}` : s.head === 'all' ? 'all heads' : `${s.head} over heads`;
-  return `${layer}, ${head}${s.sink ? '' : ', first token hidden'}`;
+  return `${layer}, ${head}${s.sink === false ? ', first token hidden' : ''}`;
 }
 
 // The article asks what "it" attends to; otherwise the last token.

@@ -1,6 +1,8 @@
 // state.js: the explorer's whole view state, mirrored in the URL hash so a copied link reopens the same view.
 //   #text=The%20trophy...&model=models/x.arcs&layer=3&head=all&topk=3&threshold=0.02&sink=0&mode=arcs&token=9
-// (topk: a count, 0 for every arc, or 'auto', the default: every arc of a short text, the strongest few of a long one)
+// (topk: a count, 0 for every arc, or 'auto', the default: every arc of a short text, the strongest few of a long one;
+// sink: 1 shows attention to the first token, 0 hides it, and absent is 'auto': hidden where it takes most of the
+// rows drawn, attention-math.js's sinkChoice)
 import { word, index, MODES } from '../../lib/element/view-options.js';
 import { ATTRIBUTES } from '../../lib/element/arc-scope-attributes.js';
 import { DEFAULT_MODEL } from '../shared/default-model.js';
@@ -9,7 +11,7 @@ export const DEFAULT_TEXT = "The trophy didn't fit in the bag because it was too
 
 export const defaults = () => ({
   text: DEFAULT_TEXT, model: DEFAULT_MODEL, layer: null, head: null,
-  topk: ATTRIBUTES.topk.default, threshold: ATTRIBUTES.threshold.default, sink: true, mode: ATTRIBUTES.mode.default,
+  topk: ATTRIBUTES.topk.default, threshold: ATTRIBUTES.threshold.default, sink: 'auto', mode: ATTRIBUTES.mode.default,
   token: null,
 });
 
@@ -29,8 +31,7 @@ export function parseHash(hash) {
   for (const key of ['layer', 'head', 'topk', 'threshold']) take(key, ATTRIBUTES[key].parse);
   take('mode', (value) => ATTRIBUTES.mode.parse(value, { modes: MODES }));
   take('token', (value) => index('token', value, Infinity, []));
-  take('sink', (value) => word('sink', value, ['0', '1']));
-  state.sink = state.sink !== '0';
+  take('sink', (value) => ({ 0: false, 1: true }[word('sink', value, ['0', '1'])]));
   return { state, errors };
 }
 
@@ -42,7 +43,7 @@ export function formatHash(state) {
   if (state.head !== null) p.set('head', String(state.head));
   p.set('topk', String(state.topk));
   p.set('threshold', String(state.threshold));
-  if (!state.sink) p.set('sink', '0');
+  if (state.sink !== 'auto') p.set('sink', state.sink ? '1' : '0');
   p.set('mode', state.mode);
   if (state.token !== null) p.set('token', String(state.token));
   return `#${p.toString().replace(/\+/g, '%20')}`;

@@ -3,10 +3,18 @@
 // table: top-attended.js). Token text is always set with textContent.
 import { Heatmap } from '../../lib/views/heatmap.js';
 import { plainLabel } from '../../lib/shared/token-text.js';
+import { groupLabel } from '../../lib/shared/head-groups.js';
 
-// n numbered options ('layer 0' …) followed by extra: [[value, label]].
-export function fillSelect(select, n, extra, name) {
-  const options = Array.from({ length: n }, (_, i) => new Option(`${name} ${i}`, String(i)));
+// n numbered options ('layer 0' …) followed by extra: [[value, label]]. groups ([{kv, first, last}], head-groups.js):
+// the numbered options in an <optgroup> a group, labelled with the key/value head they share.
+export function fillSelect(select, n, extra, name, groups = null) {
+  const numbered = Array.from({ length: n }, (_, i) => new Option(`${name} ${i}`, String(i)));
+  const options = groups ? groups.map((g) => {
+    const group = document.createElement('optgroup');
+    group.label = groupLabel(g);
+    group.append(...numbered.slice(g.first, g.last + 1));
+    return group;
+  }) : numbered;
   for (const [value, label] of extra) options.push(new Option(label, value));
   select.replaceChildren(...options);
 }

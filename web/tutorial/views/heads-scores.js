@@ -23,7 +23,7 @@ export function headLabel(scores, index) {
 }
 
 // taught: [{layer, head, pattern}] heads marked "taught" (default-model.js's taughtHeads).
-export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
+export function renderHeadScores(root, scores, onPick, { taught = [], groups = null } = {}) {
   const [L, H] = scores.shape;
   const legend = document.createElement('p');
   legend.className = 'legend';
@@ -69,7 +69,7 @@ export function renderHeadScores(root, scores, onPick, { taught = [] } = {}) {
     b.setAttribute('aria-label', b.title);
     b.addEventListener('click', () => onPick(l, h));
     return b;
-  });
+  }, { groups });
   root.replaceChildren(...cells);
   root.before(legend);
   return legend;

@@ -19,8 +19,9 @@ export class ThumbGrid {
     root.addEventListener('keydown', (e) => this.onKey(e));
   }
 
-  // Builds the grid for a model shape (once per model).
-  build(L, H) {
+  // Builds the grid for a model shape (once per model); groups: its query heads sharing key/value heads
+  // (head-groups.js), or null.
+  build(L, H, groups = null) {
     this.L = L; this.H = H;
     this.buttons = [];
     this.canvases = [];
@@ -30,18 +31,19 @@ export class ThumbGrid {
       b.type = 'button';
       b.tabIndex = l === 0 && h === 0 ? 0 : -1;
       b.dataset.layer = l; b.dataset.head = h;
-      b.setAttribute('aria-label', `layer ${l}, head ${h}`);
+      const g = groups?.find((x) => h <= x.last);
+      b.setAttribute('aria-label', `layer ${l}, head ${h}${g ? `, KV ${g.kv}` : ''}`);
       b.setAttribute('aria-pressed', 'false');
       b.addEventListener('click', () => this.onPick(l, h));
       this.buttons.push(b);
       return b;
-    }, () => {
+    }, { groups, under: () => {
       const c = document.createElement('canvas');
       c.className = 'thumb-row';
       c.setAttribute('aria-hidden', 'true');
       this.canvases.push(c);
       return c;
-    });
+    } });
     this.root.replaceChildren(...cells);
     this.clear();
   }

@@ -1,0 +1,115 @@
+// The views fitted to the newer decoders, in Chromium: a grouped-query model's query heads shown with the key/value
+// head they share (the explorer's head picker, its thumbnail grid and head scores, the legend of every head, and
+// <arc-scope>'s legend and caption), nothing of the kind for GPT-2; and the first token hidden by default only where
+// the rows drawn put most of their mass on it, said on screen, the reader's choice kept.
+import { test, expect } from '@playwright/test';
+import { openPage, renders, drawnArcs, addElement, watchConsole } from './helpers.mjs';
+
+// SmolLM2's grouping narrowed (global-setup.mjs): 9 query heads over 3 key/value heads, Llama 3's tokenizer inside.
+const GROUPED = '/fixtures/llama-llama3.q16.arcs';
+const GROUPS = ['KV 0: heads 0-2', 'KV 1: heads 3-5', 'KV 2: heads 6-8'];
+
+async function choose(page, id, value) {
+  const before = await renders(page);
+  await page.selectOption(id, String(value));
+  await expect.poll(() => renders(page)).toBeGreaterThan(before);
+}
+
+test.beforeEach(({ page }) => watchConsole(page));
+
+test('a grouped-query model\'s heads are shown by the key/value head they share; GPT-2\'s are not grouped', async ({ page }) => {
+  await openPage(page, `#model=${GROUPED}`);
+  // The head picker: an option group a key/value head, the aggregates after them.
+  expect(await page.locator('#head optgroup').evaluateAll((gs) => gs.map((g) => [g.label,
+    [...g.querySelectorAll('option')].map((o) => o.value)]))).toEqual(GROUPS.map((label, kv) =>
+    [label, [0, 1, 2].map((i) => String(3 * kv + i))]));
+  // The thumbnail grid and the head scores: a band over each group's columns, each head's cell named with its group.
+  await expect(page.locator('#thumbs .grid-kv')).toHaveText(GROUPS);
+  await expect(page.locator('#thumbs button[data-layer="1"][data-head="4"]')).toHaveAttribute('aria-label', 'layer 1, head 4, KV 1');
+  await expect(page.locator('#scores .grid-kv')).toHaveText(GROUPS);
+  const span = (sel) => page.locator(sel).evaluateAll((els) => els.map((e) => e.style.gridColumn));
+  expect(await span('#thumbs .grid-kv')).toEqual(['2 / span 3', '5 / span 3', '8 / span 3']);
+  // Every head drawn: the legend keeps each group's chips together under its name.
+  await choose(page, '#head', 'all');
+  const legend = await page.locator('#head-legend .kv-group').evaluateAll((gs) => gs.map((g) => [
+    g.querySelector('.kv-label').textContent, [...g.querySelectorAll('.chip')].map((c) => Number(c.dataset.head))]));
+  expect(legend).toEqual(GROUPS.map((label, kv) => [label, [0, 1, 2].map((i) => 3 * kv + i)]));
+
+  // GPT-2 (the default model): one key/value head a query head, nothing grouped anywhere.
+  await openPage(page, '#head=all');
+  await expect(page.locator('#head-legend .chip')).not.toHaveCount(0);
+  for (const sel of ['#head optgroup', '#thumbs .grid-kv', '#scores .grid-kv', '#head-legend .kv-group', '#head-legend .kv-label']) {
+    await expect(page.locator(sel), sel).toHaveCount(0);
+  }
+  await expect(page.locator('#thumbs button[data-layer="0"][data-head="1"]')).toHaveAttribute('aria-label', 'layer 0, head 1');
+});
+
+test('<arc-scope> names the key/value head a query head shares, and groups its legend', async ({ page }) => {
+  await page.goto('/embed.html');
+  await addElement(page, { model: GROUPED, text: 'The quick brown fox', layer: '1', head: '4' });
+  const el = page.locator(`arc-scope[model="${GROUPED}"]`);
+  await expect(el.locator('.caption')).toContainText('layer 1 · head 4 (KV 1: heads 3-5)');
+  await el.evaluate((e) => new Promise((ok) => {
+    e.addEventListener('arcscope-rendered', ok, { once: true });
+    e.setAttribute('head', 'all');
+  }));
+  await expect(el.locator('.legend .kv-label')).toHaveText(GROUPS);
+  await expect(el.locator('.legend .kv-group').nth(2).locator('.chip')).toHaveText(['head 6', 'head 7', 'head 8']);
+  // A GPT-2 model's caption and legend stay as they were.
+  await addElement(page, { model: '/fixtures/tiny.q8.arcs', text: 'The quick brown fox', layer: '1', head: '2' });
+  const gpt2 = page.locator('arc-scope[model="/fixtures/tiny.q8.arcs"]');
+  await expect(gpt2.locator('.caption')).toContainText('layer 1 · head 2');
+  await expect(gpt2.locator('.caption')).not.toContainText('KV');
+});
+
+// The explorer drawing a crafted attention tensor (the page's own TensorAttention source, as <arc-scope> draws src=
+// and data): in layer 0 every head gives 90% of each row to the first token, in layer 1 none gives it more than the
+// others. The default hides the first token where it dominates, says so, and shows it elsewhere; the reader's
+// choice then holds for every view and is kept in the link.
+test('the first token is hidden by default where it takes most of each row, and the page says so', async ({ page }) => {
+  await openPage(page, '#layer=1&head=0');
+  const before = await renders(page);
+  await page.evaluate(async () => {
+    const { TensorAttention } = await import('/lib/views/attention-source.js');
+    const { explorer } = window.arcscopePage;
+    const r = explorer.result, [L, H, T] = r.shape;
+    const a = new Float32Array(L * H * T * T);
+    for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
+      const row = a.subarray(((l * H + h) * T + i) * T, ((l * H + h) * T + i + 1) * T);
+      const first = i === 0 ? 1 : l === 0 ? 0.9 : 1 / (i + 1);
+      row[0] = first;
+      for (let j = 1; j <= i; j++) row[j] = (1 - first) / i;
+    }
+    await explorer.setResult(r, () => true, new TensorAttention(a, r.shape));
+  });
+  await expect.poll(() => renders(page)).toBeGreaterThan(before);
+  await page.locator('#threshold').fill('0');
+  // Layer 1: the first token takes no more than its share: shown, nothing said.
+  let arcs = await drawnArcs(page);
+  expect(arcs.some((a) => a.to === 0 && a.from > 0)).toBe(true);
+  await expect(page.locator('#sink')).toBeChecked();
+  await expect(page.locator('#sink-note')).toBeHidden();
+  // Layer 0: 90% of each row: hidden, each row rescaled, and said.
+  await choose(page, '#layer', 0);
+  await expect(page.locator('#sink')).not.toBeChecked();
+  await expect(page.locator('#sink-note')).toBeVisible();
+  await expect(page.locator('#sink-note')).toContainText('The first token takes 90% of each row here');
+  arcs = await drawnArcs(page);
+  expect(arcs.filter((a) => a.to === 0)).toHaveLength(0);
+  expect(arcs.length).toBeGreaterThan(0);
+  await expect(page.locator('#top5-where')).toContainText('first token hidden');
+  expect(page.url()).not.toContain('sink=');
+  // The reader shows it: it stays shown on this layer, in the link, and the note goes.
+  await page.check('#sink');
+  await expect(page.locator('#sink-note')).toBeHidden();
+  arcs = await drawnArcs(page);
+  expect(arcs.some((a) => a.to === 0 && a.from > 0)).toBe(true);
+  expect(page.url()).toContain('sink=1');
+  // ... and hiding it is kept on a layer where the default would show it.
+  await page.uncheck('#sink');
+  await choose(page, '#layer', 1);
+  await expect(page.locator('#sink')).not.toBeChecked();
+  await expect(page.locator('#sink-note')).toBeHidden();
+  expect((await drawnArcs(page)).filter((a) => a.to === 0)).toHaveLength(0);
+  expect(page.url()).toContain('sink=0');
+});

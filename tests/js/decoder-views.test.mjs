@@ -1,0 +1,60 @@
+// The views' logic for the newer decoders, in Node: which query heads share a key/value head (the engine's rule,
+// h / (H / KV)), in the legend, the head grid and the head picker's groups; and the first token hidden by default
+// only where the rows drawn put most of their mass on it. (Drawing them is tested in Chromium:
+// decoder-views.spec.mjs.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { kvGroups, kvHeadOf, groupOf, groupLabel } from '../../web/lib/shared/head-groups.js';
+import { sinkShare, sinkChoice, SINK_DOMINANT } from '../../web/lib/shared/attention-math.js';
+
+test('grouped-query heads: SmolLM2\'s 9 over 3, Llama\'s 32 over 8; none for GPT-2', () => {
+  assert.deepEqual(kvGroups(9, 3).map(groupLabel), ['KV 0: heads 0-2', 'KV 1: heads 3-5', 'KV 2: heads 6-8']);
+  assert.deepEqual(kvGroups(32, 8)[7], { kv: 7, first: 28, last: 31 });
+  // Every query head lies in the group of the key/value head it reads, as the engine reads it (h / (H / KV)).
+  for (const [H, KV] of [[9, 3], [8, 2], [32, 8], [14, 2], [16, 1]]) {
+    const groups = kvGroups(H, KV);
+    for (let h = 0; h < H; h++) {
+      const kv = Math.floor(h / (H / KV));
+      assert.equal(kvHeadOf(h, H, KV), kv);
+      assert.ok(groups[kv].first <= h && h <= groups[kv].last, `${H}/${KV}: head ${h}`);
+      assert.deepEqual(groupOf(h, H, KV), groups[kv]);
+    }
+  }
+  // Nothing to show where every query head has its own key/value head (GPT-2, Pythia) or the count is not known.
+  assert.equal(kvGroups(12, 12), null);
+  assert.equal(kvGroups(12), null);
+  assert.equal(kvGroups(12, undefined), null);
+  assert.equal(groupOf(5, 12, 12), null);
+  assert.throws(() => kvGroups(9, 2), /9 query heads cannot share 2 key\/value heads evenly/);
+});
+
+// A causal (T, T) matrix whose rows after the first give `first` to token 0 and the rest evenly to the others.
+function sinkMatrix(T, first) {
+  const m = new Float32Array(T * T);
+  m[0] = 1;
+  for (let i = 1; i < T; i++) {
+    m[i * T] = first;
+    for (let j = 1; j <= i; j++) m[i * T + j] = (1 - first) / i;
+  }
+  return m;
+}
+
+test('the first token is hidden by default only where it takes most of the rows drawn', () => {
+  const T = 40;
+  // Row 0 can only see token 0: it does not count.
+  assert.ok(Math.abs(sinkShare(sinkMatrix(T, 0.9), T) - 0.9) < 1e-6);
+  assert.ok(Math.abs(sinkShare(sinkMatrix(T, 0.1), T) - 0.1) < 1e-6);
+  assert.equal(sinkShare(new Float32Array([1]), 1), 0);
+  const heavy = sinkMatrix(T, 0.85), light = sinkMatrix(T, 0.2);
+  assert.equal(sinkChoice('auto', [heavy], T).show, false);
+  assert.equal(sinkChoice('auto', [light], T).show, true);
+  // The heads drawn together are measured together (their mean share).
+  assert.equal(sinkChoice('auto', [heavy, sinkMatrix(T, 0.1)], T).show, true);   // 0.475
+  assert.equal(sinkChoice('auto', [heavy, sinkMatrix(T, 0.3)], T).show, false);
+  // Just past half is dominated, half is not.
+  assert.equal(sinkChoice('auto', [sinkMatrix(T, SINK_DOMINANT)], T).show, true);
+  // The reader's choice wins either way, and the share is still reported.
+  assert.equal(sinkChoice(true, [heavy], T).show, true);
+  assert.equal(sinkChoice(false, [light], T).show, false);
+  assert.ok(Math.abs(sinkChoice(true, [heavy], T).share - 0.85) < 1e-6);
+});
