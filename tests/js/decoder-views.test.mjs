@@ -1,11 +1,13 @@
 // The views' logic for the newer decoders, in Node: which query heads share a key/value head (the engine's rule,
 // h / (H / KV)), in the legend, the head grid and the head picker's groups; and the first token hidden by default
-// only where the rows drawn put most of their mass on it. (Drawing them is tested in Chromium:
+// only where the rows drawn put most of their mass on it; what was written for GPT-2 small kept to GPT-2 small. (Drawing them is tested in Chromium:
 // decoder-views.spec.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kvGroups, kvHeadOf, groupOf, groupLabel } from '../../web/lib/shared/head-groups.js';
 import { sinkShare, sinkChoice, SINK_DOMINANT } from '../../web/lib/shared/attention-math.js';
+import { isGpt2SmallShaped, notGpt2Small } from '../../web/tutorial/page/gpt2-small.js';
+import { PRESETS } from '../../web/tutorial/page/heads-state.js';
 
 test('grouped-query heads: SmolLM2\'s 9 over 3, Llama\'s 32 over 8; none for GPT-2', () => {
   assert.deepEqual(kvGroups(9, 3).map(groupLabel), ['KV 0: heads 0-2', 'KV 1: heads 3-5', 'KV 2: heads 6-8']);
@@ -57,4 +59,24 @@ test('the first token is hidden by default only where it takes most of the rows 
   assert.equal(sinkChoice(true, [heavy], T).show, true);
   assert.equal(sinkChoice(false, [light], T).show, false);
   assert.ok(Math.abs(sinkChoice(true, [heavy], T).share - 0.85) < 1e-6);
+});
+
+test('what was written for GPT-2 small is GPT-2 small\'s: a 12 x 12 model of another architecture is not taken for it', () => {
+  const gpt2 = { architecture: 'gpt2', n_layer: 12, n_head: 12 };
+  assert.equal(isGpt2SmallShaped(gpt2), true);
+  assert.equal(isGpt2SmallShaped({ n_layer: 12, n_head: 12 }), true); // a config from before architectures
+  assert.equal(isGpt2SmallShaped({ ...gpt2, n_layer: 48, n_head: 25 }), false);
+  // Pythia-160m: 12 layers of 12 heads, GPT-NeoX's: the article's layer 8, head 5 and the indirect-object preset are
+  // not about it.
+  const pythia = { architecture: 'gpt_neox', n_layer: 12, n_head: 12 };
+  assert.equal(isGpt2SmallShaped(pythia), false);
+  assert.equal(notGpt2Small('This preset is for', { name: 'Pythia-160m', config: pythia }),
+    'This preset is for GPT-2 small (12 layers × 12 heads); Pythia-160m is a gpt_neox model of 12 layers × 12 heads');
+  assert.equal(notGpt2Small('This preset is for', { name: 'GPT-2 XL', config: { ...gpt2, n_layer: 48, n_head: 25 } }),
+    'This preset is for GPT-2 small (12 layers × 12 heads); GPT-2 XL has 48 layers × 25 heads');
+  assert.equal(notGpt2Small('This preset is for', null), 'This preset is for GPT-2 small (12 layers × 12 heads); no model is loaded');
+  // The presets say whose heads their claim is about.
+  assert.match(PRESETS.ioi.label, /\(GPT-2 small\)$/);
+  assert.equal(PRESETS.ioi.gpt2Small, true);
+  assert.match(PRESETS.induction.label, /\(the default model\)$/);
 });
