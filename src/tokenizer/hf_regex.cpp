@@ -288,14 +288,27 @@ private:
         return true;
     }
 
+    // Under (?i:...), a set also holds the other case of its ASCII letters, and the two code points outside ASCII
+    // that Unicode's simple case folding sends to an ASCII letter: U+017F (long s) to s, U+212A (Kelvin sign) to k.
+    // Oniguruma folds with Unicode's table; letters outside ASCII keep their one case here (refusing them would
+    // refuse Llama 3's and Qwen's patterns, whose groups hold ASCII only).
     int add_set(HfRegex::CharSet set, bool fold) {
-        if (fold) {  // ASCII letters in either case
+        if (fold) {
             std::vector<std::pair<uint32_t, uint32_t>> extra;
-            for (const auto& r : set.ranges)
-                for (uint32_t c = std::max<uint32_t>(r.first, 'A'); c <= std::min<uint32_t>(r.second, 'z'); ++c) {
-                    if (c >= 'A' && c <= 'Z') extra.push_back({c + 32, c + 32});
-                    if (c >= 'a' && c <= 'z') extra.push_back({c - 32, c - 32});
-                }
+            auto add = [&](uint32_t c) { extra.push_back({c, c}); };
+            auto has = [&](uint32_t c) {
+                for (const auto& r : set.ranges)
+                    if (c >= r.first && c <= r.second) return true;
+                return false;
+            };
+            for (uint32_t c = 'a'; c <= 'z'; ++c) {
+                const bool either = has(c) || has(c - 32) || (c == 's' && has(0x17F)) || (c == 'k' && has(0x212A));
+                if (!either) continue;
+                add(c);
+                add(c - 32);
+                if (c == 's') add(0x17F);
+                if (c == 'k') add(0x212A);
+            }
             set.ranges.insert(set.ranges.end(), extra.begin(), extra.end());
         }
         set.finish();

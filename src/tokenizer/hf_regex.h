@@ -10,8 +10,9 @@
 // \r \n \t \f \v \xHH \x{H..} \uHHHH and escaped punctuation, quantifiers ? * + {m} {m,} {m,n} (greedy), lookahead
 // (?=...) (?!...). Anything else is refused by name when compiling ("regex: \d is not supported ..."), so a file is
 // never matched with a meaning it does not have. A search that takes more than 1,000 steps per code point (a pattern
-// that backtracks exponentially, as "(?:a+)+b" does) stops with an Error rather than hang. (?i:...) folds ASCII letters only, as the JavaScript reference does;
-// Oniguruma also folds U+017F (long s) with s and U+212A (Kelvin) with k.
+// that backtracks exponentially, as "(?:a+)+b" does) stops with an Error rather than hang. (?i:...) folds ASCII
+// letters, and U+017F (long s) with s and U+212A (Kelvin sign) with k as Oniguruma's Unicode folding does (the
+// JavaScript reference folds ASCII only: "it'ſelf" splits differently there).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -102,6 +102,8 @@ TEST(HfRegex, MatchesAsOnigurumaDoes) {
     EXPECT_EQ(matches(kLlama3Pattern, "Hello  world's 12345\n\n  x"),
               (Strings{"Hello", " ", " world", "'s", " ", "123", "45", "\n\n", " ", " x"}));
     EXPECT_EQ(matches(kLlama3Pattern, "IT'S don'T"), (Strings{"IT", "'S", " don", "'T"}));  // (?i:...) folds ASCII
+    EXPECT_EQ(matches(kLlama3Pattern, "it'\xC5\xBF" "elf"), (Strings{"it", "'\xC5\xBF", "elf"}));  // and ſ with s
+    EXPECT_EQ(matches("(?i:k)", "kK\xE2\x84\xAA"), (Strings{"k", "K", "\xE2\x84\xAA"}));   // and K (Kelvin) with k
     EXPECT_EQ(matches(kLlama3Pattern, "a \t\r\n b"), (Strings{"a", " \t\r\n", " b"}));      // \s*[\r\n]+
     EXPECT_EQ(matches("\\p{N}", "x12³"), (Strings{"1", "2", "³"}));
     EXPECT_EQ(matches("[^a-c\\s]+", "abxyz cq"), (Strings{"xyz", "q"}));
