@@ -82,6 +82,16 @@ public:
                 dtype_name(default_weight_type(config_from_hf_json(js_string(config_json, "config.json")))));
         });
     }
+    // config.json's text and a dtype (or undefined: the default) -> the bytes of the .arcs file the converter writes
+    // for it, before any tokenizer it carries (default_format.h): what a loader shows before a download.
+    static double converted_bytes(val config_json, val dtype_name) {
+        return guarded("reading config.json", [&] {
+            const ModelConfig config = config_from_hf_json(js_string(config_json, "config.json"));
+            const DType dtype = dtype_name.isUndefined() ? default_weight_type(config)
+                                                         : parse_dtype(js_string(dtype_name, "dtype"), "dtype");
+            return double(converted_file_bytes(config, dtype));
+        });
+    }
     // The tokenizer the file is to carry, before the first chunk: tokenizer.json's and tokenizer_config.json's
     // texts (either may be null or undefined: not carried).
     void carry_tokenizer(val json, val config) {
@@ -221,6 +231,7 @@ EMSCRIPTEN_BINDINGS(model) {
         .class_function("create", &ModelConverter::create, allow_raw_pointers())
         .class_function("createSharded", &ModelConverter::create_sharded, allow_raw_pointers())
         .class_function("defaultDtype", &ModelConverter::default_dtype)
+        .class_function("convertedBytes", &ModelConverter::converted_bytes)
         .function("shards", &ModelConverter::shards)
         .function("beginShard", &ModelConverter::begin_shard)
         .function("carryTokenizer", &ModelConverter::carry_tokenizer)

@@ -88,3 +88,32 @@ test('<arc-scope model=…> draws a model that carries its tokenizer, with its t
   expect(worst).toBeLessThanOrEqual(1e-6);
   expect(errors).toEqual([]);
 });
+
+test('the loader lists the other decoders beside the GPT-2 family, with their sizes, formats and what stands in the way', async ({ page }) => {
+  await openPage(page);
+  await page.click('#open-loader');
+  const options = await page.locator('#src-family optgroup').nth(1).locator('option').allTextContents();
+  expect(options).toEqual([
+    'SmolLM2-135M (30 layers × 9 heads, llama): about 269.0 MB download, 285.9 MB in q16',
+    'SmolLM2-360M (32 layers × 15 heads, llama): about 723.7 MB download, 769.0 MB in q16',
+    'pythia-70m (6 layers × 8 heads, gpt_neox): about 140.9 MB download, 149.7 MB in q16',
+    'pythia-160m (12 layers × 12 heads, gpt_neox): about 324.7 MB download, 345.2 MB in q16',
+    'pythia-410m (24 layers × 16 heads, gpt_neox): about 810.7 MB download, 862.0 MB in q16',
+    'Qwen2.5-0.5B (24 layers × 14 heads, qwen2): about 988.1 MB download, 1.05 GB in q16',
+    'Qwen3-0.6B (28 layers × 16 heads, qwen3): about 1.19 GB download, 1.27 GB in q16',
+    'TinyLlama-1.1B (22 layers × 32 heads, llama): about 2.20 GB download, 1.24 GB in q8',
+    'Llama-3.2-1B (16 layers × 32 heads, llama): about 2.47 GB download, 1.39 GB in q8',
+  ]);
+  const needs = page.locator('#src-needs');
+  await page.selectOption('#src-family', 'SmolLM2-135M');
+  await expect(page.locator('#src-weights')).toHaveValue('https://huggingface.co/HuggingFaceTB/SmolLM2-135M/resolve/main/model.safetensors');
+  await expect(page.locator('#src-config')).toHaveValue('https://huggingface.co/HuggingFaceTB/SmolLM2-135M/resolve/main/config.json');
+  await expect(needs).toContainText('SmolLM2-135M: about 269.0 MB to download, 285.9 MB once converted to q16, and its ' +
+    'tokenizer files.');
+  await page.selectOption('#src-family', 'Llama-3.2-1B');
+  await expect(page.locator('#src-formats input[value="q8"]')).toBeChecked();
+  await expect(needs).toContainText('meta-llama/Llama-3.2-1B is gated');
+  await page.check('#src-formats input[value="f32"]');
+  await expect(needs).toContainText('Not possible here: Llama-3.2-1B in f32 would be a file of more than the 4.3 GB');
+  await expect(page.locator('#load-url')).toBeDisabled();
+});

@@ -25,7 +25,7 @@ export const checkpointUrls = ({ repo }) => ({
   configUrl: `https://huggingface.co/${repo}/resolve/main/config.json`,
 });
 
-// What stands in the way of loading `model` in `dtype` here, said before anything is downloaded, or null. device:
+// What stands in the way of loading `model` (of the GPT-2 family, or decoder-models.js's) in `dtype` here, said before anything is downloaded, or null. device:
 // {memoryGB (navigator.deviceMemory: a rough figure, at most 8), freeBytes (storage quota less usage)}, each
 // undefined where the browser does not say. The engine holds the converted file once (it runs where the converter
 // wrote it, and is cached from there) and its KV cache beside it, in f16 where f32 would not fit (model-memory.js).
@@ -37,8 +37,9 @@ export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}) {
   }
   const notes = [];
   const holds = (m, d) => m.arcs[d] + kvBytes(shapeOf(m), kvCacheFor(shapeOf(m), m.arcs[d], memoryGB).format);
+  const others = model.shape ? [] : GPT2_FAMILY;  // a smaller GPT-2 is suggested for a GPT-2
   if (memoryGB !== undefined && holds(model, dtype) > memoryGB * 1e9 / 2) {
-    const fits = GPT2_FAMILY.filter((m) => holds(m, 'q8') <= memoryGB * 1e9 / 2).map((m) => m.id);
+    const fits = others.filter((m) => holds(m, 'q8') <= memoryGB * 1e9 / 2).map((m) => m.id);
     notes.push(`this device reports about ${memoryGB} GB of memory, and ${model.id} in ${dtype} holds about ` +
       `${formatBytes(holds(model, dtype))} with its KV cache: it may fail${fits.length ? `; ${fits.at(-1)} in q8 ` +
       'would fit' : ''}`);
@@ -53,5 +54,5 @@ export function loadingLimits(model, dtype, { memoryGB, freeBytes } = {}) {
 }
 
 // The shape model-memory.js sizes a KV cache and the working memory by: every GPT-2 reads 1,024 positions of its
-// 50,257-token vocabulary.
-export const shapeOf = (m) => ({ n_layer: m.layers, n_head: m.heads, n_ctx: 1024, n_embd: m.width, n_vocab: 50257 });
+// 50,257-token vocabulary; another decoder gives its own (decoder-models.js).
+export const shapeOf = (m) => m.shape ?? { n_layer: m.layers, n_head: m.heads, n_ctx: 1024, n_embd: m.width, n_vocab: 50257 };

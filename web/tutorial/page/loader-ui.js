@@ -7,6 +7,10 @@
 import { formatBytes } from '../../lib/shared/downloads.js';
 import { MODEL_FORMATS, defaultFormat } from './model-formats.js';
 import { GPT2_FAMILY, checkpointUrls, loadingLimits } from './gpt2-family.js';
+import { DECODER_MODELS } from './decoder-models.js';
+
+// Every model the menu lists: the GPT-2 family, then the other decoders.
+const LISTED = [...GPT2_FAMILY, ...DECODER_MODELS];
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,7 +28,7 @@ function renderFormats(fieldset) {
   }
 }
 const pickedFormat = () => document.querySelector('input[name="src-format"]:checked')?.value;
-const familyModel = () => GPT2_FAMILY.find((m) => m.id === $('src-family').value);
+const familyModel = () => LISTED.find((m) => m.id === $('src-family').value);
 // The format to convert to: the one picked, or the family model's default (shown checked) for its URLs; for another
 // checkpoint or picked files with none picked, undefined: the engine chooses by the config.json (q16, or q8 where
 // q16's file would pass 2 GiB).
@@ -36,14 +40,19 @@ function showDefaultFormat() {
   document.querySelector(`input[name="src-format"][value="${defaultFormat(model.arcs)}"]`).checked = true;
 }
 
-// One option a model of the family, GPT-2 small picked; "other" for a URL typed in.
+// One option a model of the family, GPT-2 small picked, then the other decoders (their downloads estimated: "about");
+// "other" for a URL typed in.
 function renderFamily(select) {
-  for (const m of GPT2_FAMILY) {
-    const option = Object.assign(document.createElement('option'), { value: m.id, selected: m.id === 'gpt2',
-      textContent: `${m.id} (${m.layers} layers × ${m.heads} heads): ${formatBytes(m.download)} download, ` +
-        `${formatBytes(m.arcs[defaultFormat(m.arcs)])} in ${defaultFormat(m.arcs)}` });
-    select.append(option);
-  }
+  const option = (m) => Object.assign(document.createElement('option'), { value: m.id, selected: m.id === 'gpt2',
+    textContent: `${m.id} (${m.layers} layers × ${m.heads} heads${m.shape ? `, ${m.architecture}` : ''}): ` +
+      `${m.shape ? 'about ' : ''}${formatBytes(m.download)} download, ` +
+      `${formatBytes(m.arcs[defaultFormat(m.arcs)])} in ${defaultFormat(m.arcs)}` });
+  const group = (label, models) => {
+    const g = Object.assign(document.createElement('optgroup'), { label });
+    g.append(...models.map(option));
+    return g;
+  };
+  select.append(group('GPT-2', GPT2_FAMILY), group('Other decoders (with their tokenizers)', DECODER_MODELS));
   select.append(Object.assign(document.createElement('option'), { value: '', textContent: 'another checkpoint (its URLs below)' }));
 }
 
@@ -57,7 +66,11 @@ async function describeNeeds() {
   const { blocking, notes } = loadingLimits(model, dtype, device);
   const size = model.arcs[dtype];
   out.textContent = blocking ? `Not possible here: ${blocking}.`
-    : [`${model.id}: ${formatBytes(model.download)} to download, ${formatBytes(size)} once converted to ${dtype}.`,
+    : [`${model.id}: ${model.shape ? 'about ' : ''}${formatBytes(model.download)} to download, ${formatBytes(size)} ` +
+        `once converted to ${dtype}${model.shape ? ', and its tokenizer files' : ''}.`,
+      ...(model.gated ? [`Note: ${model.repo} is gated: Hugging Face serves its files only to an account that ` +
+        'accepted its license, so download model.safetensors, config.json, tokenizer.json and tokenizer_config.json ' +
+        'there and pick them below.'] : []),
       ...notes.map((n) => `Note: ${n}.`)].join(' ');
   out.classList.toggle('error', !!blocking);
   $('load-url').disabled = !!blocking;
@@ -123,7 +136,7 @@ export function setupLoader(worker, onLoaded) {
   // A new checkpoint URL brings its own config.json (the file beside it) unless the user typed another.
   $('src-weights').addEventListener('input', () => {
     const typed = $('src-weights').value.trim();
-    $('src-family').value = GPT2_FAMILY.find((m) => checkpointUrls(m).safetensorsUrl === typed)?.id ?? '';
+    $('src-family').value = LISTED.find((m) => checkpointUrls(m).safetensorsUrl === typed)?.id ?? '';
     showDefaultFormat();
     describeNeeds();
     const source = checkpointSource(typed);
@@ -154,7 +167,8 @@ export function setupLoader(worker, onLoaded) {
     }
     const weights = files.find((f) => f.name.endsWith('.safetensors'));
     if (!weights) {
-      $('loader-error').textContent = 'Pick model.safetensors and config.json together (or one .arcs file).';
+      $('loader-error').textContent = 'Pick model.safetensors and config.json together, with tokenizer.json and ' +
+        'tokenizer_config.json for a model other than GPT-2 (or one .arcs file).';
       $('loader-error').hidden = false;
       return;
     }
@@ -175,15 +189,18 @@ const fetchConfig = (url) => fetch(url).then((r) => (r.ok ? r.json() : null)).ca
 // (its config.json, read) has that model's shape (a mirror of it), else the name its URL gives (nameFromUrl: the
 // family model's id for its own URL).
 export function checkpointName(weights, picked, config) {
-  const shaped = (m) => config?.n_layer === m.layers && config?.n_head === m.heads && config?.n_embd === m.width &&
-    (config?.n_positions ?? config?.n_ctx) === 1024 && config?.vocab_size === 50257;
+  const shaped = (m) => (m.shape
+    ? config?.num_hidden_layers === m.layers && config?.num_attention_heads === m.heads &&
+      config?.hidden_size === m.config.hidden_size && config?.vocab_size === m.config.vocab_size
+    : config?.n_layer === m.layers && config?.n_head === m.heads && config?.n_embd === m.width &&
+      (config?.n_positions ?? config?.n_ctx) === 1024 && config?.vocab_size === 50257);
   return picked && shaped(picked) ? picked.id : nameFromUrl(weights);
 }
 
 // A model URL's name: a Hugging Face repository's id, a GPT-2 family checkpoint's own id, else the last two parts
 // of its path.
 export function nameFromUrl(url) {
-  const family = GPT2_FAMILY.find((m) => checkpointUrls(m).safetensorsUrl === url);
+  const family = LISTED.find((m) => checkpointUrls(m).safetensorsUrl === url);
   if (family) return family.id;
   const m = url.match(/huggingface\.co\/([^/]+\/[^/]+)\//);
   return m ? m[1] : url.split(/[?#]/)[0].split('/').slice(-2).join('/');
