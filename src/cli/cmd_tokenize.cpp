@@ -33,7 +33,9 @@ struct AnyTokenizer {
     std::optional<HfTokenizer> hf;
     bool special = false;
 
-    std::vector<int> encode(const std::string& text) const { return hf ? hf->encode(text, special) : gpt2->encode(text); }
+    std::vector<int> encode(const std::string& text) const {
+        return hf ? hf->encode(text, special) : gpt2->encode(text);
+    }
     std::string token_text(int id) const { return hf ? hf->token_text(id) : gpt2->token_text(id); }
 };
 

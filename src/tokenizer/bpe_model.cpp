@@ -114,7 +114,8 @@ void BpeModel::initial_symbols(std::string_view word, std::vector<int>& symbols,
     widths.clear();
     if (byte_level_) {
         for (unsigned char c : word) {
-            if (byte_token_[c] < 0) throw Error("tokenizer.json: model: the byte " + std::to_string(c) + " has no token");
+            if (byte_token_[c] < 0)
+                throw Error("tokenizer.json: model: the byte " + std::to_string(c) + " has no token");
             symbols.push_back(byte_token_[c]);
         }
         widths.assign(word.size(), 1);
@@ -182,8 +183,8 @@ void BpeModel::encode(std::string_view word, std::vector<int>& ids) const {
     size_t first = 0, start = 0, end = 0;
     for (size_t i = 0; i < symbols_.size(); ++i) {
         end += widths_[i];
-        const bool cut = i + 1 == symbols_.size() ||
-                         crossable_.find(symbols_[i], symbols_[i + 1]).rank == MergeTable::kNone;
+        const bool cut =
+            i + 1 == symbols_.size() || crossable_.find(symbols_[i], symbols_[i + 1]).rank == MergeTable::kNone;
         if (!cut) continue;
         merge_cached(word.substr(start, end - start),
                      std::vector<int>(symbols_.begin() + first, symbols_.begin() + i + 1), ids);

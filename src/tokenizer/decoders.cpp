@@ -114,7 +114,8 @@ private:
 // Metaspace: the replacement back to spaces; in the first token it is dropped unless prepend_scheme is "never".
 class Metaspace : public Decoder {
 public:
-    Metaspace(std::string replacement, bool drop_first) : replacement_(std::move(replacement)), drop_first_(drop_first) {}
+    Metaspace(std::string replacement, bool drop_first)
+        : replacement_(std::move(replacement)), drop_first_(drop_first) {}
     void apply(std::vector<std::string>& tokens, bool whole_text) const override {
         for (size_t i = 0; i < tokens.size(); ++i)
             replace_all(tokens[i], replacement_, whole_text && drop_first_ && i == 0 ? "" : " ");
@@ -176,8 +177,9 @@ std::unique_ptr<Decoder> Decoder::from_json(const Json& json, const std::string&
                 steps.push_back(std::move(step));
         return std::make_unique<Sequence>(std::move(steps));
     }
-    refuse(where, "decoder type " + type +
-                      " is not supported (supported: ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence)");
+    refuse(where,
+           "decoder type " + type +
+               " is not supported (supported: ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence)");
 }
 
 }  // namespace arcscope::hf

@@ -23,9 +23,12 @@ struct HfRegex::CharSet {
 
     static bool has(Property p, uint32_t cp) {
         switch (p) {
-        case Property::Letter: return char_class(cp) == CharClass::Letter;
-        case Property::Number: return char_class(cp) == CharClass::Number;
-        case Property::WhiteSpace: return is_white_space(cp);
+            case Property::Letter:
+                return char_class(cp) == CharClass::Letter;
+            case Property::Number:
+                return char_class(cp) == CharClass::Number;
+            case Property::WhiteSpace:
+                return is_white_space(cp);
         }
         return false;
     }
@@ -39,9 +42,7 @@ struct HfRegex::CharSet {
         for (uint32_t cp = 0; cp < 128; ++cp)
             if (contains_slow(cp)) ascii[cp >> 6] |= uint64_t(1) << (cp & 63);
     }
-    bool contains(uint32_t cp) const {
-        return cp < 128 ? (ascii[cp >> 6] >> (cp & 63)) & 1 : contains_slow(cp);
-    }
+    bool contains(uint32_t cp) const { return cp < 128 ? (ascii[cp >> 6] >> (cp & 63)) & 1 : contains_slow(cp); }
 };
 
 struct HfRegex::Inst {
@@ -94,8 +95,9 @@ private:
         throw Error("regex /" + std::string(s_) + "/: " + what + " (at byte " + std::to_string(pos_) + ")");
     }
     [[noreturn]] void unsupported(const std::string& what) const {
-        fail(what + " is not supported (supported: alternation, groups, (?i:...), classes with \\p{L} \\p{N} \\s, "
-                    "? * + {m,n}, (?=...) (?!...))");
+        fail(what +
+             " is not supported (supported: alternation, groups, (?i:...), classes with \\p{L} \\p{N} \\s, "
+             "? * + {m,n}, (?=...) (?!...))");
     }
     bool at_end() const { return pos_ >= s_.size(); }
     char peek() const { return at_end() ? '\0' : s_[pos_]; }
@@ -187,8 +189,7 @@ private:
             return;
         }
         if (atom_code.empty()) return;  // an empty group repeated is still empty
-        if (max == UINT32_MAX && can_be_empty(atom_code))
-            unsupported("a group that can match nothing under * or +");
+        if (max == UINT32_MAX && can_be_empty(atom_code)) unsupported("a group that can match nothing under * or +");
         if (min > 16 || (max != UINT32_MAX && max > 16)) unsupported("a group repeated more than 16 times");
         for (uint32_t i = 0; i < min; ++i) append(out, atom_code);
         if (max == UINT32_MAX) {  // L: Split(body, end); body; Jmp L
@@ -221,20 +222,23 @@ private:
         seen[pc] = true;
         const HfRegex::Inst& in = code[pc];
         switch (in.op) {
-        case HfRegex::Inst::Run: {
-            const HfRegex::CharSet& set = re_.sets_[in.a];
-            first[0] |= set.ascii[0];
-            first[1] |= set.ascii[1];
-            return in.min == 0 ? first_ascii(code, pc + 1, seen, first) : false;
-        }
-        case HfRegex::Inst::Split: {
-            const bool a = first_ascii(code, in.a, seen, first);
-            const bool b = first_ascii(code, in.b, seen, first);
-            return a || b;
-        }
-        case HfRegex::Inst::Jmp: return first_ascii(code, in.a, seen, first);
-        case HfRegex::Inst::Look: return first_ascii(code, pc + 1, seen, first);
-        case HfRegex::Inst::Match: return true;
+            case HfRegex::Inst::Run: {
+                const HfRegex::CharSet& set = re_.sets_[in.a];
+                first[0] |= set.ascii[0];
+                first[1] |= set.ascii[1];
+                return in.min == 0 ? first_ascii(code, pc + 1, seen, first) : false;
+            }
+            case HfRegex::Inst::Split: {
+                const bool a = first_ascii(code, in.a, seen, first);
+                const bool b = first_ascii(code, in.b, seen, first);
+                return a || b;
+            }
+            case HfRegex::Inst::Jmp:
+                return first_ascii(code, in.a, seen, first);
+            case HfRegex::Inst::Look:
+                return first_ascii(code, pc + 1, seen, first);
+            case HfRegex::Inst::Match:
+                return true;
         }
         return true;
     }
@@ -413,38 +417,47 @@ private:
         const char e = s_[pos_++];
         auto add = [&](uint32_t cp) { set.ranges.push_back({cp, cp}); };
         switch (e) {
-        case 'r': return add('\r');
-        case 'n': return add('\n');
-        case 't': return add('\t');
-        case 'f': return add('\f');
-        case 'v': return add('\v');
-        case 's': return set.properties.push_back({Property::WhiteSpace, false});
-        case 'S': return set.properties.push_back({Property::WhiteSpace, true});
-        case 'p':
-        case 'P': {
-            if (peek() != '{') unsupported(std::string("\\") + e + " without {...}");
-            size_t close = s_.find('}', pos_);
-            if (close == std::string_view::npos) fail("missing '}'");
-            std::string name(s_.substr(pos_ + 1, close - pos_ - 1));
-            pos_ = close + 1;
-            Property p;
-            if (name == "L" || name == "Letter") p = Property::Letter;
-            else if (name == "N" || name == "Number") p = Property::Number;
-            else unsupported(std::string("\\") + e + "{" + name + "}");
-            set.properties.push_back({p, e == 'P'});
-            return;
-        }
-        case 'x':
-            if (peek() == '{') {
-                ++pos_;
-                uint32_t v = hex_digits(0, true);
-                if (peek() != '}') fail("missing '}'");
-                ++pos_;
-                return add(v);
+            case 'r':
+                return add('\r');
+            case 'n':
+                return add('\n');
+            case 't':
+                return add('\t');
+            case 'f':
+                return add('\f');
+            case 'v':
+                return add('\v');
+            case 's':
+                return set.properties.push_back({Property::WhiteSpace, false});
+            case 'S':
+                return set.properties.push_back({Property::WhiteSpace, true});
+            case 'p':
+            case 'P': {
+                if (peek() != '{') unsupported(std::string("\\") + e + " without {...}");
+                size_t close = s_.find('}', pos_);
+                if (close == std::string_view::npos) fail("missing '}'");
+                std::string name(s_.substr(pos_ + 1, close - pos_ - 1));
+                pos_ = close + 1;
+                Property p;
+                if (name == "L" || name == "Letter") p = Property::Letter;
+                else if (name == "N" || name == "Number") p = Property::Number;
+                else unsupported(std::string("\\") + e + "{" + name + "}");
+                set.properties.push_back({p, e == 'P'});
+                return;
             }
-            return add(hex_digits(2, false));
-        case 'u': return add(hex_digits(4, false));
-        default: break;
+            case 'x':
+                if (peek() == '{') {
+                    ++pos_;
+                    uint32_t v = hex_digits(0, true);
+                    if (peek() != '}') fail("missing '}'");
+                    ++pos_;
+                    return add(v);
+                }
+                return add(hex_digits(2, false));
+            case 'u':
+                return add(hex_digits(4, false));
+            default:
+                break;
         }
         const unsigned char u = static_cast<unsigned char>(e);
         if (u < 0x80 && !std::isalnum(u)) return add(u);  // escaped punctuation: itself
@@ -534,44 +547,47 @@ bool HfRegex::run(int program, const uint32_t* cps, size_t n, size_t start, size
     size_t p = start;
     for (;;) {
         if (--budget_ == 0)
-            throw Error("regex /" + pattern_ + "/: this text makes the pattern backtrack more than 1,000 steps per "
+            throw Error("regex /" + pattern_ +
+                        "/: this text makes the pattern backtrack more than 1,000 steps per "
                         "code point; refusing to go on");
         const Inst& in = code[pc];
         bool ok = true;
         switch (in.op) {
-        case Inst::Run: {
-            const CharSet& set = sets_[in.a];
-            size_t k = 0;
-            while (k < in.max && p + k < n && set.contains(cps[p + k])) ++k;
-            if (k < in.min) {
-                ok = false;
+            case Inst::Run: {
+                const CharSet& set = sets_[in.a];
+                size_t k = 0;
+                while (k < in.max && p + k < n && set.contains(cps[p + k])) ++k;
+                if (k < in.min) {
+                    ok = false;
+                    break;
+                }
+                if (k > in.min) stack_.push_back({pc, uint32_t(p), int32_t(k - 1)});
+                p += k;
+                ++pc;
                 break;
             }
-            if (k > in.min) stack_.push_back({pc, uint32_t(p), int32_t(k - 1)});
-            p += k;
-            ++pc;
-            break;
-        }
-        case Inst::Split:
-            if (in.filtered && (p == n || (cps[p] < 128 && !((in.first[cps[p] >> 6] >> (cps[p] & 63)) & 1)))) {
-                pc = in.b;  // branch a cannot start here
+            case Inst::Split:
+                if (in.filtered && (p == n || (cps[p] < 128 && !((in.first[cps[p] >> 6] >> (cps[p] & 63)) & 1)))) {
+                    pc = in.b;  // branch a cannot start here
+                    break;
+                }
+                stack_.push_back({in.b, uint32_t(p), -1});
+                pc = in.a;
+                break;
+            case Inst::Jmp:
+                pc = in.a;
+                break;
+            case Inst::Look: {
+                size_t unused = 0;
+                const bool matched = run(in.a, cps, n, p, unused);
+                ok = matched != in.negate;
+                ++pc;
                 break;
             }
-            stack_.push_back({in.b, uint32_t(p), -1});
-            pc = in.a;
-            break;
-        case Inst::Jmp: pc = in.a; break;
-        case Inst::Look: {
-            size_t unused = 0;
-            const bool matched = run(in.a, cps, n, p, unused);
-            ok = matched != in.negate;
-            ++pc;
-            break;
-        }
-        case Inst::Match:
-            end = p;
-            stack_.resize(base);
-            return true;
+            case Inst::Match:
+                end = p;
+                stack_.resize(base);
+                return true;
         }
         if (ok) continue;
         if (stack_.size() == base) return false;

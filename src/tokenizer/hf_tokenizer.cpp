@@ -4,11 +4,11 @@
 
 #include <sys/stat.h>
 
+#include "added_tokens.h"
 #include "arcscope/core/error.h"
 #include "arcscope/core/files.h"
 #include "arcscope/core/json.h"
 #include "arcscope/core/utf8.h"
-#include "added_tokens.h"
 #include "bpe_model.h"
 #include "decoders.h"
 #include "hf_json.h"
@@ -31,9 +31,9 @@ struct HfTokenizer::Impl {
     mutable std::vector<std::string> pieces;
 
     void check_id(int id) const {
-        require(id >= 0 && id < int(texts.size()) && defined[id],
-                "token id " + std::to_string(id) + " is not in this tokenizer's vocabulary (of " +
-                    std::to_string(texts.size()) + ")");
+        require(id >= 0 && id < int(texts.size()) && defined[id], "token id " + std::to_string(id) +
+                                                                      " is not in this tokenizer's vocabulary (of " +
+                                                                      std::to_string(texts.size()) + ")");
     }
 
     // A part of the text between added tokens: normalize, look for normalized added tokens, pre-tokenize, BPE.

@@ -118,7 +118,8 @@ std::unique_ptr<Normalizer> Normalizer::from_json(const Json& json, const std::s
     if (type == "Replace")
         return std::make_unique<Replace>(pattern_field(json, at), string_field(json, "content", at), at);
     if (type == "Strip")
-        return std::make_unique<Strip>(bool_field(json, "strip_left", true, at), bool_field(json, "strip_right", true, at));
+        return std::make_unique<Strip>(bool_field(json, "strip_left", true, at),
+                                       bool_field(json, "strip_right", true, at));
     if (type == "Sequence") {
         const Json& list = member(json, "normalizers", at);
         if (!list.is_array()) refuse(at, "'normalizers' must be an array");

@@ -91,7 +91,8 @@ std::unique_ptr<PostProcessor> PostProcessor::from_json(const Json& json, const 
                 steps.push_back(std::move(step));
         return std::make_unique<Sequence>(std::move(steps));
     }
-    refuse(where, "post_processor type " + type + " is not supported (supported: TemplateProcessing, ByteLevel, Sequence)");
+    refuse(where,
+           "post_processor type " + type + " is not supported (supported: TemplateProcessing, ByteLevel, Sequence)");
 }
 
 }  // namespace arcscope::hf

@@ -23,35 +23,37 @@ void emit(const std::string& piece, std::vector<Span>& spans, Behavior behavior,
     std::vector<Span> kept;
     bool previous_match = false;
     switch (behavior) {
-    case Behavior::Isolated: kept = spans; break;
-    case Behavior::Removed:
-        for (const Span& s : spans)
-            if (!s.match) kept.push_back(s);
-        break;
-    case Behavior::MergedWithPrevious:
-        for (const Span& s : spans) {
-            if (s.match && !previous_match && !kept.empty()) kept.back().end = s.end;
-            else kept.push_back(s);
-            previous_match = s.match;
-        }
-        break;
-    case Behavior::MergedWithNext:
-        for (size_t i = spans.size(); i-- > 0;) {
-            const Span& s = spans[i];
-            if (s.match && !previous_match && !kept.empty()) kept.back().start = s.start;
-            else kept.push_back(s);
-            previous_match = s.match;
-        }
-        std::reverse(kept.begin(), kept.end());
-        break;
-    case Behavior::Contiguous:
-        for (size_t i = 0; i < spans.size(); ++i) {
-            const Span& s = spans[i];
-            if (i > 0 && s.match == previous_match) kept.back().end = s.end;
-            else kept.push_back(s);
-            previous_match = s.match;
-        }
-        break;
+        case Behavior::Isolated:
+            kept = spans;
+            break;
+        case Behavior::Removed:
+            for (const Span& s : spans)
+                if (!s.match) kept.push_back(s);
+            break;
+        case Behavior::MergedWithPrevious:
+            for (const Span& s : spans) {
+                if (s.match && !previous_match && !kept.empty()) kept.back().end = s.end;
+                else kept.push_back(s);
+                previous_match = s.match;
+            }
+            break;
+        case Behavior::MergedWithNext:
+            for (size_t i = spans.size(); i-- > 0;) {
+                const Span& s = spans[i];
+                if (s.match && !previous_match && !kept.empty()) kept.back().start = s.start;
+                else kept.push_back(s);
+                previous_match = s.match;
+            }
+            std::reverse(kept.begin(), kept.end());
+            break;
+        case Behavior::Contiguous:
+            for (size_t i = 0; i < spans.size(); ++i) {
+                const Span& s = spans[i];
+                if (i > 0 && s.match == previous_match) kept.back().end = s.end;
+                else kept.push_back(s);
+                previous_match = s.match;
+            }
+            break;
     }
     for (const Span& s : kept)
         if (s.end > s.start) out.emplace_back(piece, s.start, s.end - s.start);
@@ -244,8 +246,8 @@ std::unique_ptr<PreTokenizer> PreTokenizer::from_json(const Json& json, const st
     if (type == "Metaspace") {
         const std::string replacement = string_field(json, "replacement", at);
         if (replacement.empty()) refuse(at, "an empty 'replacement'");
-        Metaspace::Prepend prepend = bool_field(json, "add_prefix_space", true, at) ? Metaspace::Prepend::Always
-                                                                                    : Metaspace::Prepend::Never;
+        Metaspace::Prepend prepend =
+            bool_field(json, "add_prefix_space", true, at) ? Metaspace::Prepend::Always : Metaspace::Prepend::Never;
         if (const Json* scheme = json.find("prepend_scheme"); scheme && scheme->is_string()) {
             if (scheme->string == "always") prepend = Metaspace::Prepend::Always;
             else if (scheme->string == "first") prepend = Metaspace::Prepend::First;

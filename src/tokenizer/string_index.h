@@ -44,7 +44,8 @@ public:
     int find(std::string_view key) const {  // the id, or -1
         const uint64_t h = hash_bytes64(key);
         for (size_t i = h & (slots_.size() - 1); slots_[i].entry >= 0; i = (i + 1) & (slots_.size() - 1))
-            if (slots_[i].hash == uint32_t(h) && keys_[slots_[i].entry].first == key) return keys_[slots_[i].entry].second;
+            if (slots_[i].hash == uint32_t(h) && keys_[slots_[i].entry].first == key)
+                return keys_[slots_[i].entry].second;
         return -1;
     }
 

@@ -25,8 +25,8 @@ inline CharClass char_class(uint32_t cp) {
 // follows the Rust original.
 inline bool is_white_space(uint32_t cp) {
     if (cp < 128) return kAsciiClasses[cp] == CharClass::Space;
-    if (cp == 0x85) return true;       // kOnlyWhiteSpace (checked against the table in unicode_classes.cpp)
-    if (cp == 0xFEFF) return false;    // kOnlyJsSpace
+    if (cp == 0x85) return true;     // kOnlyWhiteSpace (checked against the table in unicode_classes.cpp)
+    if (cp == 0xFEFF) return false;  // kOnlyJsSpace
     return char_class_non_ascii(cp) == CharClass::Space;
 }
 const char* unicode_version();  // of the generated tables, e.g. "17.0"

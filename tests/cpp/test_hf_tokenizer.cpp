@@ -29,9 +29,8 @@ std::vector<std::string> matches(const std::string& pattern, const std::string& 
     CodePoints cp;
     cp.assign(text);
     std::vector<std::string> out;
-    re.find_all(cp.cps.data(), cp.cps.size(), [&](size_t a, size_t b) {
-        out.push_back(text.substr(cp.offsets[a], cp.offsets[b] - cp.offsets[a]));
-    });
+    re.find_all(cp.cps.data(), cp.cps.size(),
+                [&](size_t a, size_t b) { out.push_back(text.substr(cp.offsets[a], cp.offsets[b] - cp.offsets[a])); });
     return out;
 }
 
@@ -73,7 +72,8 @@ std::string sentencepiece_json(const std::string& added = "") {
         vocab += ",\"" + std::string(name) + "\":" + std::to_string(3 + b);
     }
     vocab += ",\"▁\":259,\"a\":260,\"b\":261,\"▁a\":262,\"ab\":263,\"▁ab\":264";
-    return std::string("{\"model\":{\"type\":\"BPE\",\"unk_token\":\"<unk>\",\"fuse_unk\":true,\"byte_fallback\":true,") +
+    return std::string(
+               "{\"model\":{\"type\":\"BPE\",\"unk_token\":\"<unk>\",\"fuse_unk\":true,\"byte_fallback\":true,") +
            "\"vocab\":{" + vocab + "},\"merges\":[\"▁ a\",\"a b\",\"▁a b\"]}," +
            "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"▁\"}," +
            "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"▁\"}]}," +
@@ -102,9 +102,12 @@ TEST(HfRegex, MatchesAsOnigurumaDoes) {
     EXPECT_EQ(matches(kLlama3Pattern, "Hello  world's 12345\n\n  x"),
               (Strings{"Hello", " ", " world", "'s", " ", "123", "45", "\n\n", " ", " x"}));
     EXPECT_EQ(matches(kLlama3Pattern, "IT'S don'T"), (Strings{"IT", "'S", " don", "'T"}));  // (?i:...) folds ASCII
-    EXPECT_EQ(matches(kLlama3Pattern, "it'\xC5\xBF" "elf"), (Strings{"it", "'\xC5\xBF", "elf"}));  // and ſ with s
-    EXPECT_EQ(matches("(?i:k)", "kK\xE2\x84\xAA"), (Strings{"k", "K", "\xE2\x84\xAA"}));   // and K (Kelvin) with k
-    EXPECT_EQ(matches(kLlama3Pattern, "a \t\r\n b"), (Strings{"a", " \t\r\n", " b"}));      // \s*[\r\n]+
+    EXPECT_EQ(matches(kLlama3Pattern,
+                      "it'\xC5\xBF"
+                      "elf"),
+              (Strings{"it", "'\xC5\xBF", "elf"}));                                       // and ſ with s
+    EXPECT_EQ(matches("(?i:k)", "kK\xE2\x84\xAA"), (Strings{"k", "K", "\xE2\x84\xAA"}));  // and K (Kelvin) with k
+    EXPECT_EQ(matches(kLlama3Pattern, "a \t\r\n b"), (Strings{"a", " \t\r\n", " b"}));    // \s*[\r\n]+
     EXPECT_EQ(matches("\\p{N}", "x12³"), (Strings{"1", "2", "³"}));
     EXPECT_EQ(matches("[^a-c\\s]+", "abxyz cq"), (Strings{"xyz", "q"}));
     EXPECT_EQ(matches("a{2,3}", "aaaaaaa"), (Strings{"aaa", "aaa"}));
@@ -112,7 +115,11 @@ TEST(HfRegex, MatchesAsOnigurumaDoes) {
     EXPECT_EQ(matches("x(?=y)", "xxyx"), (Strings{"x"}));
     EXPECT_EQ(matches("\\x41\\u00e9\\x{1F600}", "Aé😀"), (Strings{"Aé😀"}));
     // \s is Unicode White_Space, as in Oniguruma: U+0085 is space, U+FEFF is not (JavaScript's \s says the opposite)
-    EXPECT_EQ(matches("\\s", "a\xC2\x85" "b\xEF\xBB\xBF" "c"), (Strings{"\xC2\x85"}));
+    EXPECT_EQ(matches("\\s",
+                      "a\xC2\x85"
+                      "b\xEF\xBB\xBF"
+                      "c"),
+              (Strings{"\xC2\x85"}));
     // a long word costs no stack
     EXPECT_EQ(matches("\\p{L}+|\\s+(?!\\S)", std::string(200000, 'a')).size(), 1u);
     EXPECT_EQ(matches("(?:a|b)*c", std::string(100000, 'a') + "c").size(), 1u);
@@ -129,7 +136,7 @@ TEST(HfRegex, RefusesWhatItDoesNotSupportByName) {
     expect_error([] { HfRegex::compile("a++"); }, "possessive quantifier");
     expect_error([] { HfRegex::compile("[[:alpha:]]"); }, "nested class");
     expect_error([] { HfRegex::compile("(a*)*"); }, "can match nothing");
-    expect_error([] { HfRegex::compile("(a|)*"); }, "can match nothing");      // an empty alternative
+    expect_error([] { HfRegex::compile("(a|)*"); }, "can match nothing");  // an empty alternative
     expect_error([] { HfRegex::compile("(?:b?(?=a))+"); }, "can match nothing");
     EXPECT_EQ(matches("(a|b)+", "xabbay"), (Strings{"abba"}));
     expect_error([] { HfRegex::compile("(ab"); }, "missing ')'");
@@ -146,15 +153,15 @@ TEST(HfRegex, StopsAPatternThatBacktracksExponentially) {
 }
 
 TEST(UnicodeNormalization, ComposesDecomposesAndOrders) {
-    EXPECT_EQ(normalize("e\xCC\x81", NormalForm::NFC), "\xC3\xA9");              // e + ◌́ -> é
-    EXPECT_EQ(normalize("\xC3\xA9", NormalForm::NFD), "e\xCC\x81");              // é -> e + ◌́
+    EXPECT_EQ(normalize("e\xCC\x81", NormalForm::NFC), "\xC3\xA9");                                 // e + ◌́ -> é
+    EXPECT_EQ(normalize("\xC3\xA9", NormalForm::NFD), "e\xCC\x81");                                 // é -> e + ◌́
     EXPECT_EQ(normalize("\xE1\x84\x80\xE1\x85\xA1\xE1\x86\xA8", NormalForm::NFC), "\xEA\xB0\x81");  // jamo -> 각
     EXPECT_EQ(normalize("\xEA\xB0\x81", NormalForm::NFD), "\xE1\x84\x80\xE1\x85\xA1\xE1\x86\xA8");
-    EXPECT_EQ(normalize("\xE2\x84\xAB", NormalForm::NFC), "\xC3\x85");           // Å (Angstrom sign) -> Å
+    EXPECT_EQ(normalize("\xE2\x84\xAB", NormalForm::NFC), "\xC3\x85");  // Å (Angstrom sign) -> Å
     // a + ◌̂ + ◌̣ and a + ◌̣ + ◌̂ both give ậ: marks are put in canonical order before composing
     EXPECT_EQ(normalize("a\xCC\x82\xCC\xA3", NormalForm::NFC), "\xE1\xBA\xAD");
     EXPECT_EQ(normalize("a\xCC\xA3\xCC\x82", NormalForm::NFC), "\xE1\xBA\xAD");
-    EXPECT_EQ(normalize("\xEF\xAC\x81", NormalForm::NFKC), "fi");                // ﬁ
+    EXPECT_EQ(normalize("\xEF\xAC\x81", NormalForm::NFKC), "fi");  // ﬁ
     EXPECT_EQ(normalize("\xEF\xAC\x81", NormalForm::NFC), "\xEF\xAC\x81");
     EXPECT_EQ(normalize("plain ASCII", NormalForm::NFKD), "plain ASCII");
     EXPECT_EQ(normalize("", NormalForm::NFC), "");
@@ -175,9 +182,10 @@ TEST(HfPreTokenizers, SplitBehaviorsDigitsAndMetaspace) {
               (Strings{"ab", "1", "2", "c", "3"}));
     EXPECT_EQ(pre_tokenize("{\"type\":\"Digits\",\"individual_digits\":false}", "ab12c3"),
               (Strings{"ab", "12", "c", "3"}));
-    EXPECT_EQ(pre_tokenize("{\"type\":\"Metaspace\",\"replacement\":\"▁\",\"prepend_scheme\":\"always\",\"split\":true}",
-                           "Hey  you"),
-              (Strings{"▁Hey", "▁", "▁you"}));
+    EXPECT_EQ(
+        pre_tokenize("{\"type\":\"Metaspace\",\"replacement\":\"▁\",\"prepend_scheme\":\"always\",\"split\":true}",
+                     "Hey  you"),
+        (Strings{"▁Hey", "▁", "▁you"}));
     EXPECT_EQ(pre_tokenize("{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\",\"individual_digits\":true},"
                            "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true}]}",
                            "Hi 42 you"),
@@ -194,20 +202,23 @@ TEST(HfTokenizer, ByteLevelFileEncodesAndDecodes) {
     EXPECT_EQ(tok.token_text(259), " hell");
     EXPECT_EQ(tok.token_text(0xE4), "\xEF\xBF\xBD");  // a lone lead byte shows as U+FFFD
     EXPECT_EQ(tok.decode(tok.encode("日本 \xF0\x9F\x98\x80\t\n")), "日本 \xF0\x9F\x98\x80\t\n");
-    EXPECT_EQ(tok.encode("a\xFF" "b"), (Ids{'a', 0xEF, 0xBF, 0xBD, 'b'}));  // invalid UTF-8 reads as U+FFFD
+    EXPECT_EQ(tok.encode("a\xFF"
+                         "b"),
+              (Ids{'a', 0xEF, 0xBF, 0xBD, 'b'}));  // invalid UTF-8 reads as U+FFFD
     EXPECT_EQ(tok.vocab_size(), 260);
     expect_error([&] { tok.decode({260}); }, "token id 260 is not in this tokenizer's vocabulary");
 }
 
 TEST(HfTokenizer, SentencePieceStyleFile) {
-    const HfTokenizer tok = HfTokenizer::from_json(sentencepiece_json(), "{\"bos_token\":\"<s>\",\"eos_token\":\"</s>\"}");
-    EXPECT_EQ(tok.encode("ab ab"), (Ids{264, 264}));        // ▁ab▁ab
-    EXPECT_EQ(tok.encode("ab ab", true), (Ids{1, 264, 264}));  // <s> from the template
-    EXPECT_EQ(tok.encode("b<s>a"), (Ids{259, 261, 1, 262}));   // the special token is found before normalizing
-    EXPECT_EQ(tok.encode("é"), (Ids{259, 3 + 0xC3, 3 + 0xA9}));  // byte fallback
+    const HfTokenizer tok =
+        HfTokenizer::from_json(sentencepiece_json(), "{\"bos_token\":\"<s>\",\"eos_token\":\"</s>\"}");
+    EXPECT_EQ(tok.encode("ab ab"), (Ids{264, 264}));                // ▁ab▁ab
+    EXPECT_EQ(tok.encode("ab ab", true), (Ids{1, 264, 264}));       // <s> from the template
+    EXPECT_EQ(tok.encode("b<s>a"), (Ids{259, 261, 1, 262}));        // the special token is found before normalizing
+    EXPECT_EQ(tok.encode("é"), (Ids{259, 3 + 0xC3, 3 + 0xA9}));     // byte fallback
     EXPECT_EQ(tok.decode({264, 259, 3 + 0xC3, 3 + 0xA9}), "ab é");  // Strip takes the first space only
-    EXPECT_EQ(tok.decode({1, 264}), "<s> ab");                       // ... at the very start
-    EXPECT_EQ(tok.decode({264, 3 + 0xC3}), "ab\xEF\xBF\xBD");     // a byte that is no character: U+FFFD
+    EXPECT_EQ(tok.decode({1, 264}), "<s> ab");                      // ... at the very start
+    EXPECT_EQ(tok.decode({264, 3 + 0xC3}), "ab\xEF\xBF\xBD");       // a byte that is no character: U+FFFD
     EXPECT_EQ(tok.token_text(264), " ab");
     EXPECT_EQ(tok.bos_id(), 1);
     EXPECT_EQ(tok.eos_id(), 2);
@@ -223,8 +234,9 @@ TEST(HfTokenizer, SentencePieceStyleFile) {
 }
 
 TEST(HfTokenizer, AddedTokensStripWhiteSpaceWhenAsked) {
-    const std::string strip = ",{\"id\":2,\"content\":\"</s>\",\"special\":true,\"normalized\":false,\"lstrip\":true,"
-                              "\"rstrip\":true}";
+    const std::string strip =
+        ",{\"id\":2,\"content\":\"</s>\",\"special\":true,\"normalized\":false,\"lstrip\":true,"
+        "\"rstrip\":true}";
     const HfTokenizer tok = HfTokenizer::from_json(sentencepiece_json(strip));
     EXPECT_EQ(tok.encode("a </s>  b"), (Ids{262, 2, 259, 261}));  // the spaces around </s> are taken into it
 }
@@ -240,30 +252,43 @@ TEST(HfTokenizer, RefusesUnsupportedPartsByName) {
                  "model type WordPiece is not supported");
     expect_error([&] { HfTokenizer::from_json(with("normalizer", "{\"type\":\"Lowercase\"}")); },
                  "normalizer: normalizer type Lowercase is not supported");
-    expect_error([&] { HfTokenizer::from_json(with("normalizer", "{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"\"}")); },
-                 "normalizer type Precompiled is not supported");
-    expect_error([] {
-        HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},"
-                               "\"pre_tokenizer\":{\"type\":\"Whitespace\"}}");
-    }, "pre_tokenizer type Whitespace is not supported");
+    expect_error(
+        [&] { HfTokenizer::from_json(with("normalizer", "{\"type\":\"Precompiled\",\"precompiled_charsmap\":\"\"}")); },
+        "normalizer type Precompiled is not supported");
+    expect_error(
+        [] {
+            HfTokenizer::from_json(
+                "{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},"
+                "\"pre_tokenizer\":{\"type\":\"Whitespace\"}}");
+        },
+        "pre_tokenizer type Whitespace is not supported");
     expect_error([&] { HfTokenizer::from_json(with("post_processor", "{\"type\":\"BertProcessing\"}")); },
                  "post_processor type BertProcessing is not supported");
-    expect_error([] {
-        HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},"
-                               "\"decoder\":{\"type\":\"WordPiece\"}}");
-    }, "decoder type WordPiece is not supported");
-    expect_error([] {
-        HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},"
-                               "\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\d+\"},"
-                               "\"behavior\":\"Isolated\"}}");
-    }, "\\d is not supported");
-    expect_error([] {
-        HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"dropout\":0.1,\"vocab\":{},\"merges\":[]}}");
-    }, "dropout is not supported");
-    expect_error([] {
-        HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"added_tokens\":"
-                               "[{\"id\":0,\"content\":\"x\",\"single_word\":true}]}");
-    }, "single_word true, which is not supported");
+    expect_error(
+        [] {
+            HfTokenizer::from_json(
+                "{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},"
+                "\"decoder\":{\"type\":\"WordPiece\"}}");
+        },
+        "decoder type WordPiece is not supported");
+    expect_error(
+        [] {
+            HfTokenizer::from_json(
+                "{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},"
+                "\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\d+\"},"
+                "\"behavior\":\"Isolated\"}}");
+        },
+        "\\d is not supported");
+    expect_error(
+        [] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"dropout\":0.1,\"vocab\":{},\"merges\":[]}}"); },
+        "dropout is not supported");
+    expect_error(
+        [] {
+            HfTokenizer::from_json(
+                "{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"added_tokens\":"
+                "[{\"id\":0,\"content\":\"x\",\"single_word\":true}]}");
+        },
+        "single_word true, which is not supported");
     expect_error([&] { HfTokenizer::from_json(with("truncation", "{\"max_length\":512}")); },
                  "truncation: is not supported");
 }
@@ -275,24 +300,29 @@ TEST(HfTokenizer, RejectsMalformedFilesWithAMessage) {
     expect_error([] { HfTokenizer::from_json("{}"); }, "'model' is missing");
     expect_error([] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1},\"merges\":[]}}"); },
                  "the id of 'a' must be a whole number");
-    expect_error([] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}"); },
-                 "merge 0 ('a', 'b') uses or makes a token that is not in the vocabulary");
-    expect_error([] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a\"]}}"); },
-                 "is not two tokens with a space between");
+    expect_error(
+        [] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}"); },
+        "merge 0 ('a', 'b') uses or makes a token that is not in the vocabulary");
+    expect_error(
+        [] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a\"]}}"); },
+        "is not two tokens with a space between");
     expect_error([] { HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":[],\"merges\":[]}}"); },
                  "'vocab' must be an object");
     // Sequences nested past the limit are refused, not recursed into
     std::string deep = "{\"type\":\"NFC\"}";
     for (int i = 0; i < 12; ++i) deep = "{\"type\":\"Sequence\",\"normalizers\":[" + deep + "]}";
-    expect_error([&] {
-        HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"normalizer\":" + deep + "}");
-    }, "Sequence nested deeper than 8");
+    expect_error(
+        [&] {
+            HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]},\"normalizer\":" + deep +
+                                   "}");
+        },
+        "Sequence nested deeper than 8");
     // JSON nested past its own limit
     expect_error([] { HfTokenizer::from_json(std::string(10000, '[') + std::string(10000, ']')); }, "nesting too deep");
     // a character with no token, no byte fallback and no unk_token: an error, not a crash
-    const HfTokenizer tok = HfTokenizer::from_json(
-        "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}");
+    const HfTokenizer tok = HfTokenizer::from_json("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}");
     EXPECT_EQ(tok.encode("aa"), (Ids{0, 0}));
-    expect_error([&] { tok.encode("ab"); }, "the character 'b' is not in the vocabulary, and the model has no unk_token");
+    expect_error([&] { tok.encode("ab"); },
+                 "the character 'b' is not in the vocabulary, and the model has no unk_token");
     expect_error([] { HfTokenizer::load("no/such/folder/tokenizer.json"); }, "no/such/folder/tokenizer.json");
 }

@@ -59,7 +59,7 @@ private:
     MergeTable merges_;
     int eot_id_ = -1;
 
-    mutable WordCache cache_;  // bytes of a word -> its ids
+    mutable WordCache cache_;           // bytes of a word -> its ids
     mutable std::vector<int> scratch_;  // symbols of the word being merged
 };
 

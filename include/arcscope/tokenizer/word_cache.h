@@ -39,7 +39,7 @@ public:
 
 private:
     static constexpr size_t kSlots = size_t(1) << 17;  // power of two; cleared when half full
-    struct Slot {  // 16 bytes; ids_count 0 marks an empty slot
+    struct Slot {                                      // 16 bytes; ids_count 0 marks an empty slot
         uint32_t hash = 0, key_offset = 0, ids_offset = 0;
         uint16_t key_length = 0, ids_count = 0;
     };
