@@ -117,3 +117,31 @@ test('the loader lists the other decoders beside the GPT-2 family, with their si
   await expect(needs).toContainText('Not possible here: Llama-3.2-1B in f32 would be a file of more than the 4.3 GB');
   await expect(page.locator('#load-url')).toBeDisabled();
 });
+
+test('picked files bring their tokenizer too, and the model kept in the browser\'s cache still reads text with it', async ({ page }) => {
+  const errors = watchConsole(page);
+  const name = 'neox-llama2', dir = `${FIXTURES}/${name}-hf`;
+  await openPage(page);
+  await page.click('#open-loader');
+  await page.setInputFiles('#files', ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json']
+    .map((f) => `${dir}/${f}`));
+  await expect(page.locator('#loader')).not.toBeVisible();
+  await expect(page.locator('#model-status')).toContainText('2 layers');
+  await expect(page.locator('#model-status')).not.toContainText('carries no tokenizer');
+  const want = native(name, TEXT);
+  const typed = async () => {
+    const before = await renders(page);
+    await page.fill('#text', TEXT);
+    await waitForRender(page, before);
+    return tokenTexts(page);
+  };
+  const shown = await typed();
+  expect(shown).toHaveLength(want.ids.length);
+  expect(shown.join('')).toContain('🦜');
+  // The shared link names the picked file's key; the reload finds its conversion in Cache Storage, tokenizer inside.
+  await page.reload();
+  await waitForRender(page);
+  await expect(page.locator('#model-status')).toContainText('2 layers');
+  expect(await typed()).toEqual(shown);
+  expect(errors).toEqual([]);
+});
