@@ -7,7 +7,7 @@
 import { test, expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { CARRIED_TOKENIZER_FIXTURES } from './global-setup.mjs';
-import { addElement, drawnArcs, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
+import { addElement, drawnArcs, engineCall, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
 
 const FIXTURES = 'build/test-fixtures';
 // Prose, digits (split in ones by Qwen, in threes by Llama 3), accents, CJK and an emoji (byte fallback in Llama 2).
@@ -60,6 +60,9 @@ for (const { name, tokenizer } of CARRIED_TOKENIZER_FIXTURES) {
     const shown = await tokenTexts(page);
     expect(shown).toHaveLength(want.ids.length);
     expect(shown.join('')).toContain('中文');
+    // The worker's tokenize op splits text by the model's tokenizer when given the model.
+    const { key } = (await engineCall(page, 'models')).find((m) => m.name.startsWith(`${name}-hf/`));
+    expect((await engineCall(page, 'tokenize', { model: key, text: TEXT, labels: false })).ids).toEqual(want.ids);
     expect(shown.join('')).toContain('🦜');
     await choose(page, '#layer', L - 1);
     await choose(page, '#head', H - 1);

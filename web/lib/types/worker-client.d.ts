@@ -84,7 +84,9 @@ export interface WorkerOps {
   init: { args: Record<string, never>; result: { ok: true; build: EngineBuild }; progress: never };
   configure: { args: { stallSeconds: number }; result: { ok: true }; progress: never };
   prefetch: { args: { url: string }; result: undefined; progress: never };
-  tokenize: { args: { text: string; labels?: boolean }; result: { ids: number[]; labels?: TokenLabel[] }; progress: never };
+  /** text's ids by the model's own tokenizer (a loaded model's key), or GPT-2's without model */
+  tokenize: { args: { text: string; model?: string; labels?: boolean }; result: { ids: number[]; labels?: TokenLabel[] };
+    progress: LoadProgress };
   loadModel: { args: { url: string }; result: ModelInfo; progress: LoadProgress };
   loadModelBytes: { args: { bytes: Uint8Array | Blob; key: string; name: string }; result: ModelInfo;
     progress: LoadProgress };

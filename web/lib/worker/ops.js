@@ -26,10 +26,16 @@ export const ops = {
     prefetch(url);
   },
 
-  async tokenize({ text, labels = true }) {
-    return withEngine('splitting the text into tokens', (e) => {
-      const { ids } = e.tokenize(text);
-      return labels ? { ids, labels: tokenLabels(e.tokenizer, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
+  // text's ids (and labels) by model's tokenizer (a loaded model's key), or GPT-2's without one.
+  async tokenize({ model: key, text, labels = true }, ctx) {
+    const split = (tokenizer) => {
+      const ids = [...tokenizer.tokenize(text).ids];
+      return labels ? { ids, labels: tokenLabels(tokenizer, ids) } : { ids }; // (labels of 1,000 tokens take some 10 ms)
+    };
+    if (key === undefined) return withEngine('splitting the text into tokens', (e) => split(e.tokenizer));
+    return withModel(key, ctx, () => 'splitting the text into tokens', ({ model }) => {
+      if (!model.tokenizer) model.tokenize(text);  // throws: the model carries no tokenizer, and how to give it one
+      return split(model.tokenizer);
     });
   },
 
@@ -118,7 +124,8 @@ export const ops = {
   },
 
   // model.runWithCache in the worker: the activations named (TransformerLens hook names, an array), for ids or for a
-  // text tokenized as TransformerLens's to_tokens does (<|endoftext|> first unless prependBos is false).
+  // text tokenized as TransformerLens's to_tokens does (the model's BOS first, where its tokenizer has one: GPT-2's
+  // <|endoftext|>, Llama 2's <s>; unless prependBos is false).
   // -> {ids, tokens (each token's text), logits (the last position's), cache: {name: {data, shape}}}
   async runWithCache({ model: key, ids, text, prependBos = true, names }, ctx) {
     return withModel(key, ctx, 'running the model with a cache', ({ model }) => {
