@@ -98,7 +98,7 @@ export default [
   // that drive a browser, run in Node and hand functions to the page (page.evaluate), which run there.
   {
     files: ['tests/e2e/**', 'tests/jupyter/**', 'tests/browsers/**', 'tests/package/package.spec.mjs',
-      'scripts/bench_page.mjs', 'scripts/bench/{bench,patching,relaxed_simd,section7}.mjs'],
+      'scripts/bench_page.mjs', 'scripts/bench/{bench,long_text,patching,relaxed_simd,section7}.mjs'],
     languageOptions: { globals: NODE_DRIVING_PAGE },
   },
   // The page's code, in the page (a page script among the specs above is the page's alone):
