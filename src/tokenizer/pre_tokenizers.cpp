@@ -20,6 +20,11 @@ struct Span {
 
 // Applies a behaviour to the spans covering one piece, appending the resulting non-empty pieces.
 void emit(const std::string& piece, std::vector<Span>& spans, Behavior behavior, std::vector<std::string>& out) {
+    if (behavior == Behavior::Isolated) {  // the common case: every span as it is
+        for (const Span& s : spans)
+            if (s.end > s.start) out.emplace_back(piece, s.start, s.end - s.start);
+        return;
+    }
     std::vector<Span> kept;
     bool previous_match = false;
     switch (behavior) {
@@ -83,7 +88,9 @@ public:
     }
     void split(std::vector<std::string>& pieces, bool) const override {
         std::vector<std::string> out;
-        out.reserve(pieces.size() * 2);
+        size_t bytes = 0;
+        for (const std::string& piece : pieces) bytes += piece.size();
+        out.reserve(pieces.size() + bytes / 4);  // about a word per 4 bytes of prose
         std::vector<Span> spans;
         for (const std::string& piece : pieces) {
             spans.clear();
