@@ -113,3 +113,47 @@ test('the first token is hidden by default where it takes most of each row, and 
   expect((await drawnArcs(page)).filter((a) => a.to === 0)).toHaveLength(0);
   expect(page.url()).toContain('sink=0');
 });
+
+// <arc-scope>'s data: layer 0 gives 90% of each row to the first token, layer 1 its share. sink="auto" (the default)
+// hides it in layer 0 and says so in the caption; "shown" and "hidden" are the page's author's choice.
+test('<arc-scope> hides a first token that takes most of each row unless told to show it, and says so', async ({ page }) => {
+  await page.goto('/embed.html');
+  const T = 12, tokens = Array.from({ length: T }, (_, i) => ` t${i}`);
+  const attention = [0, 1].map((l) => [0, 1].map(() => tokens.map((_, i) => tokens.map((__, j) => {
+    const first = i === 0 ? 1 : l === 0 ? 0.9 : 1 / (i + 1);
+    return j === 0 ? first : j <= i ? (1 - first) / i : 0;
+  }))));
+  const view = (attrs) => page.evaluate(({ attrs, data }) => new Promise((ok, fail) => {
+    const el = document.createElement('arc-scope');
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    el.data = data;
+    el.addEventListener('arcscope-rendered', () => {
+      const caption = el.shadowRoot.querySelector('.caption').textContent;
+      ok({ caption, sink: el.result.sink, toFirst: el.result.drawnArcs().filter((a) => a.to === 0 && a.from > 0).length,
+        arcs: el.result.drawnArcs().length });
+      el.remove();
+    }, { once: true });
+    el.addEventListener('arcscope-error', (e) => fail(new Error(e.detail.message)), { once: true });
+    document.body.append(el);
+  }), { attrs: { threshold: '0', ...attrs }, data: { tokens, attention } });
+
+  const auto = await view({ layer: '0', head: '1' });
+  expect(auto).toMatchObject({ sink: 'hidden', toFirst: 0 });
+  expect(auto.arcs).toBeGreaterThan(0);
+  expect(auto.caption).toContain('layer 0 · head 1 · first token hidden: it takes 90% of each row (sink="shown" draws it)');
+  const shown = await view({ layer: '0', head: '1', sink: 'shown' });
+  expect(shown).toMatchObject({ sink: 'shown', toFirst: T - 1 });
+  expect(shown.caption).not.toContain('first token');
+  const other = await view({ layer: '1', head: '0' });
+  expect(other).toMatchObject({ sink: 'shown', toFirst: T - 1 });
+  expect(other.caption).not.toContain('first token');
+  const hidden = await view({ layer: '1', head: '0', sink: 'hidden' });
+  expect(hidden).toMatchObject({ sink: 'hidden', toFirst: 0 });
+  expect(hidden.caption).toMatch(/ · first token hidden$/);
+  await expect(page.evaluate(() => new Promise((ok) => {
+    const el = document.createElement('arc-scope');
+    el.setAttribute('sink', 'off');
+    el.addEventListener('arcscope-error', (e) => { ok(e.detail.message); el.remove(); }, { once: true });
+    document.body.append(el);
+  }))).resolves.toContain('sink "off" is not valid: use "auto", "shown" or "hidden"');
+});

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { update } from '../../scripts/attributes.mjs';
 import { ATTRIBUTES, ATTRIBUTE_NAMES, readAttribute, defaultDoc } from '../../web/lib/element/arc-scope-attributes.js';
-import { LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, ABLATIONS, THEMES, LOADINGS }
+import { LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, ABLATIONS, THEMES, LOADINGS, SINKS }
   from '../../web/lib/element/view-options.js';
 
 test('the guide, embed.html and element.d.ts say of each attribute what its declaration says', () => {
@@ -28,13 +28,14 @@ test('the .d.ts value types hold the words the attributes take', () => {
       .sort();
   };
   const expected = { ArcScopeLayer: ['number', ...LAYER_WORDS], ArcScopeHead: ['number', ...HEAD_WORDS],
-    ArcScopeMode: ELEMENT_MODES, ArcScopeAblationKind: ABLATIONS, ArcScopeTheme: THEMES, ArcScopeLoading: LOADINGS };
+    ArcScopeMode: ELEMENT_MODES, ArcScopeAblationKind: ABLATIONS, ArcScopeTheme: THEMES, ArcScopeLoading: LOADINGS,
+    ArcScopeSink: SINKS };
   for (const [name, words] of Object.entries(expected)) assert.deepEqual(union(name), [...words].sort(), name);
 });
 
 test('each attribute reads its words and its default, and refuses what is not valid as the element says', () => {
   assert.deepEqual(ATTRIBUTE_NAMES, ['text', 'model', 'src', 'layer', 'head', 'mode', 'answer', 'wrong', 'ablate',
-    'topk', 'threshold', 'theme', 'loading']);
+    'topk', 'threshold', 'sink', 'theme', 'loading']);
   for (const [name, a] of Object.entries(ATTRIBUTES)) {
     assert.equal(typeof a.parse, 'function', name);
     assert.ok(a.doc && !a.doc.includes('\n'), `${name}: one doc line`);
@@ -58,6 +59,8 @@ test('each attribute reads its words and its default, and refuses what is not va
   assert.equal(readAttribute('layer', '9', {}), 9); // without the shape, any index
   assert.throws(() => readAttribute('mode', 'ablation', { modes: ['arcs', 'matrix'] }),
     { message: 'mode "ablation" is not valid: use "arcs" or "matrix"' });
+  assert.equal(readAttribute('sink', null), 'auto');
+  assert.throws(() => readAttribute('sink', '0'), { message: 'sink "0" is not valid: use "auto", "shown" or "hidden"' });
   assert.throws(() => readAttribute('theme', 'Dark'), { message: 'theme "Dark" is not valid: use "auto", "light" or "dark"' });
   assert.throws(() => readAttribute('model', '', context),
     { message: 'model "" is not valid: use the URL of an .arcs model file, or leave it out for the default model' });

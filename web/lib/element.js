@@ -24,8 +24,8 @@ import { ArcView } from './views/arcs.js';
 import { Heatmap } from './views/heatmap.js';
 import { renderHeadLegend } from './views/head-legend.js';
 import { groupOf, groupLabel } from './shared/head-groups.js';
-import { filterArcs, aggregate, topKFor } from './shared/attention-math.js';
-import { EngineAttention, TensorAttention, selectView } from './views/attention-source.js';
+import { filterArcs, aggregate, topKFor, sinkChoice } from './shared/attention-math.js';
+import { EngineAttention, TensorAttention, selectView, withoutSink } from './views/attention-source.js';
 import { displayPiece, plainLabel } from './shared/token-text.js';
 import { parseAttention } from './views/attention-data.js';
 import { PromiseCache } from './shared/promise-cache.js';
@@ -193,6 +193,7 @@ export class ArcScopeElement extends ElementBase {
         mode: this.#read('mode'),
         topK: this.#read('topk'),
         threshold: this.#read('threshold'),
+        sink: this.#read('sink'),
       };
       this.#read('theme'); // applied by the CSS (:host([theme])); read to refuse bad values
       const lazy = this.#read('loading') === 'lazy';
@@ -314,8 +315,11 @@ export class ArcScopeElement extends ElementBase {
   }
 
   // picked: the view's matrices (attention-source.js's selectView).
-  #draw(r, { layer, head, mode, topK, threshold }, picked) {
+  #draw(r, { layer, head, mode, topK, threshold, sink }, drawn) {
     const T = r.labels.length;
+    // The first token as asked, or hidden where it takes most of the rows drawn (sink="auto": many decoders' heads).
+    const first = sinkChoice({ auto: 'auto', shown: true, hidden: false }[sink], drawn.map((p) => p.matrix), T);
+    const picked = first.show ? drawn : withoutSink(drawn, T);
     this.#error.hidden = true;
     this.#fallback.hidden = true;
     if (this.#effects) { this.#effects.root.remove(); this.#effects = null; }
@@ -347,8 +351,10 @@ export class ArcScopeElement extends ElementBase {
     const group = typeof head === 'number' ? groupOf(head, H, r.config?.n_kv_head) : null;
     const what = `${typeof layer === 'number' ? `layer ${layer}` : `${layer} over layers`} · ${
       typeof head === 'number' ? `head ${head}` : heads}${group ? ` (${groupLabel(group)})` : ''}`;
-    this.#caption.textContent = r.name ? `${what} · ${r.name}` : what;
-    this.result = this.#resultOf(r, { layer, head, mode });
+    const hidden = first.show ? '' : sink === 'auto' ? ` · first token hidden: it takes ${Math.round(first.share * 100)}% ` +
+      'of each row (sink="shown" draws it)' : ' · first token hidden';
+    this.#caption.textContent = `${what}${r.name ? ` · ${r.name}` : ''}${hidden}`;
+    this.result = this.#resultOf(r, { layer, head, mode, sink: first.show ? 'shown' : 'hidden' });
     this.dispatchEvent(new CustomEvent('arcscope-rendered', { detail: { tokens: T, layer, head, mode } }));
   }
 

@@ -13,7 +13,7 @@
 //   doc                    what the value may be, one line of Markdown (backticks, links): the guide's table cell,
 //                          and the declaration's doc comment with its default
 //   type                   the TypeScript type of a value that may be set (element.d.ts's setter)
-import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS }
+import { word, index, topK, fraction, url, LAYER_WORDS, HEAD_WORDS, ELEMENT_MODES, THEMES, LOADINGS, ABLATIONS, SINKS }
   from './view-options.js';
 
 const MODEL_URL = 'the URL of an .arcs model file, or leave it out for the default model';
@@ -95,6 +95,13 @@ export const ATTRIBUTES = {
     default: 0.02,
     doc: 'only weights at or above it, a number from 0 to 1',
     type: 'ArcScopeNumber',
+  },
+  sink: {
+    parse: (value) => word('sink', value, SINKS),
+    default: 'auto',
+    doc: 'attention to the first token: `shown`, `hidden` (each row rescaled without it), or `auto`: hidden where it ' +
+      'takes more than half of the rows drawn, as many decoders\' heads do, and the caption says so',
+    type: 'ArcScopeSink',
   },
   theme: {
     // applied by the CSS (:host([theme])); read to refuse bad values

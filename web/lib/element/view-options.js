@@ -48,3 +48,4 @@ export const ELEMENT_MODES = [...MODES, 'ablation'];
 export const ABLATIONS = ['zero', 'mean'];
 export const THEMES = ['auto', 'light', 'dark'];
 export const LOADINGS = ['eager', 'lazy'];
+export const SINKS = ['auto', 'shown', 'hidden'];

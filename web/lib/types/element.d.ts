@@ -13,6 +13,7 @@ export type ArcScopeMode = 'arcs' | 'matrix' | 'ablation';
 export type ArcScopeAblationKind = 'zero' | 'mean';
 export type ArcScopeTheme = 'light' | 'dark' | 'auto';
 export type ArcScopeLoading = 'eager' | 'lazy';
+export type ArcScopeSink = 'auto' | 'shown' | 'hidden';
 
 /**
  * Attention computed elsewhere (arcscope run --out, TransformerLens, Hugging Face), for the `data` property and the
@@ -73,6 +74,8 @@ export interface ArcScopeResult {
   layer: ArcScopeLayer;
   head: ArcScopeHead;
   mode: ArcScopeMode;
+  /** whether attention to the first token was drawn (modes "arcs" and "matrix"): the sink attribute, or what "auto" chose */
+  sink?: 'shown' | 'hidden';
   /**
    * The exact [T, T] weights (query rows) of one layer and head, or of a mean or max over layers or heads (layers
    * combined first), whatever the text's length: computed in the engine's worker when needed. Do not change it.
@@ -174,6 +177,12 @@ export declare class ArcScopeElement extends HTMLElement {
   /** only weights at or above it, a number from 0 to 1 (default: `0.02`) */
   get threshold(): string | null;
   set threshold(value: ArcScopeNumber | null | undefined);
+  /**
+   * attention to the first token: `shown`, `hidden` (each row rescaled without it), or `auto`: hidden where it takes
+   * more than half of the rows drawn, as many decoders' heads do, and the caption says so (default: `auto`)
+   */
+  get sink(): string | null;
+  set sink(value: ArcScopeSink | null | undefined);
   /** `auto` (the reader's `prefers-color-scheme`), `light` or `dark` (default: `auto`) */
   get theme(): string | null;
   set theme(value: ArcScopeTheme | null | undefined);
@@ -228,6 +237,11 @@ export interface ArcScopeAttributes {
   topk?: ArcScopeNumber | 'auto' | null;
   /** only weights at or above it, a number from 0 to 1 (default: `0.02`) */
   threshold?: ArcScopeNumber | null;
+  /**
+   * attention to the first token: `shown`, `hidden` (each row rescaled without it), or `auto`: hidden where it takes
+   * more than half of the rows drawn, as many decoders' heads do, and the caption says so (default: `auto`)
+   */
+  sink?: ArcScopeSink | null;
   /** `auto` (the reader's `prefers-color-scheme`), `light` or `dark` (default: `auto`) */
   theme?: ArcScopeTheme | null;
   /** `eager`, or `lazy`: nothing is fetched until the element is within 200px of the viewport (default: `eager`) */
