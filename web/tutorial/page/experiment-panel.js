@@ -35,8 +35,10 @@ export function setupExperiment(worker, explorer, openLoader) {
       $('experiment-other').textContent = other ? `${notGpt2Small("The article's claim is about", model)}: its ` +
         `layer ${LAYER}, head ${HEAD} is another head, with no known role, so what it attends to below says nothing ` +
         'about the claim. Load GPT-2 small to test it.' : '';
-      // The explorer shows the same head on the sentence as typed (no <|endoftext|> first), " it" pinned.
-      await explorer.show({ text: TROPHY, layer: LAYER, head: HEAD, token: r.pos - 1 });
+      // The explorer shows the same head on the sentence as typed, " it" pinned: without the BOS toTokens put first
+      // where the model's tokenizer has one (GPT-2's <|endoftext|>, Llama's <s>; Qwen's and Pythia's have none).
+      const { ids } = await worker.call('tokenize', { model: model.key, text: TROPHY, labels: false });
+      await explorer.show({ text: TROPHY, layer: LAYER, head: HEAD, token: r.pos - (r.tokens.length - ids.length) });
     } catch (e) {
       needs.textContent = `The experiment failed: ${e.message}`;
       needs.hidden = false;
