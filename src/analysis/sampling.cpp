@@ -21,6 +21,7 @@ void SamplingParams::validate() const {
             "temperature must be >= 0 (0 = greedy), got " + std::to_string(temperature));
     require(top_k >= 0, "top_k must be >= 0 (0 = no limit), got " + std::to_string(top_k));
     require(top_p > 0 && top_p <= 1, "top_p must be in (0, 1], got " + std::to_string(top_p));
+    require(end_of_text >= -1, "end_of_text must be a token id, or -1 for none, got " + std::to_string(end_of_text));
 }
 
 Sampler::Sampler(const SamplingParams& params) : params_(params), rng_(params.seed) {
@@ -89,7 +90,7 @@ const char* stop_reason_name(StopReason r) {
 }
 
 Generator::Generator(Decoder& model, const std::vector<int>& prompt, int max_tokens, const SamplingParams& params)
-    : model_(model), sampler_(params), left_(max_tokens) {
+    : model_(model), sampler_(params), end_of_text_(params.end_of_text), left_(max_tokens) {
     require(max_tokens >= 0, "the number of tokens to generate must be >= 0");
     model_.forward(prompt.data(), int(prompt.size()));
 }
@@ -102,7 +103,7 @@ bool Generator::step(int& id, bool attention) {
     }
     const int V = model_.config().n_vocab;
     id = sampler_.sample(model_.logits() + size_t(model_.logits_rows() - 1) * V, V);
-    if (id == kEndOfText) {
+    if (id == end_of_text_) {
         stop_ = StopReason::EndOfText;
         left_ = 0;
         return false;

@@ -332,7 +332,9 @@ public:
     int length() const { return decoder_->length(); }
 
     // Starts a generation (sampling.h's Generator, the loop the CLI runs too): runs the prompt.
-    void start_generation(val ids, double max_tokens, double temperature, double top_k, double top_p, double seed) {
+    // end_of_text: the id that ends the text (the tokenizer's EOS), or -1 for none.
+    void start_generation(val ids, double max_tokens, double temperature, double top_k, double top_p, double seed,
+                          double end_of_text) {
         guarded("running the prompt", [&] {
             SamplingParams p;
             p.temperature = float(temperature);
@@ -341,6 +343,7 @@ public:
             require(seed >= 0 && seed <= 9007199254740991.0 && seed == std::floor(seed),
                     "seed must be an integer from 0 to 2^53 - 1, got " + number_text(seed));
             p.seed = uint64_t(seed);
+            p.end_of_text = int_arg(end_of_text, "endOfText", -1, INT32_MAX);
             p.validate();
             generator_.reset();
             generator_ = std::make_unique<Generator>(*decoder_, token_ids(ids, decoder_->config().n_vocab),

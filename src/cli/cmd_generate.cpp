@@ -26,6 +26,7 @@ int run(const Args& args) {
     params.top_k = int(args.get_int("top-k", 0, 0, INT32_MAX));
     params.top_p = float(args.get_double("top-p", 1.0));
     params.seed = uint64_t(args.get_int("seed", 0, 0, INT64_MAX));
+    params.end_of_text = tok.end_of_text();
     params.validate();
 
     const bool json = args.has("json");

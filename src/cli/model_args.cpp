@@ -66,6 +66,10 @@ int ModelTokenizer::single_token(const std::string& option, std::string_view tex
     return only_token(encode(option, text), text, option);
 }
 
+int ModelTokenizer::end_of_text() const {
+    return gpt2_ ? kEndOfText : carried_ ? carried_->eos_id() : -1;
+}
+
 int ModelTokenizer::vocab_size() const {
     return gpt2_ ? gpt2_->vocab_size() : carried_ ? carried_->vocab_size() : 0;
 }

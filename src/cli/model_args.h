@@ -37,6 +37,8 @@ public:
     // ids -> their text, where the tokenizer has every one of them; else each token's label.
     std::string text(const std::vector<int>& ids) const;
     std::string label(int id) const;  // the token's text, or "<id>"
+    // The token that ends a text: GPT-2's <|endoftext|>, the carried tokenizer's EOS, or -1 (none known).
+    int end_of_text() const;
 
 private:
     std::optional<Tokenizer> gpt2_;

@@ -110,7 +110,7 @@ test('exhausted to the last bytes, every binding throws an Error, never a number
     'config': () => m.config(),
     'filePage': () => m.filePage(0),
     'append': () => m.append(5, true),
-    'startGeneration': () => m.startGeneration(ids, 3, 1, 0, 1, 7),
+    'startGeneration': () => m.startGeneration(ids, 3, 1, 0, 1, 7, 50256),
     'generationStep': () => m.generationStep(true),
     'topK': () => core.topK(new Float32Array(50257), 5),
     'headScores': () => core.headScores(m, null, 8, 1),

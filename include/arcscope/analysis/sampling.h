@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "arcscope/core/random.h"
+#include "arcscope/formats/model_config.h"
 
 namespace arcscope {
 
@@ -17,6 +18,9 @@ struct SamplingParams {
     int top_k = 0;             // keep the k most likely tokens; 0 = all
     float top_p = 1.0f;        // keep the smallest set whose probability reaches top_p; 1 = all
     uint64_t seed = 0;
+    // The token that ends a text, not fed nor returned: GPT-2's <|endoftext|>, or the model's tokenizer's EOS
+    // (Llama 3's 128001 is an ordinary token to GPT-2's count); -1: none, generation runs to max_tokens.
+    int end_of_text = kEndOfText;
     void validate() const;  // throws Error naming a bad value
 };
 
@@ -47,7 +51,7 @@ const char* stop_reason_name(StopReason r);  // "max_tokens", "end_of_text", "co
 // The one generation loop, a token at a time, so a caller that must wait between tokens (JavaScript drawing each
 // one) drives the same loop as generate(). The constructor runs the prompt; each step() samples the next token
 // from the latest logits and feeds it through the KV cache, so its logits (and, if asked, its attention row) are
-// ready. step() returns false once generation stops: max_tokens made, <|endoftext|> sampled (not fed, not
+// ready. step() returns false once generation stops: max_tokens made, params.end_of_text sampled (not fed, not
 // returned), or the context full (the total length never exceeds n_ctx).
 class Generator {
 public:
@@ -58,6 +62,7 @@ public:
 private:
     Decoder& model_;
     Sampler sampler_;
+    int end_of_text_;
     int left_;
     StopReason stop_ = StopReason::MaxTokens;
 };

@@ -365,14 +365,15 @@ export class Model {
 
   // Samples up to maxTokens tokens after ids through the KV cache. onToken({id, token, index, attention,
   // attentionShape}) sees each one (attention rows only if `attention`); returning false stops (it may be async).
-  // Stops early at <|endoftext|> or when the context (n_ctx) is full.
+  // Stops early at the end of a text (the tokenizer's eosId: GPT-2's <|endoftext|>; none for a model without a
+  // tokenizer, whose end is not known) or when the context (n_ctx) is full.
   // -> {ids: the new ids, text, stop: 'max_tokens' | 'end_of_text' | 'context_full' | 'callback'}
   async generate({ ids, maxTokens = 20, temperature = 1, topK = 0, topP = 1, seed = 0, attention = false,
     onToken = null } = {}) {
     this.#idle('generate');
     for (const [what, value] of Object.entries({ maxTokens, temperature, topK, topP, seed })) numberArg(value, what);
     engineCall(`running the model on ${ids?.length} tokens`,
-      () => this.handle.startGeneration(ids, maxTokens, temperature, topK, topP, seed));
+      () => this.handle.startGeneration(ids, maxTokens, temperature, topK, topP, seed, this.tokenizer?.eosId ?? -1));
     const made = [];
     this.#busy = 'generate';
     try {

@@ -27,6 +27,7 @@ export function createTokenizer(core, tokenizerBytes) {
     vocabSize,
     eotId: handle.eotId,
     bosId: handle.eotId,  // GPT-2 begins a text with <|endoftext|> (TransformerLens's prepend_bos)
+    eosId: handle.eotId,  // and ends one with it, as the Hugging Face tokenizer's eosId says
     // text -> Int32Array of ids (the fast path: no per-token strings)
     encode(text) {
       checkText(text);

@@ -136,6 +136,8 @@ export interface Tokenizer {
   readonly eotId: number;
   /** the token a text begins with (TransformerLens's prepend_bos): <|endoftext|>, as eotId */
   readonly bosId: number;
+  /** the token that ends a text (generation stops there): <|endoftext|>, as eotId */
+  readonly eosId: number;
   /** text -> ids (the fast path: no per-token strings) */
   encode(text: string): Int32Array;
   /** text -> ids and each token's display text */
@@ -575,7 +577,10 @@ export interface Model {
    * result's logits (a Float32Array: its last row is used).
    */
   topk(logits: Float32Array | readonly number[], k?: number): TopToken[];
-  /** Samples up to maxTokens tokens after ids through the KV cache; stops early at <|endoftext|> or n_ctx. */
+  /**
+   * Samples up to maxTokens tokens after ids through the KV cache; stops early at the end of a text (the tokenizer's
+   * eosId: GPT-2's <|endoftext|>; none for a model without a tokenizer) or n_ctx.
+   */
   generate(options: GenerateOptions): Promise<GenerateResult>;
   /** Scores every head on random tokens repeated twice. Restarts the KV cache. */
   headScores(options?: HeadScoresOptions): HeadScores;
