@@ -48,7 +48,8 @@ export const DECODER_MODELS = [
       use_sliding_window: false },
     download: 988_100_000, arcs: { q8: 556_011_456, q16: 1_049_972_672, f32: 1_976_149_952 } },
   // Unsure: Hugging Face lists about 752M parameters for Qwen3-0.6B, more than its tied config keeps (about 596M),
-  // as if its file also held lm_head.weight; the download figure here counts what the config describes.
+  // as if its file also held lm_head.weight (the converter takes that where it equals the embedding): its download
+  // may be about 1.5 GB rather than the figure here, which counts what the config describes.
   { id: 'Qwen3-0.6B', repo: 'Qwen/Qwen3-0.6B', architecture: 'qwen3', shipped: 'bf16',
     config: { model_type: 'qwen3', architectures: ['Qwen3ForCausalLM'], hidden_size: 1024, intermediate_size: 3072,
       num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128,
