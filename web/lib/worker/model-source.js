@@ -79,8 +79,9 @@ export async function openCheckpoint(source, { progress = () => {}, signal } = {
 
 // The tokenizer a checkpoint's model is to carry: {json, config} (tokenizer.json's and tokenizer_config.json's
 // texts, config null where there is none); null for a GPT-2 (its tokenizer is built in); for a checkpoint without
-// tokenizer.json, {json: null, missing: what that means} (the model then carries none; progress says so too). From URLs, the two files beside config.json
-// (a 404 means the file is not there; any other failure is an error); from picked files, the ones of those names.
+// tokenizer.json, {json: null, missing: what that means} (the model then carries none; progress says so too). From
+// URLs, the two files beside config.json (a 404 means the file is not there; any other failure is an error); from
+// picked files, the ones of those names.
 export async function checkpointTokenizer(source, configText, { progress = () => {}, signal } = {}) {
   if (isGpt2Config(configText)) return null;
   let json, config;
@@ -102,6 +103,7 @@ export async function checkpointTokenizer(source, configText, { progress = () =>
   return { json, config };
 }
 
+const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'];
 // The .arcs format carries each tokenizer file up to 64 MiB (Llama 3's tokenizer.json is 9 MB, Gemma 3's 33 MB).
 const TOKENIZER_BYTES = 64 * 2 ** 20;
 
@@ -127,7 +129,9 @@ export async function checkpointConfig(source, { progress = () => {}, signal } =
   if (source.configText !== undefined) return source.configText;
   if (source.files) {
     const files = [...source.files];
-    const config = files.find((f) => f.name.endsWith('.json'));
+    // config.json by name, else the one .json that is not a tokenizer's (a copy renamed "config (1).json").
+    const config = files.find((f) => f.name === 'config.json') ??
+      files.find((f) => f.name.endsWith('.json') && !TOKENIZER_FILES.includes(f.name));
     if (!files.some((f) => f.name.endsWith('.safetensors'))) {
       throw new Error('pick the checkpoint\'s model.safetensors (and its config.json)');
     }
