@@ -148,3 +148,18 @@ test('picked files bring their tokenizer too, and the model kept in the browser\
   expect(await typed()).toEqual(shown);
   expect(errors).toEqual([]);
 });
+
+test('a checkpoint without tokenizer files converts to a model that says it carries none, and why text is refused', async ({ page, baseURL }) => {
+  await openPage(page);
+  await page.click('#open-loader');
+  await page.selectOption('#src-family', '');
+  await page.fill('#src-weights', new URL('/fixtures/llama-4x8/model.safetensors', baseURL).href);
+  await page.click('#load-url');
+  await expect(page.locator('#loader')).not.toBeVisible();
+  await expect(page.locator('#model-status')).toContainText('no tokenizer.json beside config.json: the model carries ' +
+    'no tokenizer, so it takes token ids rather than text');
+  // Typed text: the explorer says why it cannot read it, and what would.
+  await page.fill('#text', 'Hello there');
+  await expect(page.locator('[role=alert]:visible')).toContainText('this llama model carries no tokenizer: give token ' +
+    'ids, or convert it again with its tokenizer\'s files');
+});
