@@ -176,13 +176,18 @@ test("the Model interface has model.js's Model class's public members (methods, 
     'interface Model')));
 });
 
-test("the Tokenizer interface has the members of the object createTokenizer returns, no more", () => {
-  const create = find(parse('engine/tokenizer.js'), fnNamed('createTokenizer'), 'function createTokenizer');
-  const returned = create.body.statements.find((s) => ts.isReturnStatement(s));
-  assert.ok(returned?.expression && ts.isObjectLiteralExpression(returned.expression), 'createTokenizer returns {...}');
-  same('tokenizer members', objectLiteralNames(returned.expression),
-    declaredMembers(find(parse('types/engine.d.ts'), interfaceNamed('Tokenizer'), 'interface Tokenizer')));
-});
+// Each tokenizer is wrap(handle, own) (engine/tokenizer.js): the members both have, and those of its own object.
+for (const [maker, name] of [['createTokenizer', 'Tokenizer'], ['wrapHfTokenizer', 'HfTokenizer']]) {
+  test(`the ${name} interface has the members of the object ${maker} returns, no more`, () => {
+    const source = parse('engine/tokenizer.js');
+    const returned = (fn) => find(source, fnNamed(fn), `function ${fn}`).body.statements.find((s) => ts.isReturnStatement(s));
+    const common = returned('wrap').expression, call = returned(maker).expression;
+    assert.ok(ts.isObjectLiteralExpression(common), 'wrap returns {...}');
+    assert.ok(ts.isCallExpression(call) && call.expression.getText() === 'wrap', `${maker} returns wrap(handle, {...})`);
+    same(`${name} members`, [...objectLiteralNames(common), ...objectLiteralNames(call.arguments[1])],
+      declaredMembers(find(parse('types/engine.d.ts'), interfaceNamed(name), `interface ${name}`)));
+  });
+}
 
 test('the EngineClient declaration has the class\'s public members, no more', () => {
   same('EngineClient members', classMembers(find(parse('worker-client.js'), classNamed('EngineClient'), 'class EngineClient')),

@@ -210,16 +210,21 @@ test("Model's methods, as the Model interface declares them", () => {
   report(out, compared, 'Model');
 });
 
-test("the tokenizer object's methods, as the Tokenizer interface declares them", () => {
-  const create = find(parseJs('engine/tokenizer.js'),
-    (n) => ts.isFunctionDeclaration(n) && n.name?.text === 'createTokenizer', 'createTokenizer');
-  const returned = create.body.statements.find(ts.isReturnStatement).expression;
-  const js = returned.properties.map((p) => [nameOf(p), functionOf(p)]).filter(([, f]) => f);
-  const iface = find(dts('engine.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'Tokenizer',
-    'Tokenizer');
-  const { out, compared } = compareMembers('tokenizer', js, iface);
-  report(out, compared, 'tokenizer');
-});
+// Each tokenizer is wrap(handle, own) (engine/tokenizer.js): the methods both give, and those of its own object.
+for (const [maker, name] of [['createTokenizer', 'Tokenizer'], ['wrapHfTokenizer', 'HfTokenizer']]) {
+  test(`the ${name} object's methods, as the ${name} interface declares them`, () => {
+    const source = parseJs('engine/tokenizer.js');
+    const fn = (fnName) => find(source, (n) => ts.isFunctionDeclaration(n) && n.name?.text === fnName, fnName);
+    const methods = (object) => object.properties.map((p) => [nameOf(p), functionOf(p)]).filter(([, f]) => f);
+    const common = fn('wrap').body.statements.find(ts.isReturnStatement).expression;
+    const call = fn(maker).body.statements.find(ts.isReturnStatement).expression;
+    assert.equal(call.expression.getText(), 'wrap', `${maker} returns wrap(handle, {...})`);
+    const js = [...methods(common), ...methods(call.arguments[1])];
+    const iface = find(dts('engine.d.ts'), (n) => ts.isInterfaceDeclaration(n) && n.name.text === name, name);
+    const { out, compared } = compareMembers(name, js, iface);
+    report(out, compared, name);
+  });
+}
 
 test("EngineClient's methods, as declared", () => {
   const cls = find(parseJs('worker-client.js'), (n) => ts.isClassDeclaration(n) && n.name?.text === 'EngineClient',

@@ -14,17 +14,7 @@ const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });  // keep a le
 
 export function createTokenizer(core, tokenizerBytes) {
   const handle = core.Tokenizer.fromBytes(tokenizerBytes);
-  const vocabSize = handle.vocabSize;
-  const texts = new Array(vocabSize);  // display text per id, filled on first use
-
-  const checkText = (text) => {
-    if (typeof text !== 'string') throw new TypeError(`expected a string to tokenize, got ${typeof text}`);
-  };
-  // The engine checks ids; only a valid one (a number: texts['7'] would be texts[7]) is remembered.
-  const tokenText = (id) => (typeof id === 'number' ? texts[id] ??= handle.tokenText(id) : handle.tokenText(id));
-
-  return {
-    vocabSize,
+  return wrap(handle, {
     eotId: handle.eotId,
     bosId: handle.eotId,  // GPT-2 begins a text with <|endoftext|> (TransformerLens's prepend_bos)
     eosId: handle.eotId,  // and ends one with it, as the Hugging Face tokenizer's eosId says
@@ -33,28 +23,10 @@ export function createTokenizer(core, tokenizerBytes) {
       checkText(text);
       return handle.encode(utf8Encoder.encode(text));
     },
-    // text -> {ids: number[], tokens: string[]} with each token's display text
-    tokenize(text) {
-      const ids = Array.from(this.encode(text));
-      return { ids, tokens: ids.map(tokenText) };
-    },
     decode(ids) {
       return utf8Decoder.decode(handle.decode(ids));
     },
-    tokenText,
-    // text -> the one token it is (' Mary'); an Error naming `what` if it is not exactly one
-    singleToken(text, what) {
-      checkText(text);
-      return handle.singleToken(text, what);
-    },
-    // ids -> [{first, count, text}]: runs of tokens whose bytes make whole characters together
-    tokenSpans(ids) {
-      return handle.tokenSpans(ids);
-    },
-    free() {
-      if (!handle.isDeleted()) handle.delete();
-    },
-  };
+  });
 }
 
 // A tokenizer read from Hugging Face's tokenizer.json (the wasm core's HfTokenizer) as plain JavaScript values, the
@@ -75,37 +47,46 @@ export function createHfTokenizer(core, { json, config = null }) {
 
 // The core's HfTokenizer handle (fromJson's, or the one a model carries: model.js) as createHfTokenizer gives it.
 export function wrapHfTokenizer(handle) {
-  const vocabSize = handle.vocabSize;
-  const texts = new Array(vocabSize);  // display text per id, filled on first use
-  const checkText = (t) => {
-    if (typeof t !== 'string') throw new TypeError(`expected a string to tokenize, got ${typeof t}`);
-  };
-  const tokenText = (id) => (typeof id === 'number' ? texts[id] ??= handle.tokenText(id) : handle.tokenText(id));
-
-  return {
-    vocabSize,
+  return wrap(handle, {
     /** tokenizer_config.json's bos_token and eos_token ids, or -1 */
     bosId: handle.bosId,
     eosId: handle.eosId,
-    encode(t, { addSpecialTokens = false } = {}) {
-      checkText(t);
-      return handle.encode(utf8Encoder.encode(t), addSpecialTokens);
-    },
-    tokenize(t, options) {
-      const ids = Array.from(this.encode(t, options));
-      return { ids, tokens: ids.map(tokenText) };
+    encode(text, { addSpecialTokens = false } = {}) {
+      checkText(text);
+      return handle.encode(utf8Encoder.encode(text), addSpecialTokens);
     },
     decode(ids) {
-      return handle.decode(ids);
+      return handle.decode(ids);  // through the file's decoder
+    },
+  });
+}
+
+const checkText = (text) => {
+  if (typeof text !== 'string') throw new TypeError(`expected a string to tokenize, got ${typeof text}`);
+};
+
+// What both tokenizers give alike around a core handle; `own` holds their ids, encode and decode.
+function wrap(handle, own) {
+  const vocabSize = handle.vocabSize;
+  const texts = new Array(vocabSize);  // display text per id, filled on first use
+  // The engine checks ids; only a valid one (a number: texts['7'] would be texts[7]) is remembered.
+  const tokenText = (id) => (typeof id === 'number' ? texts[id] ??= handle.tokenText(id) : handle.tokenText(id));
+  return {
+    vocabSize,
+    ...own,
+    // text -> {ids: number[], tokens: string[]} with each token's display text
+    tokenize(text, options) {
+      const ids = Array.from(this.encode(text, options));
+      return { ids, tokens: ids.map(tokenText) };
     },
     tokenText,
-    // The one token text is (' Mary'), else an Error naming what it is for.
-    singleToken(t, what) {
-      checkText(t);
-      return handle.singleToken(t, what);
+    // text -> the one token it is (' Mary'); an Error naming `what` if it is not exactly one
+    singleToken(text, what) {
+      checkText(text);
+      return handle.singleToken(text, what);
     },
-    // ids -> [{first, count, text}]: runs of tokens whose bytes make whole characters (a byte-fallback "<0xE4>" or a
-    // byte-level piece of an emoji holds part of one)
+    // ids -> [{first, count, text}]: runs of tokens whose bytes make whole characters together (a byte-level piece of
+    // an emoji, a byte-fallback "<0xE4>" holds part of one)
     tokenSpans(ids) {
       return handle.tokenSpans(ids);
     },

@@ -140,8 +140,11 @@ export interface Tokenizer {
   readonly eosId: number;
   /** text -> ids (the fast path: no per-token strings) */
   encode(text: string): Int32Array;
-  /** text -> ids and each token's display text */
-  tokenize(text: string): Tokenization;
+  /**
+   * text -> ids and each token's display text; options as HfTokenizer's, where GPT-2 has no special tokens to add
+   * (its post-processor adds none, as Hugging Face's GPT-2 tokenizer's)
+   */
+  tokenize(text: string, options?: { addSpecialTokens?: boolean }): Tokenization;
   /** ids -> text (UTF-8 decoded; bytes that make no character become U+FFFD) */
   decode(ids: TokenIds): string;
   /** one token's display text */
@@ -181,6 +184,8 @@ export interface HfTokenizer {
   tokenText(id: number): string;
   /** The one token text is (' Mary'); an Error naming `what` if it is not exactly one token. */
   singleToken(text: string, what: string): number;
+  /** ids -> runs of tokens that make whole characters (a byte-fallback '<0xE4>' holds part of one) */
+  tokenSpans(ids: TokenIds): TokenSpan[];
   /** Frees the tokenizer's wasm memory; idempotent. */
   free(): void;
 }
