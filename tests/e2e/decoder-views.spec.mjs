@@ -190,3 +190,17 @@ test('the article\'s experiment on another model says its claim is GPT-2 small\'
   expect(await page.inputValue('#layer')).toBe('8');
   expect(await page.inputValue('#head')).toBe('5');
 });
+
+test('the ablation grids name each query head\'s key/value head in a grouped-query model', async ({ page }) => {
+  await page.goto('/embed.html');
+  const el = await page.evaluate((model) => new Promise((ok, fail) => {
+    const e = document.createElement('arc-scope');
+    Object.entries({ model, text: 'When Mary and John went to the store, John gave a drink to', mode: 'ablation',
+      answer: ' Mary', wrong: ' John' }).forEach(([k, v]) => e.setAttribute(k, v));
+    e.addEventListener('arcscope-rendered', () => ok([...e.shadowRoot.querySelectorAll('svg.heatmap text')]
+      .map((t) => t.textContent).filter((t) => t.startsWith('head'))), { once: true });
+    e.addEventListener('arcscope-error', (x) => fail(new Error(x.detail.message)), { once: true });
+    document.body.append(e);
+  }), GROUPED);
+  expect(el).toEqual(Array.from({ length: 9 }, (_, h) => `head ${h}\u00B7KV ${Math.floor(h / 3)}`));
+});

@@ -4,7 +4,7 @@
 // decoder-views.spec.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kvGroups, kvHeadOf, groupOf, groupLabel } from '../../web/lib/shared/head-groups.js';
+import { kvGroups, kvHeadOf, groupOf, groupLabel, headColumnLabel } from '../../web/lib/shared/head-groups.js';
 import { sinkShare, sinkChoice, SINK_DOMINANT } from '../../web/lib/shared/attention-math.js';
 import { isGpt2SmallShaped, notGpt2Small } from '../../web/tutorial/page/gpt2-small.js';
 import { PRESETS } from '../../web/tutorial/page/heads-state.js';
@@ -79,4 +79,13 @@ test('what was written for GPT-2 small is GPT-2 small\'s: a 12 x 12 model of ano
   assert.match(PRESETS.ioi.label, /\(GPT-2 small\)$/);
   assert.equal(PRESETS.ioi.gpt2Small, true);
   assert.match(PRESETS.induction.label, /\(the default model\)$/);
+});
+
+test('a grid\'s column labels name the key/value head in a grouped-query model only', () => {
+  assert.equal(headColumnLabel(4, 9, 3), 'head 4\u00B7KV 1');
+  assert.equal(headColumnLabel(31, 32, 8), 'head 31\u00B7KV 7');
+  assert.ok(headColumnLabel(31, 32, 8).length <= 12); // a heatmap clips labels past 12 characters
+  assert.equal(headColumnLabel(4, 12, 12), 'head 4');
+  assert.equal(headColumnLabel(4, 12), 'head 4');
+  assert.equal(headColumnLabel(4, 9, 3, true), 'h4');
 });

@@ -369,7 +369,7 @@ export class ArcScopeElement extends ElementBase {
     this.#matrix = null;
     const marked = this.hasAttribute('layer') && typeof layer === 'number' && typeof head === 'number'
       ? layer * r.sweep.shape[1] + head : -1;
-    const { effects, caption, ablation } = drawAblation(this.#view, r.sweep, { marked, focused });
+    const { effects, caption, ablation } = drawAblation(this.#view, r.sweep, { marked, focused, kvHeads: r.config?.n_kv_head });
     this.#effects = effects;
     this.#caption.textContent = `${caption} · ${r.name}`;
     this.result = this.#resultOf(r, { layer, head, mode, ablation });

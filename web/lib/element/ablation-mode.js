@@ -4,6 +4,7 @@
 import { Heatmap } from '../views/heatmap.js';
 import { range } from '../shared/attention-math.js';
 import { displayPiece } from '../shared/token-text.js';
+import { headColumnLabel } from '../shared/head-groups.js';
 
 // mode="ablation": {answer, wrong, kind}, checked before anything loads; null in the other modes (which leave
 // answer and wrong unused, as matrix leaves topk). kind: the ablate attribute's value; attribute(name): the element's
@@ -33,9 +34,10 @@ export async function withAblationSweep(worker, modelKey, text, r, { answer, wro
 // is blank, a drop in --heat-neg, a rise in --heat). marked: the index of a cell to outline (layer and head given
 // together as integers), or -1; focused: the cell to give the focus back to (a redrawing keeps it), or -1. The cells
 // are a grid for the keyboard and screen readers (heatmap.js's grid(), as in the page's "which heads matter"): Tab
-// reaches it, the arrows move, each cell's name says its layer, head and value.
+// reaches it, the arrows move, each cell's name says its layer, head and value. kvHeads: the model's n_kv_head, so a
+// grouped-query model's columns say which key/value head each query head reads ("head 4·KV 1").
 // -> {effects (the Heatmap), caption, ablation: element.result's {baseline, metric, effect, shape, answer, wrong, kind}}
-export function drawAblation(view, sweep, { marked, focused }) {
+export function drawAblation(view, sweep, { marked, focused, kvHeads }) {
   const { baseline, metric, shape: [L, H], answer, wrong, kind } = sweep;
   const effect = metric.map((m) => m - baseline);
   const holder = document.createElement('div');
@@ -47,7 +49,7 @@ export function drawAblation(view, sweep, { marked, focused }) {
   const large = L * H > 144;
   const effects = new Heatmap(holder, { rows: L, cols: H, cell: large ? 16 : H > 6 ? 28 : 40, signed: true,
     rowLabels: range(L).map((l) => (large ? `L${l}` : `layer ${l}`)),
-    colLabels: range(H).map((h) => (large ? `h${h}` : `head ${h}`)),
+    colLabels: range(H).map((h) => headColumnLabel(h, H, kvHeads, large)),
     label: `change in ${metricName} with each head ablated (${kind}): rows are layers, columns heads` });
   effects.update(effect);
   effects.cells.forEach((cell, i) => {

@@ -23,3 +23,10 @@ export function groupOf(h, H, KV = H) {
   const groups = kvGroups(H, KV);
   return groups ? groups[kvHeadOf(h, H, KV)] : null;
 }
+
+// A head's column label in a layer x head grid: "head 4", and in a grouped-query model "head 4·KV 1" (within the
+// 12 characters a heatmap's label shows, up to head 99); short ("h4") where the cells are small.
+export function headColumnLabel(h, H, KV = H, short = false) {
+  if (short) return `h${h}`;
+  return kvGroups(H, KV) ? `head ${h}\u00B7KV ${kvHeadOf(h, H, KV)}` : `head ${h}`;
+}

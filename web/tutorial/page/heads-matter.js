@@ -17,6 +17,7 @@ import { heatmapSvg, heatmapPng, rowsOf } from '../views/heads-export.js';
 import { saveFile, saveSvg, savePng } from '../views/export.js';
 import { renderTopAttended } from '../views/top-attended.js';
 import { isGpt2SmallShaped, notGpt2Small } from './gpt2-small.js';
+import { headColumnLabel } from '../../lib/shared/head-groups.js';
 
 const $ = (id) => document.getElementById(id);
 const FIELDS = ['prompt', 'corrupted', 'answer', 'wrong'];
@@ -301,7 +302,7 @@ export class HeadsMatter {
   // A layer x head grid whose cells pick a head (click, or Enter / Space on the focused cell; arrows move: the
   // Heatmap's grid(), which <arc-scope mode="ablation"> shares).
   grid(root, name, values, { scale, label, title }) {
-    const { n_layer: L, n_head: H } = this.results.model.config;
+    const { n_layer: L, n_head: H, n_kv_head: KV } = this.results.model.config;
     const holder = document.createElement('div');
     root.replaceChildren(holder);
     // Larger models than GPT-2 small get small cells and short labels, so the two grids still sit side by side
@@ -309,7 +310,7 @@ export class HeadsMatter {
     const large = L * H > 144;
     const map = new Heatmap(holder, { rows: L, cols: H, cell: large ? 16 : H > 6 ? 26 : 40, signed: true, label,
       rowLabels: range(L).map((l) => (large ? `L${l}` : `layer ${l}`)),
-      colLabels: range(H).map((h) => (large ? `h${h}` : `head ${h}`)) });
+      colLabels: range(H).map((h) => headColumnLabel(h, H, KV, large)) });
     map.update(values, scale);
     map.cells.forEach((cell, i) => Object.assign(cell.dataset, { layer: Math.floor(i / H), head: i % H, value: values[i] }));
     map.grid({ name: title, onPick: (l, h) => this.pick(l, h, { user: true }) });
