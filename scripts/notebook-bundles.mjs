@@ -117,7 +117,7 @@ writeFileSync(join(out, 'notebook.json'), `${JSON.stringify({
   // <arc-scope>'s attributes (arc-scope-attributes.js) and the words its readers take (view-options.js)
   attributes: ATTRIBUTE_NAMES,
   words: { layer: words.LAYER_WORDS, head: words.HEAD_WORDS, mode: words.ELEMENT_MODES, theme: words.THEMES,
-    loading: words.LOADINGS, ablate: words.ABLATIONS },
+    loading: words.LOADINGS, ablate: words.ABLATIONS, sink: words.SINKS },
 }, null, 2)}\n`);
 console.log(`notebook-bundles: build/notebook/element.js (${(element.length / 1e3).toFixed(0)} kB), worker.js ` +
   `(${(worker.length / 1e3).toFixed(0)} kB), notebook.json`);

@@ -64,8 +64,8 @@ def _text(name, value):
 
 # How each attribute's value is read; one the package does not know yet (a newer element's) goes as str(value) for
 # the element to read.
-_READERS = {"mode": _word, "theme": _word, "loading": _word, "ablate": _word, "topk": _topk, "threshold": _fraction,
-            "text": _text, "answer": _text, "wrong": _text}
+_READERS = {"mode": _word, "theme": _word, "loading": _word, "ablate": _word, "sink": _word, "topk": _topk,
+            "threshold": _fraction, "text": _text, "answer": _text, "wrong": _text}
 
 
 def element_attributes(given, layers=None, heads=None, caller="show"):

@@ -162,9 +162,10 @@ class Classes(unittest.TestCase):
 
 class Show(unittest.TestCase):
     def test_attributes_reach_the_element(self):
-        spec = spec_of(arcscope.show("To be", layer=0, head="all", mode="matrix", theme="dark", threshold=0.05, topk=0))
+        spec = spec_of(arcscope.show("To be", layer=0, head="all", mode="matrix", theme="dark", threshold=0.05, topk=0,
+                                     sink="shown"))
         self.assertEqual(spec["attributes"], {"text": "To be", "layer": "0", "head": "all", "mode": "matrix",
-                                              "theme": "dark", "threshold": "0.05", "topk": "0",
+                                              "theme": "dark", "threshold": "0.05", "topk": "0", "sink": "shown",
                                               "model": "local:shakespeare-4l.q8.arcs:8192384"})
         self.assertEqual(spec["model"]["name"], "shakespeare-4l.q8.arcs")
 
@@ -187,6 +188,7 @@ class Show(unittest.TestCase):
                 (lambda: arcscope.show("To be", mode="graph"), ValueError, r"'arcs', 'matrix' or 'ablation'"),
                 (lambda: arcscope.show("To be", threshold=2), ValueError, r"a number from 0 to 1"),
                 (lambda: arcscope.show("To be", theme="Dark"), ValueError, r"'auto', 'light' or 'dark'"),
+                (lambda: arcscope.show("To be", sink="off"), ValueError, r"sink='off' is not valid: use 'auto', 'shown' or 'hidden'"),
                 (lambda: arcscope.show("To be", mode="ablation", answer=" be"), ValueError, r"needs wrong"),
                 (lambda: arcscope.show("To be", src="a.json"), TypeError, r"arcscope.attention"),
                 (lambda: arcscope.show(""), ValueError, r"text is empty"),
