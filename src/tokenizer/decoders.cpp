@@ -168,15 +168,8 @@ std::unique_ptr<Decoder> Decoder::from_json(const Json& json, const std::string&
             drop_first = scheme->string != "never";
         return std::make_unique<Metaspace>(string_field(json, "replacement", at), drop_first);
     }
-    if (type == "Sequence") {
-        const Json& list = member(json, "decoders", at);
-        if (!list.is_array()) refuse(at, "'decoders' must be an array");
-        std::vector<std::unique_ptr<Decoder>> steps;
-        for (size_t i = 0; i < list.array.size(); ++i)
-            if (auto step = from_json(list.array[i], at + "[" + std::to_string(i) + "]", depth + 1))
-                steps.push_back(std::move(step));
-        return std::make_unique<Sequence>(std::move(steps));
-    }
+    if (type == "Sequence")
+        return std::make_unique<Sequence>(sequence_steps<Decoder>(json, "decoders", at, depth, from_json));
     refuse(where,
            "decoder type " + type +
                " is not supported (supported: ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence)");

@@ -1,7 +1,9 @@
 // hf_json.h: reading tokenizer.json's parts: typed fields with errors that say where ("tokenizer.json: normalizer:
 // Replace: 'content' must be a string").
 #pragma once
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "arcscope/core/error.h"
 #include "arcscope/core/json.h"
@@ -47,6 +49,20 @@ inline Pattern pattern_field(const Json& obj, const std::string& where) {
     if (const Json* s = p.find("String"); s && s->is_string()) return {false, s->string};
     if (const Json* r = p.find("Regex"); r && r->is_string()) return {true, r->string};
     refuse(where, "'pattern' must be {\"String\": ...} or {\"Regex\": ...}");
+}
+
+// A Sequence's steps, the array under `key` ("normalizers", "pretokenizers", "processors", "decoders"), each read by
+// read(item, where, depth) one level deeper; a step read as null (a null entry) is left out.
+template <class Step, class Read>
+std::vector<std::unique_ptr<Step>> sequence_steps(const Json& json, const char* key, const std::string& at, int depth,
+                                                  Read read) {
+    const Json& list = member(json, key, at);
+    if (!list.is_array()) refuse(at, std::string("'") + key + "' must be an array");
+    std::vector<std::unique_ptr<Step>> steps;
+    for (size_t i = 0; i < list.array.size(); ++i)
+        if (auto step = read(list.array[i], at + "[" + std::to_string(i) + "]", depth + 1))
+            steps.push_back(std::move(step));
+    return steps;
 }
 
 }  // namespace arcscope::hf

@@ -120,15 +120,8 @@ std::unique_ptr<Normalizer> Normalizer::from_json(const Json& json, const std::s
     if (type == "Strip")
         return std::make_unique<Strip>(bool_field(json, "strip_left", true, at),
                                        bool_field(json, "strip_right", true, at));
-    if (type == "Sequence") {
-        const Json& list = member(json, "normalizers", at);
-        if (!list.is_array()) refuse(at, "'normalizers' must be an array");
-        std::vector<std::unique_ptr<Normalizer>> steps;
-        for (size_t i = 0; i < list.array.size(); ++i)
-            if (auto step = from_json(list.array[i], at + "[" + std::to_string(i) + "]", depth + 1))
-                steps.push_back(std::move(step));
-        return std::make_unique<Sequence>(std::move(steps));
-    }
+    if (type == "Sequence")
+        return std::make_unique<Sequence>(sequence_steps<Normalizer>(json, "normalizers", at, depth, from_json));
     refuse(where, "normalizer type " + type +
                       " is not supported (supported: NFC, NFD, NFKC, NFKD, Prepend, Replace, Strip, Sequence)");
 }

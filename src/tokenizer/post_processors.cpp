@@ -82,15 +82,8 @@ std::unique_ptr<PostProcessor> PostProcessor::from_json(const Json& json, const 
     const std::string at = where + ": " + type;
     if (type == "TemplateProcessing") return template_processing(json, at);
     if (type == "ByteLevel") return std::make_unique<Nothing>();
-    if (type == "Sequence") {
-        const Json& list = member(json, "processors", at);
-        if (!list.is_array()) refuse(at, "'processors' must be an array");
-        std::vector<std::unique_ptr<PostProcessor>> steps;
-        for (size_t i = 0; i < list.array.size(); ++i)
-            if (auto step = from_json(list.array[i], at + "[" + std::to_string(i) + "]", depth + 1))
-                steps.push_back(std::move(step));
-        return std::make_unique<Sequence>(std::move(steps));
-    }
+    if (type == "Sequence")
+        return std::make_unique<Sequence>(sequence_steps<PostProcessor>(json, "processors", at, depth, from_json));
     refuse(where,
            "post_processor type " + type + " is not supported (supported: TemplateProcessing, ByteLevel, Sequence)");
 }

@@ -263,15 +263,8 @@ std::unique_ptr<PreTokenizer> PreTokenizer::from_json(const Json& json, const st
         }
         return std::make_unique<Metaspace>(replacement, prepend, bool_field(json, "split", true, at));
     }
-    if (type == "Sequence") {
-        const Json& list = member(json, "pretokenizers", at);
-        if (!list.is_array()) refuse(at, "'pretokenizers' must be an array");
-        std::vector<std::unique_ptr<PreTokenizer>> steps;
-        for (size_t i = 0; i < list.array.size(); ++i)
-            if (auto step = from_json(list.array[i], at + "[" + std::to_string(i) + "]", depth + 1))
-                steps.push_back(std::move(step));
-        return std::make_unique<Sequence>(std::move(steps));
-    }
+    if (type == "Sequence")
+        return std::make_unique<Sequence>(sequence_steps<PreTokenizer>(json, "pretokenizers", at, depth, from_json));
     refuse(where, "pre_tokenizer type " + type +
                       " is not supported (supported: Split, ByteLevel, Digits, Metaspace, Sequence)");
 }
