@@ -116,6 +116,12 @@ test('the first token is hidden by default where it takes most of each row, and 
   await expect(page.locator('#sink-note')).toBeHidden();
   expect((await drawnArcs(page)).filter((a) => a.to === 0)).toHaveLength(0);
   expect(page.url()).toContain('sink=0');
+  // A text that cannot be drawn clears the drawing, and the note about it with it.
+  await page.evaluate(() => window.arcscopePage.explorer.set({ sink: 'auto', layer: 0 }));
+  await expect(page.locator('#sink-note')).toBeVisible();
+  await page.fill('#text', '');
+  await expect(page.locator('#explore-error')).toBeVisible();
+  await expect(page.locator('#sink-note')).toBeHidden();
 });
 
 // <arc-scope>'s data: layer 0 gives 90% of each row to the first token, layer 1 its share. sink="auto" (the default)

@@ -240,6 +240,7 @@ export class Explorer {
     this.arcs.setArcs([]);
     this.matrix?.root.remove();
     this.matrix = null;
+    this.renderSinkNote(null);
     const { n_layer: L, n_head: H, n_kv_head: KV } = this.model.config;
     this.thumbs.build(L, H, kvGroups(H, KV));
     $('top5-token').textContent = '…';
