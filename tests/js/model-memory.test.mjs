@@ -9,8 +9,9 @@ import { runInNewContext } from 'node:vm';
 import { createEngine } from '../../build/lib/engine.js';
 import { checkpoint } from './crafted-files.mjs';
 import { engine, maxAbsDiff } from './support.mjs';
-import { kvCacheFor, kvBytes, workingBytes } from '../../web/lib/shared/model-memory.js';
+import { PLANNED_TOKENS, kvCacheFor, kvBytes, workingBytes } from '../../web/lib/shared/model-memory.js';
 import { GPT2_FAMILY, shapeOf } from '../../web/tutorial/page/gpt2-family.js';
+import { DECODER_MODELS } from '../../web/tutorial/page/decoder-models.js';
 import { LruMap } from '../../web/lib/shared/lru-map.js';
 
 // A model whose q8 file is some 80 MB (GPT-2's vocabulary at width 1024), well past the engine's first 32 MB, so the
@@ -130,6 +131,25 @@ test('the KV cache\'s format at each device memory, for the default model and ea
   // The allowance grows with the model: the default's is a tenth of GPT-2 XL's, and under a quarter of a gigabyte.
   assert.ok(workingBytes(defaultModel.config) < 0.25e9);
   assert.ok(workingBytes(shapeOf(GPT2_FAMILY.at(-1))) > 10 * workingBytes(defaultModel.config));
+});
+
+// Today's decoders read contexts of 2,048 to 131,072 tokens; the engine's memory is planned for the page's texts, up
+// to 4,096 of them: the KV cache of that many positions, not of the whole context, and working memory of gigabytes,
+// not the 98 GB (Qwen2.5) or 2.6 TB (Llama 3.2) a whole context's T x T attention would be. The small ones keep an
+// f32 KV cache; those with a vocabulary of 128-152 thousand tokens plan 2.1-2.5 GB for a pass's logits of every
+// position, and keep theirs in f16.
+test("a decoder's memory is planned for 4,096 tokens of its context, not all of it", () => {
+  const formats = {};
+  for (const m of DECODER_MODELS) {
+    const T = Math.min(m.shape.n_ctx, PLANNED_TOKENS);
+    assert.equal(kvBytes(m.shape), 2 * m.shape.n_layer * T * m.shape.n_kv_head * m.shape.d_head * 4, m.id);
+    assert.ok(workingBytes(m.shape) < 8e9, `${m.id}: ${workingBytes(m.shape)} bytes of working memory`);
+    formats[m.id] = kvCacheFor(m.shape, m.arcs.q8).format;
+  }
+  assert.deepEqual(formats, { 'SmolLM2-135M': 'f32', 'SmolLM2-360M': 'f32', 'pythia-70m': 'f32', 'pythia-160m': 'f32',
+    'pythia-410m': 'f32', 'Qwen2.5-0.5B': 'f16', 'Qwen3-0.6B': 'f16', 'TinyLlama-1.1B': 'f32', 'Llama-3.2-1B': 'f16' });
+  // SmolLM2-135M: 30 layers, 3 key/value heads of 64, 4,096 of its 8,192 positions: 189 MB in f32.
+  assert.equal(kvBytes(DECODER_MODELS[0].shape), 2 * 30 * 4096 * 3 * 64 * 4);
 });
 
 test('the worker\'s models make room before a model arrives: two at most, and one of over a gigabyte alone', () => {

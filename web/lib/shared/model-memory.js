@@ -16,12 +16,17 @@ const rowFloats = ({ n_embd, n_head, n_kv_head = n_head, d_head = n_embd / n_hea
 // A position's keys or values across the key/value heads (n_embd, but in grouped-query attention).
 const kvWidth = ({ n_embd, n_head, n_kv_head = n_head, d_head = n_embd / n_head }) => n_kv_head * d_head;
 
-// The KV cache of a whole context: keys and values, every layer, n_ctx positions of the key/value heads, in f32 or
-// f16.
-export const kvBytes = (config, format = 'f32') =>
-  2 * config.n_layer * config.n_ctx * kvWidth(config) * (format === 'f32' ? 4 : 2);
+// The positions the engine's memory is planned for: the model's whole context, up to 4,096 tokens. GPT-2's 1,024 are
+// all of it; today's decoders read 32,768 to 131,072, whose KV cache alone (Llama 3.2 1B: 4.3 GB in f32) would pass
+// what wasm addresses, though no page runs a text that long (its T x T attention would pass it first).
+export const PLANNED_TOKENS = 4096;
+const positions = (config) => Math.min(config.n_ctx, PLANNED_TOKENS);
 
-// Beside the weights and the KV cache, what the passes and analyses of a whole context (n_ctx positions) hold, in
+// The KV cache of a planned context: keys and values, every layer, positions() of the key/value heads, in f32 or f16.
+export const kvBytes = (config, format = 'f32') =>
+  2 * config.n_layer * positions(config) * kvWidth(config) * (format === 'f32' ? 4 : 2);
+
+// Beside the weights and the KV cache, what the passes and analyses of a planned context (positions()) hold, in
 // f32: the logits of every position (runWithCache, perplexity: 206 MB for GPT-2's vocabulary at 1,024), every
 // layer's queries and keys (an analysis) or a sweep's clean run (every layer's residual stream and hook_z), one
 // layer's attention probabilities of every head, a sweep's batch of variants, and the runtime's own; and a sixth more
@@ -29,12 +34,12 @@ export const kvBytes = (config, format = 'f32') =>
 // (its analysis, every head's attention, an ablation sweep and perplexity at 1,024 tokens, one after another, grew
 // the engine by 0.39 GB beyond its file and KV cache), 1.1 GB for GPT-2 XL.
 export const workingBytes = (config) => {
-  const { n_layer, n_head, n_ctx, n_embd, n_vocab } = config;
-  return 1.15 * (RUNTIME_BYTES + 4 * (n_ctx * n_vocab + 2 * n_layer * n_ctx * n_embd + n_head * n_ctx * n_ctx +
+  const { n_layer, n_head, n_embd, n_vocab } = config, T = positions(config);
+  return 1.15 * (RUNTIME_BYTES + 4 * (T * n_vocab + 2 * n_layer * T * n_embd + n_head * T * T +
     VARIANT_ROWS * rowFloats(config)));
 };
 
-// {format: 'f32' | 'f16', why}: f32, unless the model's file, an f32 KV cache of its whole context and its working
+// {format: 'f32' | 'f16', why}: f32, unless the model's file, an f32 KV cache of its planned context and its working
 // memory (workingBytes) would not fit in the engine's 4 GB, or in half of the memory the device reports
 // (navigator.deviceMemory, in GB, when the browser gives it). why says so in words, for the page; null for f32.
 // config: {n_layer, n_head, n_ctx, n_embd, n_vocab} and, beyond GPT-2, n_kv_head, d_head and d_mlp: a loaded
