@@ -52,8 +52,9 @@ HeadScores score_heads(const float* attention, int n_layer, int n_head, int leng
 std::vector<int> default_candidates(const ModelConfig& config) {
     std::vector<int> ids;
     ids.reserve(size_t(config.n_vocab));
+    const bool gpt2 = config.arch == Arch::gpt2;  // 50256 is an ordinary token in other vocabularies
     for (int id = 0; id < config.n_vocab; ++id)
-        if (id != kEndOfText) ids.push_back(id);
+        if (!gpt2 || id != kEndOfText) ids.push_back(id);
     return ids;
 }
 

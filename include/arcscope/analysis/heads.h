@@ -29,7 +29,7 @@ std::vector<int> repeated_random_tokens(const std::vector<int>& candidates, int 
 // attention (n_layer, n_head, T, T) of a sequence whose second half repeats its first (T = 2 * length) -> scores.
 HeadScores score_heads(const float* attention, int n_layer, int n_head, int length);
 
-// Every id the model can take except GPT-2's end-of-text (kEndOfText): the default pool to draw random tokens from.
+// Every id the model can take, but a GPT-2's end-of-text (kEndOfText): the default pool to draw random tokens from.
 std::vector<int> default_candidates(const ModelConfig& config);
 
 // Draws the sequence, runs the model with attention and scores it (restarts the model's KV cache).

@@ -436,7 +436,8 @@ export type HookName =
 
 /**
  * How the analyses that take a text (the sweeps, the logit lens, the attribution) tokenize it: as toTokens does, with
- * <|endoftext|> (50256) first unless prependBos is false, as TransformerLens's prepend_bos=True default does. Ids are
+ * the tokenizer's BOS (GPT-2's <|endoftext|>) first unless prependBos is false, as TransformerLens's prepend_bos=True
+ * default does. Ids are
  * taken as they are (engine.tokenize and the page's and the element's analyses give none).
  */
 export interface TextInputOptions {
@@ -635,7 +636,10 @@ export interface Model {
   keptAttention(kept: KeptQueries, layer: number | 'mean' | 'max', head: number | 'mean' | 'max'): Float32Array;
   /** One head of kept's layer max-pooled to size x size, as attentionThumbnail. */
   keptThumbnail(kept: KeptQueries, layer: number, head: number, size: number): Float32Array;
-  /** As TransformerLens's to_tokens: the ids of text, with <|endoftext|> (50256) first unless prependBos is false. */
+  /**
+   * As TransformerLens's to_tokens: the ids of text, with the tokenizer's BOS first unless prependBos is false (GPT-2's
+   * <|endoftext|> 50256, Llama's <s> or <|begin_of_text|>; none where the tokenizer has none, as Qwen's)
+   */
   toTokens(text: string, options?: { prependBos?: boolean }): number[];
   /** As TransformerLens's to_str_tokens: each token's text, for ids or for a text (tokenized as toTokens does). */
   toStrToks(input: string | TokenIds, options?: { prependBos?: boolean }): string[];
