@@ -33,8 +33,8 @@ Tensor RotaryEmbedding::forward(const Tensor& x, const std::vector<int>& positio
     Matrix c(T, rotary_dim_ / 2), s(T, rotary_dim_ / 2);
     for (int t = 0; t < T; ++t) {
         const int p = positions.empty() ? t : positions[size_t(t)];
-        require(p >= 0 && p < max_seq_len(), "position " + std::to_string(p) + " is outside [0, max_seq_len " +
-                                                 std::to_string(max_seq_len()) + ")");
+        require(p >= 0 && p < max_seq_len(),
+                "position " + std::to_string(p) + " is outside [0, max_seq_len " + std::to_string(max_seq_len()) + ")");
         c.row(t) = cos_.row(p);
         s.row(t) = sin_.row(p);
     }

@@ -141,8 +141,9 @@ val positional_forward(const PositionalEncoding& self, val data, val shape) {
 RotaryEmbedding make_rotary(double d_head, double max_seq_len, double theta, double rotary_dim) {
     return guarded("creating a RotaryEmbedding", [&] {
         require(std::isfinite(theta), "theta must be a finite number, got " + number_text(theta));
-        return RotaryEmbedding(int_arg(d_head, "d_head", 1, INT32_MAX), int_arg(max_seq_len, "max_seq_len", 1, INT32_MAX),
-                               theta, int_arg(rotary_dim, "rotary_dim", 0, INT32_MAX));
+        return RotaryEmbedding(int_arg(d_head, "d_head", 1, INT32_MAX),
+                               int_arg(max_seq_len, "max_seq_len", 1, INT32_MAX), theta,
+                               int_arg(rotary_dim, "rotary_dim", 0, INT32_MAX));
     });
 }
 
@@ -160,8 +161,8 @@ val rotary_table(const RotaryEmbedding& self) {
 val rotary_forward(const RotaryEmbedding& self, val data, val shape, val positions) {
     return guarded("running RotaryEmbedding.forward", [&] {
         const bool given = !positions.isNull() && !positions.isUndefined();
-        return tensor_value(self.forward(tensor_from(data, shape), given ? int_vector(positions, "positions")
-                                                                         : std::vector<int>()));
+        return tensor_value(
+            self.forward(tensor_from(data, shape), given ? int_vector(positions, "positions") : std::vector<int>()));
     });
 }
 

@@ -146,7 +146,7 @@ public:
             o.set("fileBytes", double(decoder_->file().size()));
             o.set("checksum", text_val(std::to_string(decoder_->file().checksum())));
             // Whose tokenizer reads its text: GPT-2's built-in one, the one the file carries, or none (ids only).
-            o.set("tokenizer", text_val(c.is_plain_gpt2()                             ? "gpt2"
+            o.set("tokenizer", text_val(c.is_plain_gpt2()                           ? "gpt2"
                                         : decoder_->file().tokenizer_json().empty() ? "none"
                                                                                     : "carried"));
             o.set("kvCache", text_val(kv_type_name(decoder_->kv_type())));

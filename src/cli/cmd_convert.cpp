@@ -1,8 +1,9 @@
 // cmd_convert.cpp: `arcscope convert`, a Hugging Face checkpoint of GPT-2, GPT-NeoX, Llama, Qwen2 or Qwen3
 // (DIR/config.json + DIR/model.safetensors, or model.safetensors.index.json and its shards) -> an .arcs model file,
 // streamed. It says which architecture it read (config.json's model_type), and which tokenizer files the model
-// carries (DIR/tokenizer.json and tokenizer_config.json, for any but GPT-2, whose tokenizer is built in). Without --dtype: the default format for
-// the checkpoint's shape (default_format.h: q16, or q8 where q16's file would pass 2 GiB).
+// carries (DIR/tokenizer.json and tokenizer_config.json, for any but GPT-2, whose tokenizer is built in). Without
+// --dtype: the default format for the checkpoint's shape (default_format.h: q16, or q8 where q16's file would pass 2
+// GiB).
 #include <cstdio>
 #include <optional>
 

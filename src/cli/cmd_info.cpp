@@ -42,7 +42,9 @@ int run(const Args& args) {
         .field("matrix_bytes", (long long)matrix_bytes);
     // Whose tokenizer reads its text: GPT-2's built-in one, the one the file carries, or none (token ids only).
     const uint64_t carried = f.tokenizer_json().size() + f.tokenizer_config().size();
-    w.field("tokenizer", c.is_plain_gpt2() ? "gpt2" : f.tokenizer_json().empty() ? "none" : "carried")
+    w.field("tokenizer", c.is_plain_gpt2()            ? "gpt2"
+                         : f.tokenizer_json().empty() ? "none"
+                                                      : "carried")
         .field("tokenizer_bytes", (long long)carried);
     w.field("checksum", checksum).close_object().print();
     return 0;

@@ -19,9 +19,8 @@ int run(const Args& args) {
     require(args.has("text-file") != args.has("ids"), "give exactly one of --text-file PATH or --ids 1,2,3");
     std::unique_ptr<Decoder> model = load_model(args);
     const std::string source = args.has("ids") ? "--ids" : args.require("text-file");
-    std::vector<int> ids = args.has("ids")
-                               ? parse_ids(args.require("ids"))
-                               : ModelTokenizer(args, *model).encode("--text-file", read_file_text(source));
+    std::vector<int> ids = args.has("ids") ? parse_ids(args.require("ids"))
+                                           : ModelTokenizer(args, *model).encode("--text-file", read_file_text(source));
     if (args.has("held-out")) ids = held_out_tokens(ids);
 
     require(!ids.empty(), source + " has no tokens");

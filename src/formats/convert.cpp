@@ -297,8 +297,8 @@ void Converter::plan_layout_once() {
     FileLayout layout = plan_layout(specs_, file_version(config_, dtype_), tokenizer_);
     std::vector<uint64_t> page_sizes{layout.data_offset};
     for (const TensorSpec& spec : specs_) page_sizes.push_back((spec.bytes + kDataAlign - 1) / kDataAlign * kDataAlign);
-    const std::pair<const DataRegion*, const std::string*> carried[] = {
-        {&layout.tokenizer_json, &tokenizer_.json}, {&layout.tokenizer_config, &tokenizer_.config}};
+    const std::pair<const DataRegion*, const std::string*> carried[] = {{&layout.tokenizer_json, &tokenizer_.json},
+                                                                        {&layout.tokenizer_config, &tokenizer_.config}};
     for (const auto& [region, text] : carried)  // a page each, after the tensors
         if (region->size) page_sizes.push_back((region->size + kDataAlign - 1) / kDataAlign * kDataAlign);
     out_.reset(page_sizes);
@@ -307,7 +307,8 @@ void Converter::plan_layout_once() {
     out_.write(0, header.data(), header.size());
     for (const auto& [region, text] : carried)
         if (region->size)
-            out_.write(layout.data_offset + region->offset, reinterpret_cast<const uint8_t*>(text->data()), text->size());
+            out_.write(layout.data_offset + region->offset, reinterpret_cast<const uint8_t*>(text->data()),
+                       text->size());
     for (uint64_t off : layout.offsets) offsets_.push_back(layout.data_offset + off);
 }
 
@@ -626,8 +627,8 @@ ConvertedFile convert_checkpoint_dir(const std::string& dir, const std::string& 
     TokenizerFiles tokenizer;
     std::vector<std::string> carried;
     if (!config.is_plain_gpt2())
-        for (auto [name, text] : {std::pair{"tokenizer.json", &tokenizer.json},
-                                  std::pair{"tokenizer_config.json", &tokenizer.config}}) {
+        for (auto [name, text] :
+             {std::pair{"tokenizer.json", &tokenizer.json}, std::pair{"tokenizer_config.json", &tokenizer.config}}) {
             const std::string path = dir + "/" + name;
             if (::stat(path.c_str(), &info) != 0) continue;
             *text = read_file_text(path);

@@ -731,7 +731,8 @@ TEST(ConvertDecoders, AFolderOfShardsConverts) {
 TEST(ConvertDecoders, AModelCarriesItsTokenizerFiles) {
     const ModelConfig c = tiny_arch_config(Arch::llama);
     const std::vector<uint8_t> st = safetensors_bytes(hf_checkpoint(c, 5));
-    const std::string json = "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"\xc3\xa9t\xc3\xa9\": 0}}}" + std::string(1000, ' ');
+    const std::string json =
+        "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"\xc3\xa9t\xc3\xa9\": 0}}}" + std::string(1000, ' ');
     const std::string tokenizer_config = "{\"add_bos_token\": true}";
     Folder dir;
     dir.write("config.json", hf_config_text(c));
@@ -777,12 +778,16 @@ TEST(ConvertDecoders, CarryingATokenizerIsRefusedWhereItCannotBe) {
     const std::vector<uint8_t> st = safetensors_bytes(hf_checkpoint(c, 6));
     Converter late(c, DType::Q8, st.size());
     late.feed(st.data(), st.size());
-    EXPECT_EQ(error_of([&] { late.carry_tokenizer({"{}", ""}); }),
+    EXPECT_EQ(error_of([&] {
+                  late.carry_tokenizer({"{}", ""});
+              }),
               "the tokenizer's files must be given before the checkpoint's bytes");
     Converter gpt2(tiny_config(), DType::Q8, 1000);
     EXPECT_TRUE(has(error_of([&] { gpt2.carry_tokenizer({"{}", ""}); }), "a GPT-2 model file carries no tokenizer"));
     Converter big(c, DType::Q8, st.size());
-    EXPECT_TRUE(has(error_of([&] { big.carry_tokenizer({std::string(kMaxTokenizerFileBytes + 1, ' '), ""}); }),
+    EXPECT_TRUE(has(error_of([&] {
+                        big.carry_tokenizer({std::string(kMaxTokenizerFileBytes + 1, ' '), ""});
+                    }),
                     "a model file carries"));
 }
 
@@ -807,8 +812,8 @@ TEST(ConvertDecoders, AHostileTokenizerRegionIsRefused) {
         return error_of([&] { ModelFile::parse(b.data(), b.size()); });
     };
     EXPECT_EQ(parse_with(json_at, 100), "(no error)");
-    EXPECT_EQ(parse_with(json_at + 8, 92), "tokenizer.json: offset " + std::to_string(json_at + 8) +
-                                               " is not 64-byte aligned");
+    EXPECT_EQ(parse_with(json_at + 8, 92),
+              "tokenizer.json: offset " + std::to_string(json_at + 8) + " is not 64-byte aligned");
     EXPECT_TRUE(has(parse_with(json_at, uint64_t(1) << 62), "tokenizer.json is 4611686018427387904 bytes"));
     EXPECT_TRUE(has(parse_with(json_at + 128, 100), "lie beyond the data section"));
     EXPECT_TRUE(has(parse_with(0, 100), "tensors wte.weight and tokenizer.json overlap"));

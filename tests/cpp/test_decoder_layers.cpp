@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "arcscope/core/error.h"
+#include "arcscope/core/rope.h"
 #include "arcscope/core/threads.h"
 #include "model/layers.h"
-#include "arcscope/core/rope.h"
 
 using namespace arcscope;
 

@@ -50,7 +50,8 @@ TEST(Rotary, AQueryAndAKeyScoreByTheirOffsetAlone) {
         const float first = dot(at(rope, q, offset).data(), k0.data(), d);
         for (int n : {3, 100, 1000, 4000}) {
             const float score = dot(at(rope, q, n + offset).data(), at(rope, k, n).data(), d);
-            EXPECT_NEAR(score, first, 2e-4f * std::max(1.0f, std::fabs(first))) << "offset " << offset << ", key at " << n;
+            EXPECT_NEAR(score, first, 2e-4f * std::max(1.0f, std::fabs(first)))
+                << "offset " << offset << ", key at " << n;
         }
     }
     // and the offset matters: a query 0 and 40 positions after the key score differently
@@ -78,7 +79,7 @@ TEST(Rotary, BadArgumentsAreErrors) {
     EXPECT_THROW(RotaryEmbedding(0, 16), Error);
     EXPECT_THROW(RotaryEmbedding(8, 16, 1.0), Error);
     RotaryEmbedding rope(8, 16);
-    EXPECT_THROW(rope.forward(random_normal({1, 4, 6}, 1)), Error);  // d 6, not 8
+    EXPECT_THROW(rope.forward(random_normal({1, 4, 6}, 1)), Error);           // d 6, not 8
     EXPECT_THROW(rope.forward(random_normal({1, 2, 8}, 1), {0, 16}), Error);  // past max_seq_len
     EXPECT_THROW(rope.forward(random_normal({1, 2, 8}, 1), {0}), Error);      // one position for two rows
     EXPECT_THROW(rope.forward(random_normal({1, 17, 8}, 1)), Error);          // 17 rows, 16 positions
@@ -106,7 +107,8 @@ TEST(Rotary, IsTheRotationTheDecodersRun) {
                         head.data[size_t(t) * d + i] = plain[(size_t(t) * heads + h) * d + i];
                         expected.data[size_t(t) * d + i] = turned[(size_t(t) * heads + h) * d + i];
                     }
-                EXPECT_EQ(rope.forward(head).data, expected.data) << arch_name(arch) << " hook " << pair << " head " << h;
+                EXPECT_EQ(rope.forward(head).data, expected.data)
+                    << arch_name(arch) << " hook " << pair << " head " << h;
             }
         }
     }

@@ -64,7 +64,7 @@ struct DataRegion {
 // Where each tensor goes in a file holding `specs` (what the writer and the converter use).
 struct FileLayout {
     uint64_t data_offset = 0;
-    std::vector<uint64_t> offsets;  // per spec, from data_offset
+    std::vector<uint64_t> offsets;                // per spec, from data_offset
     DataRegion tokenizer_json, tokenizer_config;  // after the tensors
     uint64_t data_size = 0;
     uint64_t file_size() const { return data_offset + data_size; }
