@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "hf_json.h"
-#include "hf_regex.h"
+#include "pattern_finder.h"
 #include "unicode_classes.h"
 #include "unicode_normalization.h"
 
@@ -33,47 +33,25 @@ private:
 
 class Replace : public Normalizer {  // every match of a string or a regex, by `content`
 public:
-    Replace(const Pattern& pattern, std::string content, const std::string& where) : content_(std::move(content)) {
-        if (pattern.regex) {
-            try {
-                regex_ = std::make_unique<HfRegex>(HfRegex::compile(pattern.text));
-            } catch (const Error& e) {
-                refuse(where, e.what());
-            }
-        } else {
-            if (pattern.text.empty()) refuse(where, "an empty 'String' pattern");
-            literal_ = pattern.text;
-        }
-    }
+    Replace(const Pattern& pattern, std::string content, const std::string& where)
+        : finder_(pattern, where), content_(std::move(content)) {}
     void apply(std::string& text) const override {
         std::string out;
-        if (!regex_) {
-            if (text.find(literal_) == std::string::npos) return;
-            for (size_t at = 0;;) {
-                size_t hit = text.find(literal_, at);
-                out.append(text, at, hit == std::string::npos ? std::string::npos : hit - at);
-                if (hit == std::string::npos) break;
-                out += content_;
-                at = hit + literal_.size();
-            }
-        } else {
-            CodePoints cp;
-            cp.assign(text);
-            size_t copied = 0;  // bytes of text already in out
-            regex_->find_all(cp.cps.data(), cp.cps.size(), [&](size_t start, size_t end) {
-                if (end == start) return;
-                out.append(text, copied, cp.offsets[start] - copied);
-                out += content_;
-                copied = cp.offsets[end];
-            });
-            out.append(text, copied, std::string::npos);
-        }
+        size_t copied = 0;  // bytes of text already in out
+        finder_.find_all(text, [&](size_t start, size_t end) {
+            if (end == start) return;
+            out.append(text, copied, start - copied);
+            out += content_;
+            copied = end;
+        });
+        if (copied == 0 && out.empty()) return;  // no match
+        out.append(text, copied, std::string::npos);
         text = std::move(out);
     }
 
 private:
-    std::string literal_, content_;
-    std::unique_ptr<HfRegex> regex_;
+    PatternFinder finder_;
+    std::string content_;
 };
 
 class Strip : public Normalizer {  // White_Space at either end (Rust's char::is_whitespace)

@@ -6,6 +6,7 @@
 
 #include "hf_json.h"
 #include "hf_regex.h"
+#include "pattern_finder.h"
 #include "unicode_classes.h"
 
 namespace arcscope::hf {
@@ -74,18 +75,7 @@ void add_match(std::vector<Span>& spans, size_t& previous_end, size_t start, siz
 class Split : public PreTokenizer {
 public:
     Split(const Pattern& pattern, Behavior behavior, bool invert, const std::string& where)
-        : behavior_(behavior), invert_(invert) {
-        if (pattern.regex) {
-            try {
-                regex_ = std::make_unique<HfRegex>(HfRegex::compile(pattern.text));
-            } catch (const Error& e) {
-                refuse(where, e.what());
-            }
-        } else {
-            if (pattern.text.empty()) refuse(where, "an empty 'String' pattern");
-            literal_ = pattern.text;
-        }
-    }
+        : finder_(pattern, where), behavior_(behavior), invert_(invert) {}
     void split(std::vector<std::string>& pieces, bool) const override {
         std::vector<std::string> out;
         size_t bytes = 0;
@@ -95,17 +85,7 @@ public:
         for (const std::string& piece : pieces) {
             spans.clear();
             size_t previous_end = 0;
-            if (regex_) {
-                code_points_.assign(piece);
-                const auto& offsets = code_points_.offsets;
-                regex_->find_all(code_points_.cps.data(), code_points_.cps.size(), [&](size_t start, size_t end) {
-                    add_match(spans, previous_end, offsets[start], offsets[end]);
-                });
-            } else {
-                for (size_t at = piece.find(literal_); at != std::string::npos;
-                     at = piece.find(literal_, at + literal_.size()))
-                    add_match(spans, previous_end, at, at + literal_.size());
-            }
+            finder_.find_all(piece, [&](size_t start, size_t end) { add_match(spans, previous_end, start, end); });
             if (previous_end < piece.size()) spans.push_back({previous_end, piece.size(), false});
             if (invert_)
                 for (Span& s : spans) s.match = !s.match;
@@ -115,11 +95,9 @@ public:
     }
 
 private:
-    std::unique_ptr<HfRegex> regex_;
-    std::string literal_;
+    PatternFinder finder_;
     Behavior behavior_;
     bool invert_;
-    mutable CodePoints code_points_;
 };
 
 // ByteLevel: the model reads bytes (its tokens are GPT-2's byte-to-unicode strings, decoded when loading), so the
