@@ -6,10 +6,10 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { engine, python, repoRoot } from './support.mjs';
+import { engine, llama2ShapedCheckpoint, repoRoot } from './support.mjs';
 
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
 const work = join(repoRoot, 'build', 'test-models', 'carried-tokenizer');
@@ -20,11 +20,7 @@ const text = 'The quick brown fox, 1234 times: "où est-il?" 中文 👍';
 let model;
 
 before(() => {
-  const dir = join(work, 'checkpoint');
-  mkdirSync(dir, { recursive: true });
-  execFileSync(python, [join(repoRoot, 'scripts', 'make_checkpoint.py'), '--out', dir, '--arch', 'llama', '--seed', '5',
-    '--n-layer', '2', '--n-head', '4', '--n-kv-head', '2', '--n-embd', '64', '--ffn', '96', '--n-ctx', '256',
-    '--vocab', '32000', '--dtype', 'BF16']);
+  const dir = llama2ShapedCheckpoint(join(work, 'checkpoint'));
   for (const name of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(files, name), join(dir, name));
   model = join(work, 'tinyllama-shaped.q8.arcs');
   const said = execFileSync(cli, ['convert', '--in', dir, '--out', model, '--dtype', 'q8'], { encoding: 'utf8' });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { engine, python, repoRoot } from './support.mjs';
+import { engine, llama2ShapedCheckpoint, repoRoot } from './support.mjs';
 
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
 const work = join(repoRoot, 'build', 'test-models', 'end-of-text');
@@ -34,11 +34,7 @@ function model(name, eos) {
 
 let plain, endsAtTime;
 before(() => {
-  const dir = join(work, 'checkpoint');
-  mkdirSync(dir, { recursive: true });
-  execFileSync(python, [join(repoRoot, 'scripts', 'make_checkpoint.py'), '--out', dir, '--arch', 'llama', '--seed', '5',
-    '--n-layer', '2', '--n-head', '4', '--n-kv-head', '2', '--n-embd', '64', '--ffn', '96', '--n-ctx', '256',
-    '--vocab', '32000', '--dtype', 'BF16']);
+  llama2ShapedCheckpoint(join(work, 'checkpoint'));
   plain = model('eos-s', null);
   endsAtTime = model('eos-time', '▁time');
 });

@@ -1,4 +1,6 @@
 // support.mjs: shared set-up for the Node suites: one engine per test process, paths in the repository.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createEngine } from '../../build/lib/engine.js';
 
@@ -36,4 +38,14 @@ export function maxAbsDiff(a, b) {
   let worst = 0;
   for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
   return worst;
+}
+
+// A Llama-layout checkpoint (TinyLlama's grouping and Llama 2's 32,000-token vocabulary, 2 narrow layers) written into
+// dir by scripts/make_checkpoint.py, for the tests that give it Llama 2's real tokenizer files.
+export function llama2ShapedCheckpoint(dir) {
+  mkdirSync(dir, { recursive: true });
+  execFileSync(python, [`${repoRoot}scripts/make_checkpoint.py`, '--out', dir, '--arch', 'llama', '--seed', '5',
+    '--n-layer', '2', '--n-head', '4', '--n-kv-head', '2', '--n-embd', '64', '--ffn', '96', '--n-ctx', '256',
+    '--vocab', '32000', '--dtype', 'BF16']);
+  return dir;
 }
