@@ -22,6 +22,17 @@ const kvWidth = ({ n_embd, n_head, n_kv_head = n_head, d_head = n_embd / n_head 
 export const PLANNED_TOKENS = 4096;
 const positions = (config) => Math.min(config.n_ctx, PLANNED_TOKENS);
 
+// The longest text an analysis runs, as the memory is planned: the model's context, up to 4,096 tokens.
+export const analysisLength = positions;
+
+// An Error's words for a text of n tokens past analysisLength, or null where it fits.
+export function tooLongFor(config, n) {
+  if (n <= analysisLength(config)) return null;
+  return n > config.n_ctx ? `the text is ${n} tokens long; this model reads at most ${config.n_ctx}`
+    : `the text is ${n} tokens long; this model reads ${config.n_ctx}, and an analysis here runs on at most ` +
+      `${PLANNED_TOKENS}, what the engine's memory is planned for`;
+}
+
 // The KV cache of a planned context: keys and values, every layer, positions() of the key/value heads, in f32 or f16.
 export const kvBytes = (config, format = 'f32') =>
   2 * config.n_layer * positions(config) * kvWidth(config) * (format === 'f32' ? 4 : 2);

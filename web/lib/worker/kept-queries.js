@@ -8,6 +8,7 @@
 // a crash drops them with the engine, unfreed.
 import { LruMap } from '../shared/lru-map.js';
 import { onEngineRestart } from './turns.js';
+import { tooLongFor } from '../shared/model-memory.js';
 
 const BUDGET = 80 << 20;
 
@@ -23,6 +24,8 @@ const keyOf = (modelKey, ids) => `${modelKey}\n${Array.prototype.join.call(ids, 
 // so typing at the end of a long text runs and keeps only the new tokens. The same bits as a pass over the whole
 // text. -> {logits (the last position's), kept, first (the positions not run again)}
 export function runKeepingQueries(model, modelKey, ids) {
+  const tooLong = tooLongFor(model.config, ids.length);
+  if (tooLong) throw new Error(tooLong);
   const earlier = closestKept(modelKey, ids);
   if (earlier) store.delete(earlier.key);
   const kept = earlier?.kept ?? model.keepQueries();

@@ -67,8 +67,7 @@ export const ops = {
       if (!ids) ids = model.tokenize(text).ids;
       if (ids.length === 0) throw new Error('type some text first: there are no tokens to look at');
       ctx.progress?.({ tokens: ids.length });
-      const { n_ctx, n_layer: L, n_head: H } = model.config;
-      if (ids.length > n_ctx) throw new Error(`the text is ${ids.length} tokens long; this model reads at most ${n_ctx}`);
+      const { n_layer: L, n_head: H } = model.config;
       doing = `running the model on ${ids.length} tokens`;
       const { logits, first } = runKeepingQueries(model, key, ids);
       return { ids, labels: tokenLabels(model.tokenizer, ids), shape: [L, H, ids.length, ids.length], next: model.topk(logits, topk),

@@ -17,6 +17,7 @@ import { buildSvg, drawPng, saveSvg, savePng } from '../views/export.js';
 import { fillSelect, showTokenCount, messageParagraph, attentionMatrix, renderNextTokens, arcTable } from '../views/explorer-panels.js';
 import { renderTopAttended } from '../views/top-attended.js';
 import { isGpt2SmallShaped } from './gpt2-small.js';
+import { analysisLength } from '../../lib/shared/model-memory.js';
 
 const $ = (id) => document.getElementById(id);
 const GPT2_CONTEXT = 1024; // GPT-2 small's n_ctx (and that of every GPT-2 size)
@@ -204,7 +205,7 @@ export class Explorer {
     } catch (e) {
       if (id !== this.request) return;
       this.clearResult();
-      this.showError(count > this.model.config.n_ctx ? this.tooLong(count, text) : e.message);
+      this.showError(count > analysisLength(this.model.config) ? this.tooLong(count, text) : e.message);
     } finally {
       if (id === this.request) this.busy('analysis', false);
     }
@@ -217,11 +218,11 @@ export class Explorer {
   }
 
   showCount(n) {
-    showTokenCount($('token-count'), n, this.model.config.n_ctx);
+    showTokenCount($('token-count'), n, analysisLength(this.model.config));
   }
 
   tooLong(n, text) {
-    const { n_ctx: max } = this.model.config, cut = n - max;
+    const max = analysisLength(this.model.config), cut = n - max;
     const chars = Math.ceil((text.length * cut) / n); // tokens are about equally long in one text
     const more = max < GPT2_CONTEXT && n <= GPT2_CONTEXT
       ? `, or load GPT-2 small ("Load GPT-2 small…" at the top), which reads ${GPT2_CONTEXT.toLocaleString('en')} tokens` : '';
