@@ -47,7 +47,15 @@ export const drawnArcs = (output) => output.locator('path[data-from]').evaluateA
   .map((p) => ({ from: +p.dataset.from, to: +p.dataset.to, head: +p.dataset.head, weight: +p.dataset.weight })));
 
 // The largest difference between each drawn arc's weight and attention[layer][arc.head][from][to] (flat [L, H, T, T]).
-export function largestArcDifference(arcs, attention, [, H, T], layer) {
-  return Math.max(...arcs.map(({ from, to, head, weight }) =>
-    Math.abs(weight - attention[((layer * H + head) * T + from) * T + to])));
+// sink: what the element drew (its result.sink): 'hidden' rows leave out token 0 and are rescaled to sum to 1, as the
+// embedding guide says, so each weight is compared with the row's weight over the rest of that row.
+export function largestArcDifference(arcs, attention, [, H, T], layer, sink = 'shown') {
+  const at = (head, from, to) => attention[((layer * H + head) * T + from) * T + to];
+  const expected = ({ from, to, head }) => {
+    if (sink !== 'hidden') return at(head, from, to);
+    let rest = 0;
+    for (let j = 1; j <= from; j++) rest += at(head, from, j);
+    return to === 0 || rest === 0 ? 0 : at(head, from, to) / rest;
+  };
+  return Math.max(...arcs.map((arc) => Math.abs(arc.weight - expected(arc))));
 }
