@@ -17,14 +17,24 @@ export async function engineAttention(file, text) {
 }
 
 // The arcs of layer and heads (an index, or 'all') a view keeps: every weight above 0 and at or above threshold,
-// at most topk per token and head (0: all), the strongest first. -> [{from, to, head, weight}]
-export function expectedArcs({ shape: [, H, T], attention }, { layer, head, topk, threshold }) {
+// at most topk per token and head (0: all), the strongest first. sink as the views take it (the embedding guide):
+// 'auto', their default, leaves out the first token where the rows drawn (1 .. T - 1) give it more than half their
+// weight on average, and rescales each row over the rest to sum to 1; 'shown' and 'hidden' as said.
+// -> [{from, to, head, weight}]
+export function expectedArcs({ shape: [, H, T], attention }, { layer, head, topk, threshold, sink = 'auto' }) {
+  const heads = head === 'all' ? [...Array(H).keys()] : [head];
+  const at = (h, i, j) => attention[((layer * H + h) * T + i) * T + j];
+  let share = 0;
+  for (const h of heads) for (let i = 1; i < T; i++) share += at(h, i, 0) / (T - 1) / heads.length;
+  const hidden = sink === 'hidden' || (sink === 'auto' && share > 0.5);
   const arcs = [];
-  for (const h of head === 'all' ? [...Array(H).keys()] : [head]) {
+  for (const h of heads) {
     for (let i = 0; i < T; i++) {
+      let rest = 0;
+      for (let j = 1; j < T; j++) rest += at(h, i, j);
       const row = [];
       for (let j = 0; j < T; j++) {
-        const weight = attention[((layer * H + h) * T + i) * T + j];
+        const weight = !hidden ? at(h, i, j) : j === 0 || rest === 0 ? 0 : at(h, i, j) / rest;
         if (weight > 0 && weight >= threshold) row.push({ from: i, to: j, head: h, weight });
       }
       row.sort((a, b) => b.weight - a.weight);
