@@ -197,8 +197,8 @@ export async function createEngine(options = {}) {
 
   // Models (engine/model.js, load-stream.js, convert.js): loadModel(bytes) -> Model; loadModelStream({chunks,
   // totalBytes}) -> Promise<Model>, the file written into the engine as it arrives; convertCheckpoint({config, chunks,
-  // dtype, totalBytes, onProgress}) -> .arcs bytes; convertToModel(the same) -> Promise<Model>, run where the
-  // converter wrote it.
+  // dtype, totalBytes, onProgress}, or index and shards for a sharded checkpoint) -> .arcs bytes; convertToModel(the
+  // same) -> Promise<Model>, run where the converter wrote it.
   engine.loadModel = (bytes, options) => loadModel(core, bytes, tokenizer, options);
   engine.loadModelStream = (options) => loadModelStream(core, options, tokenizer);
   engine.convertCheckpoint = (options) => convertCheckpoint(core, options);

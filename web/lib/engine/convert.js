@@ -1,13 +1,13 @@
 // convert.js: a Hugging Face checkpoint converted in the engine, by the same streaming C++ converter as
 // `arcscope convert`, to .arcs bytes or to a Model run where the converter wrote it.
-import { engineCall, numberArg } from './calls.js';
+import { described, engineCall, numberArg } from './calls.js';
 import { asChunks, knownLength } from './chunks.js';
 import { modelFromHandle } from './model.js';
 
 // Chunks go into wasm a megabyte at a time, whatever size the stream hands out.
 const FEED_BYTES = 1 << 20;
 
-// Hugging Face GPT-2 checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
+// Hugging Face checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
 //   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
 //   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q16' (14-bit weights in int16) | 'q8'
 //   (int8 weights) | 'f32' (float32 weights, exact); without it, the default for the checkpoint's shape: q16, or q8
@@ -15,7 +15,16 @@ const FEED_BYTES = 1 << 20;
 //   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
 //   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
 //   is refused at once;
-//   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal}) after each megabyte;
+//   or, for a sharded checkpoint, index and shards instead of chunks and totalBytes: index is
+//   model.safetensors.index.json (text or object); shards gives each file it lists, as an object or a Map of
+//   name -> {chunks, totalBytes} (or the bytes alone), or a function name -> that (or a promise of it), called
+//   for each shard when the converter reaches it (so a download starts only then). The converter reads the shards
+//   in the order of their names, each once; one the index lists that shards lacks, one it does not list, or one
+//   whose length is not its header's is refused by name;
+//   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal, outputBytes, shard})
+//   after each megabyte, bytesDone and bytesTotal over every file (bytesTotal: the lengths known so far: every
+//   shard's from the start where shards is an object or a Map), shard {name, number, count} for shards (null for
+//   one file);
 //   tokenizerFiles: {json, config}, tokenizer.json's and tokenizer_config.json's texts (or objects), for the file to
 //   carry, so the model is one file (any architecture but GPT-2, whose tokenizer is built in).
 // wasm memory holds the output converted so far (in pages, allocated as data arrives) and one Conv1D matrix at a
@@ -40,35 +49,153 @@ export function defaultDtype(core, config) {
 
 const configText = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
 
-async function runConverter(core, { config, chunks, dtype, totalBytes, tokenizerFiles = null, onProgress = null } = {},
-  finish) {
+const jsonText = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+// The one conversion loop of both layouts: a file at a time (model.safetensors alone, or each shard after
+// beginShard), fed a megabyte at a time.
+async function runConverter(core, options = {}, finish) {
+  const { config, dtype, tokenizerFiles = null, onProgress = null } = options;
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
-  if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes)');
-  if (totalBytes === undefined) totalBytes = knownLength(chunks);
-  else numberArg(totalBytes, 'totalBytes', 'a number (the length of model.safetensors in bytes)');
-  if (totalBytes === undefined) {
-    throw new Error('convertCheckpoint needs totalBytes, the length of model.safetensors, to check the checkpoint ' +
-      'before converting it');
-  }
-  const conv = core.ModelConverter.create(configText(config), dtype, totalBytes);
+  const files = checkpointFiles(options);
+  const conv = files.sharded
+    ? core.ModelConverter.createSharded(configText(config), dtype, jsonText(options.index))
+    : core.ModelConverter.create(configText(config), dtype, files.first.totalBytes);
+  const names = files.sharded ? conv.shards() : ['model.safetensors'];
   try {
+    files.check?.(names);
     if (tokenizerFiles) {
-      const text = (file) => (file == null || typeof file === 'string' ? file : JSON.stringify(file));
+      const text = (file) => (file == null ? file : jsonText(file));
       engineCall('starting the conversion', () => conv.carryTokenizer(text(tokenizerFiles.json), text(tokenizerFiles.config)));
     }
-    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: conv.bytesTotal(),
-      outputBytes: conv.outputBytes() });
-    for await (const chunk of asChunks(chunks)) {
-      for (let at = 0; at < chunk.length; at += FEED_BYTES) {
-        engineCall('converting the checkpoint', () => conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES))));
-        report(conv.stage());
+    let shard = null;
+    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: files.knownBytes(),
+      outputBytes: conv.outputBytes(), shard });
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i], before = conv.bytesDone();
+      const { chunks, totalBytes } = await files.open(name);
+      if (files.sharded) {
+        shard = { name, number: i + 1, count: names.length };
+        namingFile(name, () => engineCall('converting the checkpoint', () => conv.beginShard(name, totalBytes)));
+      }
+      await namingFile(files.sharded && name, async () => {
+        for await (const chunk of asChunks(chunks, name)) {
+          for (let at = 0; at < chunk.length; at += FEED_BYTES) {
+            engineCall('converting the checkpoint', () => conv.feed(chunk.subarray(at, Math.min(chunk.length, at + FEED_BYTES))));
+            report(conv.stage());
+          }
+        }
+      });
+      // A shard that ended early is named here, not as the next one begins (one file: finish() says so).
+      const got = conv.bytesDone() - before;
+      if (files.sharded && got !== totalBytes) {
+        throw new Error(`truncated checkpoint: ${name}: got ${got} of its ${totalBytes} bytes`);
       }
     }
     report('checksum');
-    const out = engineCall('finishing the conversion', () => finish(conv));
+    const out = namingFile(files.sharded && names.at(-1), () => engineCall('finishing the conversion', () => finish(conv)));
     report('done');
     return out;
   } finally {
     conv.delete();
+    files.closeUnread();
   }
+}
+
+// An error of the engine's about one file, its message beginning with the file's name where it does not say it
+// (the converter names a shard in most messages, not in all). Its kind and cause are kept: a crash stays a crash.
+function namingFile(name, fn) {
+  const named = (error) => {
+    if (name && error instanceof Error && !error.message.includes(name)) error.message = `${name}: ${error.message}`;
+    throw error;
+  };
+  try {
+    const out = fn();
+    return out instanceof Promise ? out.catch(named) : out;
+  } catch (error) {
+    return named(error);
+  }
+}
+
+// The files a conversion reads, from its options: {sharded, first (one file's source), check(names): shards against
+// the index's list, open(name) -> {chunks, totalBytes}, knownBytes(): the sum of the lengths known so far,
+// closeUnread(): ends the streams of shards never reached}. One model.safetensors is the same loop's one file.
+function checkpointFiles({ chunks, totalBytes, index, shards }) {
+  if (index == null && shards == null) {
+    if (chunks == null) throw new Error('convertCheckpoint needs chunks (the model.safetensors bytes), or index and ' +
+      'shards for a sharded checkpoint (model.safetensors.index.json and its files)');
+    const first = fileSource({ chunks, totalBytes }, 'model.safetensors', 'totalBytes');
+    return { sharded: false, first, open: async () => first, knownBytes: () => first.totalBytes, closeUnread() {} };
+  }
+  if (chunks != null || totalBytes !== undefined) {
+    throw new Error('convertCheckpoint takes chunks and totalBytes (one model.safetensors) or index and shards (a ' +
+      'sharded checkpoint), not both');
+  }
+  if (index == null) throw new Error('convertCheckpoint needs index (model.safetensors.index.json) to read shards');
+  if (typeof index !== 'string' && typeof index !== 'object') {
+    throw new Error(`index must be model.safetensors.index.json as text or an object, got ${described(index)}`);
+  }
+  if (typeof shards === 'function') return calledShards(shards);
+  const given = shards instanceof Map ? shards : shards !== null && typeof shards === 'object' && !Array.isArray(shards)
+    ? new Map(Object.entries(shards)) : null;
+  if (!given) {
+    throw new Error(`shards must be an object or Map of each shard's name -> {chunks, totalBytes}, or a function of ` +
+      `the name, got ${described(shards)}`);
+  }
+  const sourceOf = (name) => fileSource(sourceShape(given.get(name)), name, `shards['${name}'].totalBytes`);
+  const opened = new Set();
+  let lengths = [];
+  return {
+    sharded: true,
+    check(names) {  // before any byte is fed, so that nothing is read of a checkpoint that cannot convert
+      const listed = ` (model.safetensors.index.json lists ${names.join(', ')})`;
+      const extra = [...given.keys()].find((name) => !names.includes(name));
+      if (extra !== undefined) throw new Error(`shards has ${extra}, which the index does not list${listed}`);
+      const missing = names.find((name) => given.get(name) == null);
+      if (missing !== undefined) throw new Error(`shards lacks ${missing}, which the index lists${listed}`);
+      lengths = names.map((name) => sourceOf(name).totalBytes);
+    },
+    open: async (name) => (opened.add(name), sourceOf(name)),
+    knownBytes: () => lengths.reduce((a, b) => a + b, 0),
+    closeUnread() {
+      for (const [name, value] of given) if (!opened.has(name)) closeChunks(sourceShape(value)?.chunks);
+    },
+  };
+}
+
+// A shard's value as {chunks, totalBytes}: the bytes (or a stream) alone are its chunks.
+const sourceShape = (value) => (value == null || value.chunks !== undefined ? value : { chunks: value });
+
+// shards as a function: each shard asked for when the converter reaches it.
+function calledShards(shards) {
+  const lengths = [];
+  return {
+    sharded: true,
+    async open(name) {
+      const value = await shards(name);
+      if (value == null) throw new Error(`shards('${name}') gave ${described(value)}: the index lists ${name}`);
+      const source = fileSource(sourceShape(value), name, `totalBytes of ${name}`);
+      lengths.push(source.totalBytes);
+      return source;
+    },
+    knownBytes: () => lengths.reduce((a, b) => a + b, 0),
+    closeUnread() {},
+  };
+}
+
+// One file's {chunks, totalBytes}, its length taken from the bytes where it is not given, or an Error naming it.
+function fileSource({ chunks, totalBytes }, name, what) {
+  if (chunks == null) throw new Error(`${name}: no chunks (its bytes, or a stream of them)`);
+  if (totalBytes === undefined) totalBytes = knownLength(chunks);
+  else numberArg(totalBytes, what, `a number (the length of ${name} in bytes)`);
+  if (totalBytes === undefined) {
+    throw new Error(`convertCheckpoint needs ${what}, the length of ${name}, to check the checkpoint before ` +
+      'converting it');
+  }
+  return { chunks, totalBytes };
+}
+
+// Ends a stream or an iterator never read (a shard the conversion did not reach), so its download stops or its
+// file closes (a Node stream: destroy).
+function closeChunks(chunks) {
+  Promise.resolve(chunks?.cancel?.() ?? chunks?.return?.() ?? chunks?.destroy?.()).catch(() => {});
 }

@@ -696,11 +696,17 @@ export interface Model {
 /** What convertCheckpoint reports, after each megabyte and at each stage. */
 export interface ConvertProgress {
   stage: 'header' | 'tensors' | 'checksum' | 'done';
-  /** bytes of model.safetensors read */
+  /** bytes of model.safetensors read, or of every shard read so far */
   bytesDone: number;
+  /**
+   * the length of model.safetensors, or the sum of the shards' lengths: all of them from the start where shards is
+   * an object or a Map, those reached so far where it is a function
+   */
   bytesTotal: number;
   /** the .arcs file's size, known once the header is read (0 before) */
   outputBytes: number;
+  /** the shard being read (number from 1 to count, in the converter's order); null for one model.safetensors */
+  shard: { name: string; number: number; count: number } | null;
 }
 
 /** Chunks of model.safetensors. */
@@ -711,11 +717,28 @@ export type CheckpointChunks =
   | AsyncIterable<Bytes>
   | Iterable<Bytes>;
 
+/** One shard file: its bytes (a stream needs totalBytes, its length), or the bytes alone. */
+export type ShardSource = { chunks: CheckpointChunks; totalBytes?: number } | Bytes | readonly Bytes[];
+
 export interface ConvertCheckpointOptions {
   /** config.json, as an object or its text */
   config: object | string;
-  /** model.safetensors, streamed: wasm memory holds the output and a few megabytes, never the whole input */
-  chunks: CheckpointChunks;
+  /**
+   * model.safetensors, streamed: wasm memory holds the output and a few megabytes, never the whole input. A sharded
+   * checkpoint gives index and shards instead.
+   */
+  chunks?: CheckpointChunks;
+  /** a sharded checkpoint's model.safetensors.index.json, as text or an object: which file holds each tensor */
+  index?: string | object;
+  /**
+   * a sharded checkpoint's files, each by its name in the index ('model-00001-of-00002.safetensors'): an object or a
+   * Map of name -> ShardSource, or a function name -> ShardSource (or a promise of one), called for each shard when
+   * the converter reaches it, so that a download starts only then. The converter reads them in the order of their
+   * names, one after another; a shard the index lists that is not given, one given that it does not list, or one
+   * whose length is not its header's is an Error naming the file
+   */
+  shards?: Record<string, ShardSource> | Map<string, ShardSource> |
+    ((name: string) => ShardSource | Promise<ShardSource>);
   /**
    * the weights' format (ModelConfig.dtype): 'q16' 14-bit, attention within about 0.007 of float32 even on sharp
    * heads; 'q8' int8, half q16's size with a faster decode, but sharp heads' attention up to 0.2-0.4 off; 'f32'
@@ -827,7 +850,10 @@ export interface Engine {
    * straight into wasm memory, so JavaScript never holds the whole file; checked as loadModel checks.
    */
   loadModelStream(options: LoadModelStreamOptions): Promise<Model>;
-  /** A Hugging Face GPT-2 checkpoint -> the .arcs file's bytes, converted in wasm as it streams in. */
+  /**
+   * A Hugging Face checkpoint (model.safetensors, or the shards of model.safetensors.index.json) -> the .arcs file's
+   * bytes, converted in wasm as it streams in.
+   */
   convertCheckpoint(options: ConvertCheckpointOptions): Promise<Uint8Array>;
   /**
    * The same conversion -> Model, run where the converter wrote it: nothing is copied, so converting holds the
