@@ -15,17 +15,19 @@ import struct
 import numpy as np
 
 MAGIC = b"ARCSCOPE"
-VERSIONS = (1, 2, 3)  # 2 added q16 (f32 and q8 GPT-2 files are still version 1), 3 the architecture record
+VERSIONS = (1, 2, 3)  # 2 added q16 (f32 and q8 GPT-2 files are still version 1), 3 the architecture record and
+# 16-bit q16
 HEADER_BYTES = 80
 ARCH_RECORD_BYTES = 128  # version 3, right after the header
 ENTRY_BYTES = 96
 NAME_BYTES = 64
 ALIGN = 64
-F32, Q8, Q16 = 0, 1, 2
+F32, Q8, Q16, Q16_FULL = 0, 1, 2, 3  # Q16: 14-bit weights in int16; Q16_FULL: all 16 bits (version 3)
 BLOCK = 32      # weights per scale, along in_features
 ROW_GROUP = 8   # rows per packed record
 # Per packed type: (the numpy type of a weight, record bytes: 8 f32 scales, then 8 x 32 weights).
-PACKED = {Q8: (np.int8, ROW_GROUP * (4 + BLOCK)), Q16: ("<i2", ROW_GROUP * (4 + 2 * BLOCK))}
+PACKED = {Q8: (np.int8, ROW_GROUP * (4 + BLOCK)), Q16: ("<i2", ROW_GROUP * (4 + 2 * BLOCK)),
+          Q16_FULL: ("<i2", ROW_GROUP * (4 + 2 * BLOCK))}
 # The hyperparameter ranges a file may declare (models/README.md: far above GPT-2 xl).
 LIMITS = {"n_layer": 256, "n_head": 256, "n_embd": 16384, "n_ctx": 65536, "n_vocab": 1 << 20}
 ROTARY_CTX_LIMIT = 1 << 20  # rotary positions have no table, so their context may be longer
@@ -139,7 +141,7 @@ def architecture_tensors(a):
 
 
 def dequantize(dtype, data, rows, cols):
-    """Packed q8 or q16 bytes -> (rows, cols) float32. Record (g, b), b fastest, holds rows 8g..8g+7 x cols
+    """Packed q8 or q16 (14- or 16-bit) bytes -> (rows, cols) float32. Record (g, b), b fastest, holds rows 8g..8g+7 x cols
     32b..32b+31: scale[r] (f32), then q[p][r][i] = weight(8g + r, 32b + 2p + i) (int8, or little-endian int16);
     padding rows and cols are cut off."""
     weight, record_bytes = PACKED[dtype]
@@ -173,7 +175,8 @@ def loads(blob, source="<bytes>"):
     data_offset, data_size, checksum, reserved = struct.unpack_from("<4Q", blob, 48)
     if version not in VERSIONS:
         fail(f"format version {version}, this reader knows {VERSIONS}")
-    if weight_type not in (F32, Q8, Q16) or (weight_type == Q16 and version < 2):
+    if weight_type not in (F32, Q8, Q16, Q16_FULL) or (weight_type == Q16 and version < 2) or \
+            (weight_type == Q16_FULL and version < 3):
         fail(f"unknown weight type {weight_type} for format version {version}")
     shape = dict(n_layer=n_layer, n_head=n_head, n_embd=n_embd, n_ctx=n_ctx, n_vocab=n_vocab)
     arch = read_architecture(blob, shape, eps, fail) if version == 3 else None

@@ -16,21 +16,22 @@ using namespace arcscope::bindings;
 namespace kernels {
 
 // Every kernel of this build (SIMD128 or relaxed SIMD) against its scalar reference: {cases, q8MaxDiff,
-// q8PortableMaxDiff, q16MaxDiff, ..., q8BitMismatches, q8Bits, ...}.
+// q8PortableMaxDiff, q8BitMismatches, q8Bits, the same for q16 and q16Full (16-bit q16), f32MaxDiff, ...}.
 val check(double seed) {
     return guarded("checking the kernels", [&] {
         arcscope::KernelCheck c = arcscope::check_kernels(uint64_t(seed));
         val o = val::object();
         o.set("isa", val(arcscope::kernel_isa()));
         o.set("cases", c.cases);
-        o.set("q8MaxDiff", c.q8_max_diff);
-        o.set("q8PortableMaxDiff", c.q8_portable_max_diff);
-        o.set("q16MaxDiff", c.q16_max_diff);
-        o.set("q16PortableMaxDiff", c.q16_portable_max_diff);
-        o.set("q8BitMismatches", c.q8_bit_mismatches);
-        o.set("q16BitMismatches", c.q16_bit_mismatches);
-        o.set("q8Bits", c.q8_bits);
-        o.set("q16Bits", c.q16_bits);
+        const std::pair<const char*, const arcscope::FormatCheck&> formats[] = {
+            {"q8", c.q8}, {"q16", c.q16}, {"q16Full", c.q16_full}};
+        for (const auto& [name, f] : formats) {
+            const std::string n = name;
+            o.set(n + "MaxDiff", f.max_diff);
+            o.set(n + "PortableMaxDiff", f.portable_max_diff);
+            o.set(n + "BitMismatches", f.bit_mismatches);
+            o.set(n + "Bits", f.bits);
+        }
         o.set("f32MaxDiff", c.f32_max_diff);
         o.set("activationMismatches", c.activation_mismatches);
         return o;

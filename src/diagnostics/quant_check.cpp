@@ -55,7 +55,7 @@ KernelCheck check_kernels(uint64_t seed) {
         const float* b = (check.cases % 2) ? bias.data() : nullptr;  // alternate with and without bias
 
         std::vector<float> fast(size_t(s.T) * s.rows), ref(fast.size());
-        for (DType type : {DType::Q8, DType::Q16}) {
+        for (DType type : {DType::Q8, DType::Q16, DType::Q16Full}) {
             std::vector<uint8_t> packed(q_packed_bytes(type, s.rows, s.cols));
             q_pack(type, w.data(), s.rows, s.cols, packed.data());
             const QView view = q_view(type, packed.data(), packed.size(), s.rows, s.cols);
@@ -65,22 +65,20 @@ KernelCheck check_kernels(uint64_t seed) {
             std::vector<float> portable_out(fast.size());
             detail::linear_q_portable(portable_out.data(), x.data(), s.T, view, b);
             const double portable = max_abs_diff(portable_out, ref);
-            const bool q8 = type == DType::Q8;
-            (q8 ? check.q8_bit_mismatches : check.q16_bit_mismatches) +=
-                bit_mismatches(fast, portable_out, q8 ? check.q8_bits : check.q16_bits);
-            double& simd_max = type == DType::Q8 ? check.q8_max_diff : check.q16_max_diff;
-            double& portable_max = type == DType::Q8 ? check.q8_portable_max_diff : check.q16_portable_max_diff;
-            simd_max = std::max(simd_max, simd);
-            portable_max = std::max(portable_max, portable);
+            FormatCheck& fc = type == DType::Q8 ? check.q8 : type == DType::Q16 ? check.q16 : check.q16_full;
+            fc.bit_mismatches += bit_mismatches(fast, portable_out, fc.bits);
+            fc.max_diff = std::max(fc.max_diff, simd);
+            fc.portable_max_diff = std::max(fc.portable_max_diff, portable);
 
-            const int limit = view.format().activation_max;
-            const detail::QuantizedActs acts = detail::quantize_activations(x.data(), s.T, s.cols, limit);
+            const QFormat& f = view.format();
+            const int limit = f.activation_max;
+            const detail::QuantizedActs acts = detail::quantize_activations(x.data(), s.T, s.cols, f);
             int16_t q[kQBlock];
             for (int t = 0; t < s.T; ++t)
                 for (int blk = 0; blk < acts.blocks; ++blk) {
                     const int n = std::min(kQBlock, s.cols - blk * kQBlock);
-                    const float scale =
-                        detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQBlock, n, q, limit);
+                    const float scale = float(1 << f.pair_shift) *
+                                        detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQBlock, n, q, limit);
                     check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
                     for (int k = 0; k < n; ++k)
                         check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQBlock + k];

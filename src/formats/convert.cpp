@@ -206,6 +206,7 @@ Converter::Converter(const ModelConfig& config, DType dtype)
     config_.validate();
     // A GPT-2 file's head is always wte: an untied GPT-2 checkpoint converts when its lm_head.weight equals it.
     if (config_.arch == Arch::gpt2) config_.tie_word_embeddings = true;
+    dtype_ = stored_weight_type(config_, dtype);
     specs_ = tensor_specs(config_, dtype_);
     plan_ = checkpoint_plan(config_, specs_);
     embedding_name_ = embedding_name(config_.arch);

@@ -8,7 +8,8 @@ namespace arcscope {
 uint64_t converted_file_bytes(const ModelConfig& config, DType weight_type) {
     ModelConfig file = config;
     if (file.arch == Arch::gpt2) file.tie_word_embeddings = true;  // a GPT-2 file's head is always wte (Converter)
-    return plan_layout(tensor_specs(file, weight_type), file_version(file, weight_type)).file_size();
+    const DType stored = stored_weight_type(file, weight_type);
+    return plan_layout(tensor_specs(file, stored), file_version(file, stored)).file_size();
 }
 
 DType default_weight_type(const ModelConfig& config) {

@@ -19,6 +19,7 @@ const char* dtype_name(DType t) {
         case DType::Q8:
             return "q8";
         case DType::Q16:
+        case DType::Q16Full:
             return "q16";
         default:
             return "f32";
@@ -33,9 +34,9 @@ DType parse_dtype(const std::string& name, const char* what) {
 }
 
 const QFormat& q_format(DType type) {
-    require(type == DType::Q8 || type == DType::Q16,
+    require(type == DType::Q8 || type == DType::Q16 || type == DType::Q16Full,
             std::string("internal: ") + dtype_name(type) + " is not a packed format");
-    return type == DType::Q16 ? kQ16 : kQ8;
+    return type == DType::Q16Full ? kQ16Full : type == DType::Q16 ? kQ16 : kQ8;
 }
 
 size_t q_packed_bytes(DType type, int rows, int cols) {

@@ -8,7 +8,7 @@ namespace arcscope {
 
 namespace {
 
-template <class Weight, int TT>
+template <class Weight, int TT, int Shift = 0>
 void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const float* xs, int lds, float* res) {
     constexpr size_t kRecordBytes = kQRowGroup * (4 + kQBlock * sizeof(Weight));
     float f[TT][kQRowGroup] = {};
@@ -21,8 +21,9 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
             int32_t acc[kQRowGroup] = {};
             for (int p = 0; p < kQBlock / 2; ++p)
                 for (int r = 0; r < kQRowGroup; ++r)
-                    acc[r] += int32_t(q[(p * kQRowGroup + r) * 2]) * xb[2 * p] +
-                              int32_t(q[(p * kQRowGroup + r) * 2 + 1]) * xb[2 * p + 1];
+                    acc[r] += (int32_t(q[(p * kQRowGroup + r) * 2]) * xb[2 * p] +
+                               int32_t(q[(p * kQRowGroup + r) * 2 + 1]) * xb[2 * p + 1]) >>
+                              Shift;  // 16-bit q16's pair shift (quant.h)
             const float s = xs[size_t(t) * lds + b];
             for (int r = 0; r < kQRowGroup; ++r) f[t][r] += float(acc[r]) * (detail::record_scale(rec, r) * s);
         }
@@ -33,16 +34,17 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
 
 constexpr detail::QTile kQ8Tiles[] = {tile<int8_t, 1>, tile<int8_t, 2>};
 constexpr detail::QTile kQ16Tiles[] = {tile<int16_t, 1>, tile<int16_t, 2>};
+constexpr detail::QTile kQ16FullTiles[] = {tile<int16_t, 1, kQ16Full.pair_shift>, tile<int16_t, 2, kQ16Full.pair_shift>};
 
 }  // namespace
 
 void detail::linear_q_portable(float* out, const float* x, int T, const QView& w, const float* bias) {
-    detail::run_q_tiles(out, x, T, w, bias, {kQ8Tiles, 2, kQ16Tiles, 2});
+    detail::run_q_tiles(out, x, T, w, bias, {kQ8Tiles, 2, kQ16Tiles, 2, kQ16FullTiles, 2});
 }
 
 #if !defined(__wasm_simd128__) && !(defined(__AVX2__) && !defined(__wasm__))
 void linear_q(float* out, const float* x, int T, const QView& w, const float* bias) {
-    detail::run_q_tiles(out, x, T, w, bias, detail::chosen_tiles({kQ8Tiles, 2, kQ16Tiles, 2}));
+    detail::run_q_tiles(out, x, T, w, bias, detail::chosen_tiles({kQ8Tiles, 2, kQ16Tiles, 2, kQ16FullTiles, 2}));
 }
 
 const char* kernel_isa() {

@@ -15,7 +15,8 @@ void linear_q_reference(float* out, const float* x, int T, const QView& w, const
         const float* xt = x + size_t(t) * w.cols;
         for (int b = 0; b < w.blocks(); ++b) {
             const int n = std::min(kQBlock, w.cols - b * kQBlock);
-            xs[b] = detail::quantize_block(xt + b * kQBlock, n, &xq[size_t(b) * kQBlock], f.activation_max);
+            xs[b] = float(1 << f.pair_shift) *
+                    detail::quantize_block(xt + b * kQBlock, n, &xq[size_t(b) * kQBlock], f.activation_max);
         }
         for (int row = 0; row < w.rows; ++row) {
             float acc = 0.0f;
@@ -23,9 +24,14 @@ void linear_q_reference(float* out, const float* x, int T, const QView& w, const
                 const uint8_t* rec = detail::record(w, row, b * kQBlock);
                 const int r = row % kQRowGroup;
                 const int n = std::min(kQBlock, w.cols - b * kQBlock);
-                // In 64 bits, so that an overflow of the kernels' int32 sums would show as a difference.
+                // In 64 bits, so that an overflow of the kernels' int32 sums would show as a difference. Column
+                // pairs as the kernels pair them, each shifted (floor) as 16-bit q16 shifts it (quant.h).
                 int64_t s = 0;
-                for (int k = 0; k < n; ++k) s += int64_t(xq[size_t(b) * kQBlock + k]) * detail::record_q(f, rec, r, k);
+                for (int k = 0; k < n; k += 2) {
+                    int64_t pair = int64_t(xq[size_t(b) * kQBlock + k]) * detail::record_q(f, rec, r, k);
+                    if (k + 1 < n) pair += int64_t(xq[size_t(b) * kQBlock + k + 1]) * detail::record_q(f, rec, r, k + 1);
+                    s += pair >> f.pair_shift;
+                }
                 acc += float(s) * (detail::record_scale(rec, r) * xs[b]);
             }
             out[size_t(t) * w.rows + row] = acc + (bias ? bias[row] : 0.0f);

@@ -61,7 +61,7 @@ void split_7bit(int16_t* q, int blocks) {
     }
 }
 
-QuantizedActs quantize_activations(const float* x, int T, int cols, int limit, ActivationLayout layout) {
+QuantizedActs quantize_activations(const float* x, int T, int cols, const QFormat& f, ActivationLayout layout) {
     // Grows to the largest (T, cols) seen, then never allocates again.
     thread_local std::vector<int16_t> q;
     thread_local std::vector<float> scale;
@@ -72,14 +72,16 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, int limit, A
     // Tokens apart on the threads, into the caller's scratch.
     int16_t* const q_data = q.data();
     float* const s_data = scale.data();
+    const int limit = f.activation_max;
+    const float carry = float(1 << f.pair_shift);  // exact: a power of two
     parallel_for(T, 4.0 * T * cols, [&](int t0, int t1) {
         for (int t = t0; t < t1; ++t) {
             int16_t* qt = q_data + size_t(t) * ld;
             for (int b = 0; b < blocks; ++b) {
                 const int n = std::min(kQBlock, cols - b * kQBlock);
                 const float* xb = x + size_t(t) * cols + b * kQBlock;
-                s_data[size_t(t) * blocks + b] = n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
-                                                              : quantize_block(xb, n, qt + b * kQBlock, limit);
+                s_data[size_t(t) * blocks + b] = carry * (n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
+                                                                       : quantize_block(xb, n, qt + b * kQBlock, limit));
                 std::fill(qt + b * kQBlock + n, qt + (b + 1) * kQBlock, int16_t(0));
             }
             if (layout) layout(qt, blocks);
@@ -91,7 +93,7 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, int limit, A
 void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt,
                  ActivationLayout layout) {
     const QFormat& f = w.format();
-    const QuantizedActs a = quantize_activations(x, T, w.cols, f.activation_max, layout);
+    const QuantizedActs a = quantize_activations(x, T, w.cols, f, layout);
     const int blocks = w.blocks();
     // Tokens per pass over the weights: their activations stay in L2 while the weights stream by.
     constexpr int kTokenChunk = 32;

@@ -94,8 +94,10 @@ TEST(ModelFile, RejectsOtherVersion) {
     put_u32(q16, 8, 1);  // version 1 had no q16
     EXPECT_ERROR_HAS(q16, "weight type q16 needs file version 2, the file says 1");
     put_u32(q16, 8, 2);
-    put_u32(q16, 12, 3);
-    EXPECT_ERROR_HAS(q16, "unknown weight type 3 (expected 0 = f32, 1 = q8 or 2 = q16)");
+    put_u32(q16, 12, 3);  // 16-bit q16 came with version 3
+    EXPECT_ERROR_HAS(q16, "weight type q16 needs file version 3, the file says 2");
+    put_u32(q16, 12, 4);
+    EXPECT_ERROR_HAS(q16, "unknown weight type 4 (expected 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16)");
 }
 
 TEST(ModelFile, RejectsTruncationAnywhere) {

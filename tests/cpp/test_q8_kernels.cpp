@@ -110,10 +110,10 @@ TEST(Q8Kernels, EachGivesTheKernelChecksBits) {
     for (const std::string& name : q8_kernels()) {
         UseQ8Kernel use(name);
         const KernelCheck c = check_kernels(4);
-        std::printf("[%s] q8 bits %08x, largest diff %.3g\n", name.c_str(), c.q8_bits, c.q8_max_diff);
-        EXPECT_EQ(c.q8_bit_mismatches, 0) << name;
-        EXPECT_LT(c.q8_max_diff, 1e-4) << name;
-        hashes.push_back(c.q8_bits);
+        std::printf("[%s] q8 bits %08x, largest diff %.3g\n", name.c_str(), c.q8.bits, c.q8.max_diff);
+        EXPECT_EQ(c.q8.bit_mismatches, 0) << name;
+        EXPECT_LT(c.q8.max_diff, 1e-4) << name;
+        hashes.push_back(c.q8.bits);
     }
     for (uint32_t h : hashes) EXPECT_EQ(h, hashes[0]);
 }

@@ -38,9 +38,11 @@ test('the relaxed-SIMD q8 kernel gives the SIMD128 kernel\'s bits', async ({ pag
       'kernel\'s bits');
     expect(b.q8BitMismatches).toBe(0);
     expect(b.q16BitMismatches).toBe(0);
+    expect(b.q16FullBitMismatches).toBe(0);
     expect(b.q8MaxDiff).toBeLessThan(1e-4);
     expect(b.q8Bits).toBe(a.q8Bits);
     expect(b.q16Bits).toBe(a.q16Bits);
+    expect(b.q16FullBits).toBe(a.q16FullBits);
     expect(b.activationMismatches).toBe(0);
   }
 });

@@ -12,7 +12,8 @@ q16 for these sizes and draws attention within 0.01.
 With ARCSCOPE_FULL_DEPTH=1 also SmolLM2-135M's and Pythia-70m's whole depth (30 and 6 blocks), where rounding has
 every block to grow through: 30 blocks of sharp heads move PyTorch's own float32 attention by 1.1e-4 from the same
 model computed in float64. There the f32 goal is float32's own: the engine's f32 within PyTorch float32's distance
-from float64 (x 1.5, and at least 2e-5) of the float64 result.
+from float64 (x 1.5, and at least 2e-5) of the float64 result; and q16 (16-bit weights and activations in these
+files, the default format) the default's rule, attention within 0.01, logits 1 - cosine within 1e-5.
 
 Run: nice /usr/bin/python3 -m unittest discover -v -s tests/reference -p test_decoder_engine.py
 """
@@ -125,6 +126,8 @@ class EngineAgainstReference(unittest.TestCase):
                     self.assertTrue(d["names"], f"{dtype}: the hook names differ from the reference's")
                     if dtype in GOALS and not (dtype == "f32" and n_layer > 2):
                         attention, cosine = GOALS[dtype]
+                        if n_layer > 2:  # the whole depth: q16, the default, meets the default's rule
+                            attention, cosine = DEFAULT_ATTENTION, 1e-5
                         self.assertLessEqual(d["attention"], attention, f"{dtype} attention")
                         self.assertLessEqual(d["logits_cos"], cosine, f"{dtype} logits")
         print("\n" + "\n".join(report))

@@ -5,20 +5,23 @@
 
 namespace arcscope {
 
+// One packed format's kernels against the reference.
+struct FormatCheck {
+    double max_diff = 0;           // largest |linear_q - linear_q_reference|
+    double portable_max_diff = 0;  // the same for the plain C++ kernel
+    int bit_mismatches = 0;        // outputs whose bits differ between linear_q and the plain C++ kernel (same
+                                   // integers, same order of float operations: must be 0 in every build)
+    uint32_t bits = 2166136261u;   // FNV-1a of linear_q's output bits over all shapes: equal across the wasm builds
+                                   // (SIMD128, relaxed SIMD), whose random inputs are the same
+};
+
 struct KernelCheck {
-    int cases = 0;                    // shapes tried
-    double q8_max_diff = 0;           // largest |linear_q - linear_q_reference| on q8 weights
-    double q8_portable_max_diff = 0;  // the same for the plain C++ kernel
-    double q16_max_diff = 0;          // the same two on q16 weights
-    double q16_portable_max_diff = 0;
-    int q8_bit_mismatches = 0;        // outputs whose bits differ between linear_q and the plain C++ kernel (same
-    int q16_bit_mismatches = 0;       // integers, same order of float operations: must be 0 in every build)
-    uint32_t q8_bits = 2166136261u;   // FNV-1a of linear_q's q8 output bits over all shapes: equal across the wasm
-    uint32_t q16_bits = 2166136261u;  // builds (SIMD128, relaxed SIMD), whose random inputs are the same
-    double f32_max_diff = 0;          // largest |linear_f32 - linear_f32_reference|
-    int activation_mismatches = 0;    // int16 values or scales where the kernels' activation quantizer and the
-                                      // reference's differ, at either limit (must be 0: the int32 sums are meant
-                                      // to be identical)
+    int cases = 0;  // shapes tried
+    FormatCheck q8, q16, q16_full;  // q16_full: 16-bit q16 (DType::Q16Full)
+    double f32_max_diff = 0;        // largest |linear_f32 - linear_f32_reference|
+    int activation_mismatches = 0;  // int16 values or scales where the kernels' activation quantizer and the
+                                    // reference's differ, at every format's limit (must be 0: the int32 sums are
+                                    // meant to be identical)
 };
 
 KernelCheck check_kernels(uint64_t seed);

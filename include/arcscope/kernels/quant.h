@@ -2,13 +2,19 @@
 //
 // Both formats are symmetric, in blocks of 32 along in_features with one f32 scale per block:
 //   scale = max|w| / W, q = round(w / scale) in [-W, W] (round to nearest, ties away from zero).
-//   q8:  W = 127 (int8).                 q16: W = 8191 (14 bits, held in int16).
+//   q8:  W = 127 (int8).   q16: W = 8191 (14 bits, held in int16), or W = 32767 (16 bits) in version 3 files.
 // Activations are quantized the same way at run time (ties to even), per token and per block of 32, into int16:
-//   A = 8191 (14 bits), with q8 and q16 weights alike.
-// A block's dot product is then exact in int32 (32 * W * A < 2^31: see kQ8/kQ16 below) and costs one f32 multiply-add
-// by the two scales. q8 rounds to 14 bits, not 16, so that the relaxed-SIMD kernel (quant_wasm_relaxed.cpp) can feed
-// each activation as two 7-bit parts (a + 8192 = 128 hi + lo) to i32x4.relaxed_dot_i8x16_i7x16_add_s and still give
-// the same integers as every other kernel. q16 reads twice the weight bytes and skips the widening.
+//   A = 8191 (14 bits) with q8 and 14-bit q16 weights; A = 32767 (16 bits) with 16-bit q16 weights.
+// A 14-bit block's dot product is then exact in int32 (32 * W * A < 2^31: see kQ8/kQ16 below) and costs one f32
+// multiply-add by the two scales. q8 rounds to 14 bits, not 16, so that the relaxed-SIMD kernel
+// (quant_wasm_relaxed.cpp) can feed each activation as two 7-bit parts (a + 8192 = 128 hi + lo) to
+// i32x4.relaxed_dot_i8x16_i7x16_add_s and still give the same integers as every other kernel. q16 reads twice the
+// weight bytes and skips the widening.
+// 16-bit q16 (DType::Q16Full): 32 products of two 16-bit values reach 2^35, so each column pair's int32 sum (at most
+// 2 * 32767^2 < 2^31) is shifted right by 4 (rounding toward -inf) before the block's sum, and the token's scale
+// carries the 2^4 back (an exact power of two). What the shift drops is at most 16 per pair against sums near 2^30: a
+// few parts in 10^8. Every kernel shifts alike, so the bits stay the same in every build. Deep decoders need it: 30
+// blocks of sharp heads grow 14-bit rounding to 0.03 in attention, 16-bit to under 0.01 (docs/architectures.md).
 //
 // Packed layout (what q_pack writes; the kernels read it in place, straight from the model file):
 //   rows are taken in groups of 8 (kQRowGroup), cols in blocks of 32; rows and cols are zero-padded up to that.
@@ -38,7 +44,9 @@
 namespace arcscope {
 
 // How a matrix is stored. The values are the model file's (models/README.md).
-enum class DType : uint32_t { F32 = 0, Q8 = 1, Q16 = 2 };
+// Q16 and Q16Full are both "q16" to users: a file of version 3 holds the full 16 bits (stored_weight_type in
+// model_file.h), GPT-2's files of versions 1 and 2 the 14 bits their results were published with.
+enum class DType : uint32_t { F32 = 0, Q8 = 1, Q16 = 2, Q16Full = 3 };
 const char* dtype_name(DType t);  // "f32" | "q8" | "q16"
 // "q8" | "q16" | "f32" -> DType, or Error("--dtype must be q8, q16 or f32, got 'x'") with `what` for "--dtype".
 DType parse_dtype(const std::string& name, const char* what);
@@ -53,19 +61,25 @@ struct QFormat {
     int weight_max;       // W: weights round into [-W, W]
     int activation_max;   // A: activations round into [-A, A]
     size_t record_bytes;  // 8 scales + 8 x 32 weights
+    int pair_shift;       // each column pair's sum >> this before the block's sum (0: exact)
 };
-constexpr QFormat kQ8{1, 127, 8191, kQRowGroup*(4 + kQBlock * 1)};
-constexpr QFormat kQ16{2, 8191, 8191, kQRowGroup*(4 + kQBlock * 2)};
-static_assert(kQ8.record_bytes == 288 && kQ16.record_bytes == 544,
+constexpr QFormat kQ8{1, 127, 8191, kQRowGroup*(4 + kQBlock * 1), 0};
+constexpr QFormat kQ16{2, 8191, 8191, kQRowGroup*(4 + kQBlock * 2), 0};
+constexpr QFormat kQ16Full{2, 32767, 32767, kQRowGroup*(4 + kQBlock * 2), 4};
+static_assert(kQ8.record_bytes == 288 && kQ16.record_bytes == 544 && kQ16Full.record_bytes == 544,
               "the records are documented (models/README.md) as 288 and 544 bytes");
-// The overflow bound: a block's int32 sum of 32 products, and each dot_i16x8 / pmaddwd pair before it, stays below
-// 2^31 even with every weight and activation at its limit (q8: 3.3e7; q16: 2,146,959,392 < 2,147,483,647).
+// The overflow bound: each dot_i16x8 / pmaddwd pair, and a block's int32 sum of its 16 (shifted) pairs, stay below
+// 2^31 even with every weight and activation at its limit (q8: 3.3e7; q16: 2,146,959,392; 16-bit q16: 16 x
+// ceil(2,147,352,578 / 16) = 2,147,352,592; all < 2,147,483,647).
 constexpr bool block_sum_fits_int32(QFormat f) {
-    return int64_t(kQBlock) * f.weight_max * f.activation_max <= INT32_MAX;
+    const int64_t pair = 2 * int64_t(f.weight_max) * f.activation_max;
+    const int64_t shifted = (pair + (int64_t(1) << f.pair_shift) - 1) >> f.pair_shift;
+    return pair <= INT32_MAX && kQBlock / 2 * shifted <= INT32_MAX;
 }
-static_assert(block_sum_fits_int32(kQ8) && block_sum_fits_int32(kQ16), "a block's int32 sum could overflow");
+static_assert(block_sum_fits_int32(kQ8) && block_sum_fits_int32(kQ16) && block_sum_fits_int32(kQ16Full),
+              "a block's int32 sum could overflow");
 
-// The format of a packed dtype (Q8 or Q16; Error for F32).
+// The format of a packed dtype (Q8, Q16 or Q16Full; Error for F32).
 const QFormat& q_format(DType type);
 
 // Bytes q_pack writes for a (rows, cols) matrix: ceil(rows/8) * ceil(cols/32) * record_bytes, rounded up to 64.
@@ -83,7 +97,7 @@ struct QView {
 
     int groups() const { return (rows + kQRowGroup - 1) / kQRowGroup; }
     int blocks() const { return (cols + kQBlock - 1) / kQBlock; }
-    const QFormat& format() const { return q_format(type); }  // q_view made it, so the type is Q8 or Q16
+    const QFormat& format() const { return q_format(type); }  // q_view made it, so the type is packed
 };
 
 // Checks that `bytes` is exactly q_packed_bytes(type, rows, cols) and the dimensions are positive; throws Error if not.

@@ -42,7 +42,8 @@ inline float quantize_block(const float* x, int n, int16_t* q, int limit);
 using ActivationLayout = void (*)(int16_t* q, int blocks);
 
 // x (T, cols) quantized per token and block into thread-local scratch that only grows:
-//   q (T, ld) int16 in [-limit, limit], zero-padded to ld = blocks * 32; scale (T, blocks).
+//   q (T, ld) int16 in [-f.activation_max, f.activation_max], zero-padded to ld = blocks * 32; scale (T, blocks),
+//   times 2^f.pair_shift (what the kernels' shifted pair sums leave out).
 // With a layout, each token's row of q is then handed to it (e.g. split_7bit below).
 struct QuantizedActs {
     const int16_t* q;
@@ -50,7 +51,7 @@ struct QuantizedActs {
     int ld;
     int blocks;
 };
-QuantizedActs quantize_activations(const float* x, int T, int cols, int limit, ActivationLayout layout = nullptr);
+QuantizedActs quantize_activations(const float* x, int T, int cols, const QFormat& f, ActivationLayout layout = nullptr);
 
 // The relaxed-SIMD q8 layout: each block of 32 activations a in [-8191, 8191] becomes 64 bytes, hi[32] then lo[32],
 // with a + 8192 = 128 hi + lo and hi, lo in [0, 127], the range where i32x4.relaxed_dot_i8x16_i7x16_add_s is the
@@ -69,16 +70,19 @@ using QTile = void (*)(const uint8_t* group, int blocks, const int16_t* xq, int 
 void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTile* tiles, int max_tt,
                  ActivationLayout layout = nullptr);
 
-// One ISA's tiles for both formats (what run_q_tiles is handed by linear_q), and the q8 tiles' activation layout.
+// One ISA's tiles for every format (what run_q_tiles is handed by linear_q), and the q8 tiles' activation layout.
 struct QTiles {
     const QTile* q8;
     int q8_count;
     const QTile* q16;
     int q16_count;
+    const QTile* q16_full;  // 16-bit q16: q16's tiles with each pair's sum shifted (quant.h)
+    int q16_full_count;
     ActivationLayout q8_layout = nullptr;
 };
 inline void run_q_tiles(float* out, const float* x, int T, const QView& w, const float* bias, const QTiles& tiles) {
-    if (w.type == DType::Q16) run_q_tiles(out, x, T, w, bias, tiles.q16, tiles.q16_count);
+    if (w.type == DType::Q16Full) run_q_tiles(out, x, T, w, bias, tiles.q16_full, tiles.q16_full_count);
+    else if (w.type == DType::Q16) run_q_tiles(out, x, T, w, bias, tiles.q16, tiles.q16_count);
     else run_q_tiles(out, x, T, w, bias, tiles.q8, tiles.q8_count, tiles.q8_layout);
 }
 
