@@ -3,13 +3,17 @@
 // the bytes of `arcscope convert` on the same folder and of the one-file checkpoint of the same weights, whichever
 // form shards takes (an object of bytes, a Map of streams, a function called as each shard is reached), progress
 // over every shard, and the refusals (a shard missing, extra, short, long or of the wrong length, an index naming a
-// tensor twice or a file outside its folder), each naming the file, with the wasm allocator left where it was.
+// tensor twice or a file outside its folder), each naming the file, with the wasm allocator left where it was; and the
+// worker's checkpoint sources (model-source.js): from URLs, the index found where model.safetensors is not (or given),
+// each shard downloaded when it is reached and named in the status, and from picked files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { convertAndKeep } from '../../web/lib/worker/model-source.js';
 import { engine, python, repoRoot } from './support.mjs';
 
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
@@ -69,7 +73,10 @@ test('a sharded checkpoint converts through the JS API to arcscope convert\'s by
       assert.ok(reports.every((r) => r.shard === null || (r.shard.count === 3 &&
         r.shard.name === SHARDS[r.shard.number - 1])));
       assert.deepEqual(reports.at(-1), { stage: 'done', bytesDone: sum, bytesTotal: sum,
-        outputBytes: native.length, shard: { name: SHARDS[2], number: 3, count: 3 } });
+        outputBytes: native.length, shard: { name: SHARDS[2], number: 3, count: 3, bytesDone: sizes[2],
+          bytesTotal: sizes[2] } });
+      assert.ok(reports.every((r) => !r.shard || (r.shard.bytesTotal === sizes[r.shard.number - 1] &&
+        r.bytesDone === sizes.slice(0, r.shard.number - 1).reduce((a, b) => a + b, 0) + r.shard.bytesDone)));
 
       // A Map of file streams with their lengths, the index parsed.
       const streams = new Map(SHARDS.map((name) => [name,
@@ -170,6 +177,84 @@ test('a shard missing, extra, short, long or of the wrong length, and a bad inde
     assert.ok(given.every(({ seen }) => !seen.read), 'no shard was read');
     assert.ok(given[0].seen.ended && given[2].seen.ended, 'both streams were ended');
   } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+// A folder served over HTTP as Hugging Face serves a repository's files (a length for each, 404 for what is not
+// there), recording each path asked for.
+async function folderHost(dir) {
+  const asked = [];
+  const host = createServer((req, res) => {
+    const name = decodeURIComponent(req.url.split('?')[0].slice(1));
+    asked.push(name);
+    if (!existsSync(join(dir, name)) || name.includes('/')) { res.writeHead(404).end(); return; }
+    const bytes = readFileSync(join(dir, name));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length });
+    res.end(bytes);
+  });
+  await new Promise((ok) => host.listen(0, '127.0.0.1', ok));
+  return { host, asked, at: `http://127.0.0.1:${host.address().port}` };
+}
+
+test('the worker converts a sharded checkpoint from its URLs, each shard downloaded in turn, and from picked files', async () => {
+  const e = await engine();
+  const work = mkdtempSync(join(tmpdir(), 'arcscope-convert-shards-worker-'));
+  const dir = makeCheckpoint(join(work, 'sharded'), 3);
+  const { host, asked, at } = await folderHost(dir);
+  try {
+    const out = join(work, 'qwen2.q8.arcs');
+    execFileSync(cli, ['convert', '--in', dir, '--out', out, '--dtype', 'q8']);
+    const native = readFileSync(out);
+    const converted = async (source, key) => {
+      const stages = [];
+      const model = await convertAndKeep({ convert: (o) => e.convertToModel(o), load: () => assert.fail('cached') },
+        source, key, { dtype: 'q8', progress: (p) => stages.push(p) });
+      const bytes = Buffer.from(await new Response(model.fileStream()).arrayBuffer());
+      model.free();
+      return { bytes, stages };
+    };
+    const configUrl = `${at}/config.json`;
+    // The loader's URLs name model.safetensors: not there, so the index beside it is read, then each shard.
+    const fromUrls = await converted({ safetensorsUrl: `${at}/model.safetensors`, configUrl }, 'test:sharded-urls');
+    assert.equal(Buffer.compare(fromUrls.bytes, native), 0, 'from URLs: arcscope convert\'s bytes');
+    assert.deepEqual(asked.filter((name) => !name.startsWith('tokenizer')),
+      ['config.json', 'model.safetensors', 'model.safetensors.index.json', ...SHARDS]);
+    const said = fromUrls.stages.map((p) => p.stage);
+    for (const [i, name] of SHARDS.entries()) {
+      const stage = `shard ${i + 1} of 3, downloading ${name} and converting to q8`;
+      const reports = fromUrls.stages.filter((p) => p.stage === stage);
+      assert.ok(reports.length > 0, `"${stage}" among ${[...new Set(said)].join('; ')}`);
+      assert.ok(reports.every((p) => p.total === statSync(join(dir, name)).size && p.loaded <= p.total));
+    }
+    console.log(`from URLs, the status said: ${[...new Set(said)].join('; ')}`);
+
+    // The index's URL given, as {indexUrl, configUrl}.
+    asked.length = 0;
+    const fromIndex = await converted({ indexUrl: `${at}/model.safetensors.index.json`, configUrl },
+      'test:sharded-index');
+    assert.equal(Buffer.compare(fromIndex.bytes, native), 0, 'from indexUrl');
+    assert.ok(!asked.includes('model.safetensors'));
+
+    // Picked files: the index, its three shards and config.json, in any order.
+    const files = ['model.safetensors.index.json', ...SHARDS, 'config.json'].reverse()
+      .map((name) => new File([readFileSync(join(dir, name))], name));
+    const picked = await converted({ files }, 'test:sharded-files');
+    assert.equal(Buffer.compare(picked.bytes, native), 0, 'from picked files');
+    assert.ok(picked.stages.some((p) => p.stage === `shard 2 of 3, reading ${SHARDS[1]} and converting to q8`));
+    // A shard not picked is named before any is read.
+    const message = await convertAndKeep({ convert: (o) => e.convertToModel(o), load: () => assert.fail('cached') },
+      { files: files.filter((f) => f.name !== SHARDS[1]) }, 'test:sharded-missing', { dtype: 'q8' })
+      .then(() => 'converted', (err) => err.message);
+    assert.match(message, /^shards lacks model-00002-of-00003\.safetensors, which the index lists/);
+    // Neither model.safetensors nor the index: both named.
+    const none = await convertAndKeep({ convert: (o) => e.convertToModel(o), load: () => assert.fail('cached') },
+      { safetensorsUrl: `${at}/nothing/model.safetensors`, configUrl }, 'test:none', { dtype: 'q8' })
+      .then(() => 'converted', (err) => err.message);
+    assert.match(none, /nothing\/model\.safetensors is not there \(HTTP 404\), and neither is model\.safetensors\.index\.json beside it/);
+  } finally {
+    host.closeAllConnections();
+    host.close();
     rmSync(work, { recursive: true, force: true });
   }
 });

@@ -292,7 +292,9 @@ test('an unloaded local: key and a checkpoint source without its URLs say so, an
       [{ safetensorsUrl: 5, configUrl: `${at}/config.json` }, /this one has no safetensorsUrl$/],
       [null, /got null$/],
       ['https://huggingface.co/gpt2', /got string$/],
-      [{ files: [{ name: 'model.safetensors' }] }, /files must be the File objects of its model\.safetensors and config\.json$/],
+      [{ files: [{ name: 'model.safetensors' }] },
+        /files must be the File objects of its model\.safetensors \(or its index and shards\) and config\.json$/],
+      [{ indexUrl: `${at}/model.safetensors.index.json` }, /this one has no configUrl$/],
       [{ files: 'model.safetensors' }, /files must be the File objects/],
     ];
     for (const [source, expected] of sources) {

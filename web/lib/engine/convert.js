@@ -23,8 +23,8 @@ const FEED_BYTES = 1 << 20;
 //   whose length is not its header's is refused by name;
 //   onProgress({stage: 'header' | 'tensors' | 'checksum' | 'done', bytesDone, bytesTotal, outputBytes, shard})
 //   after each megabyte, bytesDone and bytesTotal over every file (bytesTotal: the lengths known so far: every
-//   shard's from the start where shards is an object or a Map), shard {name, number, count} for shards (null for
-//   one file);
+//   shard's from the start where shards is an object or a Map), shard {name, number, count, bytesDone, bytesTotal}
+//   for shards, the one being read and its own bytes (null for one file);
 //   tokenizerFiles: {json, config}, tokenizer.json's and tokenizer_config.json's texts (or objects), for the file to
 //   carry, so the model is one file (any architecture but GPT-2, whose tokenizer is built in).
 // wasm memory holds the output converted so far (in pages, allocated as data arrives) and one Conv1D matrix at a
@@ -67,15 +67,24 @@ async function runConverter(core, options = {}, finish) {
       const text = (file) => (file == null ? file : jsonText(file));
       engineCall('starting the conversion', () => conv.carryTokenizer(text(tokenizerFiles.json), text(tokenizerFiles.config)));
     }
-    let shard = null;
-    const report = (stage) => onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: files.knownBytes(),
-      outputBytes: conv.outputBytes(), shard });
+    let shard = null, shardStart = 0;
+    const report = (stage) => {
+      if (shard) shard.bytesDone = conv.bytesDone() - shardStart;
+      onProgress?.({ stage, bytesDone: conv.bytesDone(), bytesTotal: files.knownBytes(), outputBytes: conv.outputBytes(),
+        shard: shard && { ...shard } });
+    };
     for (let i = 0; i < names.length; i++) {
       const name = names[i], before = conv.bytesDone();
       const { chunks, totalBytes } = await files.open(name);
       if (files.sharded) {
-        shard = { name, number: i + 1, count: names.length };
-        namingFile(name, () => engineCall('converting the checkpoint', () => conv.beginShard(name, totalBytes)));
+        shard = { name, number: i + 1, count: names.length, bytesDone: 0, bytesTotal: totalBytes };
+        shardStart = before;
+        try {
+          namingFile(name, () => engineCall('converting the checkpoint', () => conv.beginShard(name, totalBytes)));
+        } catch (error) {
+          closeChunks(chunks);  // opened, never read
+          throw error;
+        }
       }
       await namingFile(files.sharded && name, async () => {
         for await (const chunk of asChunks(chunks, name)) {

@@ -705,8 +705,11 @@ export interface ConvertProgress {
   bytesTotal: number;
   /** the .arcs file's size, known once the header is read (0 before) */
   outputBytes: number;
-  /** the shard being read (number from 1 to count, in the converter's order); null for one model.safetensors */
-  shard: { name: string; number: number; count: number } | null;
+  /**
+   * the shard being read (number from 1 to count, in the converter's order), with its own bytes read and its length;
+   * null for one model.safetensors
+   */
+  shard: { name: string; number: number; count: number; bytesDone: number; bytesTotal: number } | null;
 }
 
 /** Chunks of model.safetensors. */

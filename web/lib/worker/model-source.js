@@ -49,32 +49,66 @@ function withFirst(first, rest) {
 }
 
 // A checkpoint as the converter reads it: {configText, tokenizerFiles, size, chunks: async iterable of
-// model.safetensors}. source is {safetensorsUrl, configUrl} or {files: [File, File, ...]} (model.safetensors +
-// config.json, and tokenizer.json + tokenizer_config.json where picked, any order), with configText where config.json
-// was read already. tokenizerFiles: checkpointTokenizer's. Nothing holds the whole checkpoint: the download (or the
-// file) streams straight into the converter.
+// model.safetensors}, or for a sharded one {configText, tokenizerFiles, index (its text), shards} (shards as
+// convertCheckpoint takes them: a Map of picked Files, or a function that downloads each shard when the converter
+// reaches it). source is {safetensorsUrl, configUrl}, {indexUrl, configUrl} or {files: [File, File, ...]}
+// (model.safetensors, or model.safetensors.index.json and its shards, + config.json, and tokenizer.json +
+// tokenizer_config.json where picked, any order), with configText where config.json was read already. From URLs, a
+// model.safetensors the server does not have (404) is looked for as model.safetensors.index.json beside it, as
+// Hugging Face serves a sharded checkpoint. tokenizerFiles: checkpointTokenizer's. Nothing holds the whole checkpoint:
+// each download (or file) streams straight into the converter.
 export async function openCheckpoint(source, { progress = () => {}, signal } = {}) {
   const configText = await checkpointConfig(source, { progress, signal });
   const tokenizerFiles = await checkpointTokenizer(source, configText, { progress, signal });
   if (source.files) {
-    const weights = [...source.files].find((f) => f.name.endsWith('.safetensors'));
-    return { configText, tokenizerFiles, size: weights.size, chunks: weights.stream() };
+    const files = [...source.files];
+    const index = files.find((f) => f.name === INDEX_FILE);
+    const weights = files.filter((f) => f.name.endsWith('.safetensors'));
+    if (!index) return { configText, tokenizerFiles, size: weights[0].size, chunks: weights[0].stream() };
+    const shards = new Map(weights.map((f) => [f.name, { chunks: f.stream(), totalBytes: f.size }]));
+    return { configText, tokenizerFiles, index: await index.text(), shards };
   }
-  // The headers first: the converter checks the header against the length before it allocates anything. The
-  // status names this download from its start, not the config.json before it, while the server is waited for.
-  const stage = `downloading ${nameOf(source.safetensorsUrl)}`;
+  if (!source.indexUrl) {
+    const file = await openDownload(source.safetensorsUrl, { progress, signal }).catch((e) => {
+      if (e.status !== 404) throw e;
+      return null;  // no such file: a sharded checkpoint's index, beside it, is looked for
+    });
+    if (file) return { configText, tokenizerFiles, size: file.totalBytes, chunks: file.chunks };
+  }
+  const indexUrl = source.indexUrl ?? beside(source.safetensorsUrl, INDEX_FILE);
+  const index = await fetchBytes(indexUrl, `downloading ${INDEX_FILE}`, { progress, signal, limit: INDEX_BYTES,
+    most: `a ${INDEX_FILE} may be` }).catch((e) => {
+    if (e.status === 404 && !source.indexUrl) {
+      throw new Error(`${source.safetensorsUrl} is not there (HTTP 404), and neither is ${INDEX_FILE} beside it: ` +
+        'give the URL of the checkpoint\'s model.safetensors, or of its index for a sharded one');
+    }
+    throw e;
+  });
+  const shards = (name) => openDownload(beside(indexUrl, name), { progress, signal });
+  return { configText, tokenizerFiles, index: new TextDecoder().decode(index), shards };
+}
+
+// A sharded checkpoint's index, and how large one may be (Llama 3.1 405B's is about 120 kB).
+const INDEX_FILE = 'model.safetensors.index.json';
+const INDEX_BYTES = 16e6;
+
+// One safetensors download as the converter takes it: {chunks, totalBytes}, its first chunk read (the headers give
+// the length, which the converter checks the header against before it allocates anything). The status names this
+// download from its start, not the file before it, while the server is waited for.
+async function openDownload(url, { progress, signal }) {
+  const stage = `downloading ${nameOf(url)}`;
   progress({ stage, loaded: 0, total: 0 });
   const meta = {};
-  const body = download(source.safetensorsUrl, { signal, meta, limit: CHECKPOINT_BYTES, most: CHECKPOINT_MOST,
+  const body = download(url, { signal, meta, limit: CHECKPOINT_BYTES, most: CHECKPOINT_MOST,
     reuse: true });  // each chunk goes into the converter before the next is read
   const first = await body.next();
   if (!meta.total) {
     await body.return();
-    throw new Error(`${source.safetensorsUrl}: the server did not say how long the file is (no Content-Length, or a ` +
+    throw new Error(`${url}: the server did not say how long the file is (no Content-Length, or a ` +
       'compressed body); arcscope needs the length to check the checkpoint before converting it');
   }
   progress({ stage, loaded: first.done ? 0 : first.value.length, total: meta.total });
-  return { configText, tokenizerFiles, size: meta.total, chunks: withFirst(first, body) };
+  return { chunks: withFirst(first, body), totalBytes: meta.total };
 }
 
 // The tokenizer a checkpoint's model is to carry: {json, config} (tokenizer.json's and tokenizer_config.json's
@@ -131,9 +165,10 @@ export async function checkpointConfig(source, { progress = () => {}, signal } =
     const files = [...source.files];
     // config.json by name, else the one .json that is not a tokenizer's (a copy renamed "config (1).json").
     const config = files.find((f) => f.name === 'config.json') ??
-      files.find((f) => f.name.endsWith('.json') && !TOKENIZER_FILES.includes(f.name));
+      files.find((f) => f.name.endsWith('.json') && !TOKENIZER_FILES.includes(f.name) && f.name !== INDEX_FILE);
     if (!files.some((f) => f.name.endsWith('.safetensors'))) {
-      throw new Error('pick the checkpoint\'s model.safetensors (and its config.json)');
+      throw new Error('pick the checkpoint\'s model.safetensors, or its model.safetensors.index.json and shards (and ' +
+        'its config.json)');
     }
     if (!config) throw new Error('pick the checkpoint\'s config.json too: it holds the model\'s shape');
     return config.text();
@@ -151,12 +186,15 @@ function checkSource(source) {
   if (files !== undefined && files !== null) {
     const picked = typeof files[Symbol.iterator] === 'function' && [...files];
     if (picked && picked.every((f) => f instanceof Blob && 'name' in f)) return;
-    throw new Error('a checkpoint\'s files must be the File objects of its model.safetensors and config.json');
+    throw new Error('a checkpoint\'s files must be the File objects of its model.safetensors (or its index and ' +
+      'shards) and config.json');
   }
-  const missing = ['safetensorsUrl', 'configUrl'].filter((k) => !isUrl(source?.[k]));
+  const missing = [isUrl(source?.indexUrl) ? 'configUrl' : 'safetensorsUrl', 'configUrl']
+    .filter((k, i, keys) => keys.indexOf(k) === i && !isUrl(source?.[k]));
   if (missing.length === 0) return;
   throw new Error(`a checkpoint source is {safetensorsUrl, configUrl} (the URLs of its model.safetensors and ` +
-    `config.json) or {files} (the two files picked from disk); ${source === null || typeof source !== 'object'
+    `config.json), {indexUrl, configUrl} (a sharded one's model.safetensors.index.json) or {files} (the files ` +
+    `picked from disk); ${source === null || typeof source !== 'object'
       ? `got ${source === null ? 'null' : typeof source}` : `this one has no ${missing.join(' and no ')}`}`);
 }
 
@@ -181,19 +219,24 @@ export async function convertAndKeep(loader, source, key, { dtype, progress = ()
   const report = throttledProgress(progress, 4 << 20);
   let roomMade = false;
   // However the conversion ends, its download (or file stream) ends with it: a converter that refused the header
-  // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself.)
+  // before reading a chunk leaves no connection open and no chunk held. (convert frees the converter itself, and
+  // ends the shards it opened or never reached.)
+  const doing = source.files ? 'reading' : 'downloading';
   const model = await loader.convert({
     config: checkpoint.configText,
     tokenizerFiles: checkpoint.tokenizerFiles?.json ? checkpoint.tokenizerFiles : null,
-    chunks: checkpoint.chunks,
+    ...(checkpoint.shards ? { index: checkpoint.index, shards: checkpoint.shards }
+      : { chunks: checkpoint.chunks, totalBytes: checkpoint.size }),
     dtype,
-    totalBytes: checkpoint.size,
-    onProgress: ({ stage, bytesDone, bytesTotal, outputBytes }) => {
+    onProgress: ({ stage, bytesDone, bytesTotal, outputBytes, shard }) => {
       if (!roomMade && outputBytes > 0) loader.makeRoom?.(outputBytes), roomMade = true;  // the header's size
-      report({ stage: `${source.files ? 'reading' : 'downloading'} and ${stages[stage] || stage}`,
-        loaded: bytesDone, total: bytesTotal || checkpoint.size });
+      // A shard's own bytes, with which it is: a download's total is known only once it starts.
+      report(shard
+        ? { stage: `shard ${shard.number} of ${shard.count}, ${doing} ${shard.name} and ${stages[stage] || stage}`,
+          loaded: shard.bytesDone, total: shard.bytesTotal }
+        : { stage: `${doing} and ${stages[stage] || stage}`, loaded: bytesDone, total: bytesTotal || checkpoint.size });
     },
-  }).finally(() => close(checkpoint.chunks));
+  }).finally(() => checkpoint.chunks && close(checkpoint.chunks));
   if (checkpoint.tokenizerFiles?.missing) loader.noted?.(checkpoint.tokenizerFiles.missing);
   const kept = await keepModel(cacheKey, model, progress);  // (not inside stored?.(): that would skip it)
   loader.stored?.(kept);

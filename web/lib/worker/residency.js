@@ -157,8 +157,7 @@ async function convert(source, key, name, dtype, ctx) {
   let entry;
   await convertAndKeep({
     convert: (options) => withEngine(`converting ${name}`, async (e, pause) => {
-      const chunks = asChunks(options.chunks, undefined, pause);
-      entry = entryFor(await e.convertToModel({ ...options, chunks }), name);
+      entry = entryFor(await e.convertToModel(pausing(options, pause)), name);
       return entry.model;
     }),
     load: async (file) => (entry = await loadStream({ ...file, name }, ctx, 'loading from the browser cache')).model,
@@ -167,6 +166,17 @@ async function convert(source, key, name, dtype, ctx) {
     stored: (kept) => { if (!kept) entry.notes.push(notKept()); },
   }, source, key, { dtype, progress: ctx.progress, signal: ctx.signal });
   return entry;
+}
+
+// A conversion's options whose every wait for a chunk (and for a shard's download to start) gives the engine's turn
+// away, so that it serves other requests while a download is slow: model.safetensors, or each shard.
+function pausing(options, pause) {
+  if (!options.shards) return { ...options, chunks: asChunks(options.chunks, undefined, pause) };
+  const paused = (source, name) => ({ ...source, chunks: asChunks(source.chunks, name, pause) });
+  const { shards } = options;
+  return { ...options, shards: typeof shards === 'function'
+    ? async (name) => paused(await pause(Promise.resolve(shards(name))), name)
+    : new Map([...shards].map(([name, source]) => [name, paused(source, name)])) };
 }
 
 // What a model's notes say where the browser would not keep it: the page has no Cache Storage at all (browsers give it
