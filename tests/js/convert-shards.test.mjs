@@ -14,6 +14,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertAndKeep } from '../../web/lib/worker/model-source.js';
+import { checkpointSource } from '../../web/tutorial/page/loader-ui.js';
 import { engine, python, repoRoot } from './support.mjs';
 
 const cli = join(repoRoot, 'build', 'native', 'arcscope');
@@ -257,4 +258,14 @@ test('the worker converts a sharded checkpoint from its URLs, each shard downloa
     host.close();
     rmSync(work, { recursive: true, force: true });
   }
+});
+
+test('the loader reads a URL of model.safetensors, or of a sharded checkpoint\'s index, as a checkpoint with config.json beside it', () => {
+  const at = 'https://huggingface.co/Qwen/Qwen2.5-7B/resolve/main';
+  assert.deepEqual(checkpointSource(`${at}/model.safetensors`),
+    { safetensorsUrl: `${at}/model.safetensors`, configUrl: `${at}/config.json` });
+  assert.deepEqual(checkpointSource(`${at}/model.safetensors.index.json?download=true`),
+    { indexUrl: `${at}/model.safetensors.index.json?download=true`, configUrl: `${at}/config.json?download=true` });
+  assert.equal(checkpointSource(`${at}/gpt2.q8.arcs`), null);
+  assert.equal(checkpointSource(`${at}/model.safetensors.json`), null);
 });

@@ -40,11 +40,14 @@ export interface TokenLabel {
 
 /**
  * A checkpoint to convert: two URLs (tokenizer.json and tokenizer_config.json are read beside config.json where
- * they are), or the files (model.safetensors and config.json, and tokenizer.json and tokenizer_config.json where
- * picked, in any order). The converted model carries the tokenizer (GPT-2's is built in).
+ * they are; where model.safetensors is not there, a sharded checkpoint's model.safetensors.index.json beside it is
+ * read, then each shard it lists, downloaded in turn), the URL of a sharded checkpoint's index, or the files
+ * (model.safetensors, or model.safetensors.index.json and its shards, and config.json, and tokenizer.json and
+ * tokenizer_config.json where picked, in any order). The converted model carries the tokenizer (GPT-2's is built in).
  */
 export type CheckpointSource =
   | { safetensorsUrl: string; configUrl: string }
+  | { indexUrl: string; configUrl: string }
   | { files: readonly File[] | FileList };
 
 /**

@@ -77,10 +77,14 @@ async function describeNeeds() {
   return blocking;
 }
 
-// The checkpoint a model key names: a .safetensors URL means "convert this checkpoint (config.json beside it)".
+// The checkpoint a model key names: a .safetensors URL means "convert this checkpoint (config.json beside it)", and
+// a model.safetensors.index.json URL the same of a sharded one. (The worker also finds the index where
+// model.safetensors is not there: a sharded repository's loads from its model.safetensors URL too.)
 export function checkpointSource(url) {
-  if (!/\.safetensors([?#]|$)/.test(url)) return null;
-  return { safetensorsUrl: url, configUrl: url.replace(/[^/?#]+\.safetensors/, 'config.json') };
+  const file = /[^/?#]+\.safetensors(\.index\.json)?(?=[?#]|$)/.exec(url);
+  if (!file) return null;
+  const configUrl = url.replace(file[0], 'config.json');
+  return file[1] ? { indexUrl: url, configUrl } : { safetensorsUrl: url, configUrl };
 }
 
 export function setupLoader(worker, onLoaded) {
@@ -147,7 +151,7 @@ export function setupLoader(worker, onLoaded) {
     const weights = $('src-weights').value.trim(), config = $('src-config').value.trim();
     if (!weights) return;
     if (!checkpointSource(weights)) { run(() => worker.loadModel(weights, progress)); return; } // an .arcs URL
-    const source = { safetensorsUrl: weights, configUrl: config || checkpointSource(weights).configUrl };
+    const source = { ...checkpointSource(weights), ...(config ? { configUrl: config } : {}) };
     run(async () => {
       // Another URL than the picked model's own: a mirror of it, if its config.json says so.
       const mirror = picked && nameFromUrl(weights) !== picked.id;
@@ -165,10 +169,13 @@ export function setupLoader(worker, onLoaded) {
       run(() => worker.loadModelBytes(arcs, key(arcs), arcs.name, progress));
       return;
     }
-    const weights = files.find((f) => f.name.endsWith('.safetensors'));
-    if (!weights) {
-      $('loader-error').textContent = 'Pick model.safetensors and config.json together, with tokenizer.json and ' +
-        'tokenizer_config.json for a model other than GPT-2 (or one .arcs file).';
+    // A sharded checkpoint is named and kept by its index, one file by its model.safetensors.
+    const weights = files.find((f) => f.name === 'model.safetensors.index.json') ??
+      files.find((f) => f.name.endsWith('.safetensors'));
+    if (!files.some((f) => f.name.endsWith('.safetensors'))) {
+      $('loader-error').textContent = 'Pick model.safetensors (or model.safetensors.index.json and every shard it ' +
+        'lists) and config.json together, with tokenizer.json and tokenizer_config.json for a model other than ' +
+        'GPT-2 (or one .arcs file).';
       $('loader-error').hidden = false;
       return;
     }

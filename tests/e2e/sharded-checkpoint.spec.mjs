@@ -1,0 +1,105 @@
+// A sharded checkpoint in the page: global-setup.mjs's SHARDED_FIXTURE (a Llama of 9 query heads over 3 key/value
+// heads with Llama 3's tokenizer files, in three shards and model.safetensors.index.json, as Hugging Face serves a
+// larger model) is converted in the page's worker from the URL the loader is given (model.safetensors, which is not
+// there: the worker reads the index beside it, then each shard in turn) and from picked files. The status names each
+// shard as it is read, and the head drawn is the native engine's attention on `arcscope convert`'s file of the same
+// folder (`arcscope run`: the same ids, the same weights within 1e-6, as carried-tokenizer.spec checks).
+import { test, expect } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { SHARDED_FIXTURE } from './global-setup.mjs';
+import { drawnArcs, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
+
+const FIXTURES = 'build/test-fixtures';
+const { name } = SHARDED_FIXTURE;
+const DIR = `${FIXTURES}/${name}-hf`;
+const SHARDS = [1, 2, 3].map((i) => `model-0000${i}-of-00003.safetensors`);  // make_checkpoint.py --shards 3
+const TEXT = 'The café opened in 2024, où 中文 rocks 🦜!';
+
+// `arcscope run` on the natively converted file: {ids, tokens, attention: [L][H][T][T]}.
+const native = (text) => JSON.parse(execFileSync('build/native/arcscope',
+  ['run', '--model', `${FIXTURES}/${name}.q16.arcs`, '--text', text, '--no-logits'], { encoding: 'utf8' }));
+
+async function choose(page, id, value) {
+  const before = await renders(page);
+  await page.selectOption(id, String(value));
+  await expect.poll(() => renders(page)).toBeGreaterThan(before);
+}
+
+// Every text the loader's progress line shows, kept in the page as it changes.
+const recordProgress = (page) => page.evaluate(() => {
+  window.progressTexts = [];
+  const line = document.getElementById('progress-text');
+  new MutationObserver(() => window.progressTexts.push(line.textContent))
+    .observe(line, { childList: true, characterData: true, subtree: true });
+});
+
+// The text typed, drawn at the last layer's last head: the largest difference from the native engine's attention
+// (every arc is one of its nonzero weights, and every nonzero weight is drawn: the threshold is 0).
+async function drawnAgainstNative(page) {
+  const before = await renders(page);
+  await page.fill('#text', TEXT);
+  await waitForRender(page, before);
+  const want = native(TEXT);
+  const [L, H] = [want.attention.length, want.attention[0].length];
+  const shown = await tokenTexts(page);
+  expect(shown).toHaveLength(want.ids.length);
+  expect(shown.join('')).toContain('中文');
+  await choose(page, '#layer', L - 1);
+  await choose(page, '#head', H - 1);
+  const arcs = await drawnArcs(page);
+  const pattern = want.attention[L - 1][H - 1];
+  expect(arcs).toHaveLength(pattern.flat().filter((v) => v > 0).length);
+  let worst = 0;
+  for (const a of arcs) {
+    expect(a.head).toBe(H - 1);
+    worst = Math.max(worst, Math.abs(a.weight - pattern[a.from][a.to]));
+  }
+  return { worst, tokens: want.ids.length, layer: L - 1, head: H - 1 };
+}
+
+test('a sharded checkpoint converts in the page from its URL, shard after shard, and draws the native engine\'s head', async ({ page, baseURL }) => {
+  const errors = watchConsole(page);
+  await openPage(page);
+  await page.locator('#threshold').fill('0');
+  await page.click('#open-loader');
+  await recordProgress(page);
+  await page.selectOption('#src-family', '');
+  await page.fill('#src-weights', new URL(`/fixtures/${name}-hf/model.safetensors`, baseURL).href);
+  await expect(page.locator('#src-config')).toHaveValue(new URL(`/fixtures/${name}-hf/config.json`, baseURL).href);
+  await page.click('#load-url');
+  await expect(page.locator('#loader')).not.toBeVisible();
+  await expect(page.locator('#model-status')).toContainText(`${name}-hf/model.safetensors: 2 layers`);
+  await expect(page.locator('#model-status')).toHaveClass(/ok/);
+  await expect(page.locator('#model-status')).not.toContainText('carries no tokenizer');
+
+  const said = await page.evaluate(() => window.progressTexts);
+  expect(said.some((t) => t.startsWith('downloading model.safetensors.index.json'))).toBe(true);
+  SHARDS.forEach((shard, i) => {
+    const line = `shard ${i + 1} of ${SHARDS.length}, downloading ${shard} and converting to q16: `;
+    expect(said.some((t) => t.startsWith(line)), `"${line}" among ${JSON.stringify(said)}`).toBe(true);
+  });
+  const { worst, tokens, layer, head } = await drawnAgainstNative(page);
+  console.log(`${name} from its URL (${SHARDS.length} shards): ${tokens} tokens; layer ${layer}, head ${head}: largest ` +
+    `difference from the native engine ${worst.toExponential(2)}\nthe progress line said: ${[...new Set(said.map(
+      (t) => t.replace(/:.*/, '')))].join('; ')}`);
+  expect(worst).toBeLessThanOrEqual(1e-6);
+  expect(errors).toEqual([]);
+});
+
+test('a sharded checkpoint\'s picked files (the index, its shards, config.json and the tokenizer files) convert as well', async ({ page }) => {
+  const errors = watchConsole(page);
+  await openPage(page);
+  await page.locator('#threshold').fill('0');
+  await page.click('#open-loader');
+  await recordProgress(page);
+  await page.setInputFiles('#files', ['model.safetensors.index.json', ...SHARDS, 'config.json', 'tokenizer.json',
+    'tokenizer_config.json'].map((f) => `${DIR}/${f}`));
+  await expect(page.locator('#loader')).not.toBeVisible();
+  await expect(page.locator('#model-status')).toContainText('model.safetensors.index.json: 2 layers');
+  await expect(page.locator('#model-status')).toHaveClass(/ok/);
+  const said = await page.evaluate(() => window.progressTexts);
+  expect(said.some((t) => t.startsWith(`shard 2 of 3, reading ${SHARDS[1]} and converting to q16: `))).toBe(true);
+  const { worst } = await drawnAgainstNative(page);
+  expect(worst).toBeLessThanOrEqual(1e-6);
+  expect(errors).toEqual([]);
+});
