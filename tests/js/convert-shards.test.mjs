@@ -1,6 +1,6 @@
 // convert-shards.test.mjs: a sharded Hugging Face checkpoint (model.safetensors.index.json and its files, as
 // scripts/make_checkpoint.py --shards writes them) converted through the JS API, convertCheckpoint's index and shards:
-// the bytes of `arcscope convert` on the same folder and of the one-file checkpoint of the same weights, whichever
+// the bytes of `arcscope convert` on the same folder and of the one-file checkpoint of the same weights (q16, q8, f32), whichever
 // form shards takes (an object of bytes, a Map of streams, a function called as each shard is reached), progress
 // over every shard, and the refusals (a shard missing, extra, short, long or of the wrong length, an index naming a
 // tensor twice or a file outside its folder), each naming the file, with the wasm allocator left where it was; and the
@@ -56,7 +56,7 @@ test('a sharded checkpoint converts through the JS API to arcscope convert\'s by
     const bytes = Object.fromEntries(SHARDS.map((name) => [name, readFileSync(join(dir, name))]));
     const sizes = SHARDS.map((name) => bytes[name].length);
     const sum = sizes.reduce((a, b) => a + b, 0);
-    for (const dtype of ['q8', 'f32']) {
+    for (const dtype of ['q16', 'q8', 'f32']) {
       const out = join(work, `qwen2.${dtype}.arcs`);
       execFileSync(cli, ['convert', '--in', dir, '--out', out, '--dtype', dtype], { encoding: 'utf8' });
       const native = readFileSync(out);
