@@ -1,11 +1,12 @@
 // convert-shards.test.mjs: a sharded Hugging Face checkpoint (model.safetensors.index.json and its files, as
 // scripts/make_checkpoint.py --shards writes them) converted through the JS API, convertCheckpoint's index and shards:
-// the bytes of `arcscope convert` on the same folder and of the one-file checkpoint of the same weights (q16, q8, f32), whichever
-// form shards takes (an object of bytes, a Map of streams, a function called as each shard is reached), progress
-// over every shard, and the refusals (a shard missing, extra, short, long or of the wrong length, an index naming a
-// tensor twice or a file outside its folder), each naming the file, with the wasm allocator left where it was; and the
-// worker's checkpoint sources (model-source.js): from URLs, the index found where model.safetensors is not (or given),
-// each shard downloaded when it is reached and named in the status, and from picked files.
+// the bytes of `arcscope convert` on the same folder and of the one-file checkpoint of the same weights (q16, q8,
+// f32), whichever form shards takes (an object of bytes, a Map of streams, a function called as each shard is
+// reached), progress over every shard, and the refusals (a shard missing, extra, short, long or of the wrong length,
+// an index naming a tensor twice or a file outside its folder), each naming the file, with the wasm allocator left
+// where it was; and the worker's checkpoint sources (model-source.js): from URLs, the index found where
+// model.safetensors is not (or given), each shard downloaded when it is reached and named in the status, and from
+// picked files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
