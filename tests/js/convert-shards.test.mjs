@@ -178,6 +178,11 @@ test('a shard missing, extra, short, long or of the wrong length, and a bad inde
     await assert.rejects(convert({ shards: { [first]: given[0], [third]: given[2] } }), /shards lacks/);
     assert.ok(given.every(({ seen }) => !seen.read), 'no shard was read');
     assert.ok(given[0].seen.ended && given[2].seen.ended, 'both streams were ended');
+    // So does an index the converter refuses.
+    const refused = SHARDS.map((name) => watched(bytes[name]));
+    await assert.rejects(convert({ index: '{"weight_map": {}}', shards: Object.fromEntries(SHARDS.map((name, i) =>
+      [name, refused[i]])) }), /needs a weight_map object/);
+    assert.ok(refused.every(({ seen }) => !seen.read && seen.ended), 'every stream was ended, none read');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -57,11 +57,12 @@ async function runConverter(core, options = {}, finish) {
   const { config, dtype, tokenizerFiles = null, onProgress = null } = options;
   if (config == null) throw new Error('convertCheckpoint needs config (config.json as an object or text)');
   const files = checkpointFiles(options);
-  const conv = files.sharded
-    ? core.ModelConverter.createSharded(configText(config), dtype, jsonText(options.index))
-    : core.ModelConverter.create(configText(config), dtype, files.first.totalBytes);
-  const names = files.sharded ? conv.shards() : ['model.safetensors'];
+  let conv = null;
   try {
+    conv = files.sharded
+      ? core.ModelConverter.createSharded(configText(config), dtype, jsonText(options.index))
+      : core.ModelConverter.create(configText(config), dtype, files.first.totalBytes);
+    const names = files.sharded ? conv.shards() : ['model.safetensors'];
     files.check?.(names);
     if (tokenizerFiles) {
       const text = (file) => (file == null ? file : jsonText(file));
@@ -101,11 +102,11 @@ async function runConverter(core, options = {}, finish) {
       }
     }
     report('checksum');
-    const out = namingFile(files.sharded && names.at(-1), () => engineCall('finishing the conversion', () => finish(conv)));
+    const out = engineCall('finishing the conversion', () => finish(conv));
     report('done');
     return out;
   } finally {
-    conv.delete();
+    conv?.delete();
     files.closeUnread();
   }
 }
