@@ -230,8 +230,9 @@ export async function convertAndKeep(loader, source, key, { dtype, progress = ()
     dtype,
     onProgress: ({ stage, bytesDone, bytesTotal, outputBytes, shard }) => {
       if (!roomMade && outputBytes > 0) loader.makeRoom?.(outputBytes), roomMade = true;  // the header's size
-      // A shard's own bytes, with which it is: a download's total is known only once it starts.
-      report(shard
+      // A shard's own bytes, with which it is: a download's total is known only once it starts. The checksum and
+      // the end are the whole file's.
+      report(shard && (stage === 'header' || stage === 'tensors')
         ? { stage: `shard ${shard.number} of ${shard.count}, ${doing} ${shard.name} and ${stages[stage] || stage}`,
           loaded: shard.bytesDone, total: shard.bytesTotal }
         : { stage: `${doing} and ${stages[stage] || stage}`, loaded: bytesDone, total: bytesTotal || checkpoint.size });
