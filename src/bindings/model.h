@@ -143,6 +143,9 @@ public:
             o.set("patternHooks", val::array(c.rotary() ? std::vector<std::string>{"attn.hook_rot_q", "attn.hook_rot_k"}
                                                         : std::vector<std::string>{"attn.hook_q", "attn.hook_k"}));
             o.set("dtype", text_val(dtype_name(decoder_->weight_type())));
+            const Precision precision = dtype_precision(decoder_->weight_type());  // q16: 14 bits for GPT-2, else 16
+            o.set("weightBits", precision.weight_bits);
+            o.set("activationBits", precision.activation_bits);
             o.set("fileBytes", double(decoder_->file().size()));
             o.set("checksum", text_val(std::to_string(decoder_->file().checksum())));
             // Whose tokenizer reads its text: GPT-2's built-in one, the one the file carries, or none (ids only).

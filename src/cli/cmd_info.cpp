@@ -36,7 +36,11 @@ int run(const Args& args) {
     }
     w.field("mlp", mlp_name(c.mlp)).field("parallel_residual", c.parallel_residual);
     w.field("tied_head", c.tie_word_embeddings).field("qk_norm", c.qk_norm);
-    w.field("dtype", dtype_name(model->weight_type())).field("tensors", f.tensors().size());
+    const Precision precision = dtype_precision(model->weight_type());
+    w.field("dtype", dtype_name(model->weight_type()))
+        .field("weight_bits", precision.weight_bits)
+        .field("activation_bits", precision.activation_bits)
+        .field("tensors", f.tensors().size());
     w.field("parameters", (long long)params)
         .field("file_bytes", f.size())
         .field("matrix_bytes", (long long)matrix_bytes);

@@ -306,8 +306,8 @@ Header read_header(const uint8_t* bytes, size_t size) {
             "unsupported model file version " + std::to_string(version) + " (this build reads versions 1 to " +
                 std::to_string(kModelVersion) + "): convert the checkpoint again with this build's `arcscope convert`");
     uint32_t wtype = load_u32(bytes + kOffWeightType);
-    require(wtype <= 3, "unknown weight type " + std::to_string(wtype) +
-                            " (expected 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16)");
+    require(wtype <= 3,
+            "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16)");
     require(version < 3 || size >= kModelHeaderBytes + kArchRecordBytes,
             "truncated: the file has " + std::to_string(size) + " bytes, less than the header and its " +
                 std::to_string(kArchRecordBytes) + "-byte architecture record");

@@ -26,6 +26,18 @@ const char* dtype_name(DType t) {
     }
 }
 
+Precision dtype_precision(DType t) {
+    if (t == DType::F32) return {32, 32};
+    // A limit of 2^(n-1) - 1 is n bits with the sign: 127 -> 8, 8191 -> 14, 32767 -> 16.
+    auto bits = [](int limit) {
+        int n = 1;
+        while ((1 << (n - 1)) - 1 < limit) ++n;
+        return n;
+    };
+    const QFormat& f = q_format(t);
+    return {bits(f.weight_max), bits(f.activation_max)};
+}
+
 DType parse_dtype(const std::string& name, const char* what) {
     if (name == "q8") return DType::Q8;
     if (name == "q16") return DType::Q16;

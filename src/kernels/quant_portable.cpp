@@ -34,7 +34,8 @@ void tile(const uint8_t* group, int blocks, const int16_t* xq, int ldq, const fl
 
 constexpr detail::QTile kQ8Tiles[] = {tile<int8_t, 1>, tile<int8_t, 2>};
 constexpr detail::QTile kQ16Tiles[] = {tile<int16_t, 1>, tile<int16_t, 2>};
-constexpr detail::QTile kQ16FullTiles[] = {tile<int16_t, 1, kQ16Full.pair_shift>, tile<int16_t, 2, kQ16Full.pair_shift>};
+constexpr detail::QTile kQ16FullTiles[] = {tile<int16_t, 1, kQ16Full.pair_shift>,
+                                           tile<int16_t, 2, kQ16Full.pair_shift>};
 
 }  // namespace
 

@@ -29,7 +29,8 @@ void linear_q_reference(float* out, const float* x, int T, const QView& w, const
                 int64_t s = 0;
                 for (int k = 0; k < n; k += 2) {
                     int64_t pair = int64_t(xq[size_t(b) * kQBlock + k]) * detail::record_q(f, rec, r, k);
-                    if (k + 1 < n) pair += int64_t(xq[size_t(b) * kQBlock + k + 1]) * detail::record_q(f, rec, r, k + 1);
+                    if (k + 1 < n)
+                        pair += int64_t(xq[size_t(b) * kQBlock + k + 1]) * detail::record_q(f, rec, r, k + 1);
                     s += pair >> f.pair_shift;
                 }
                 acc += float(s) * (detail::record_scale(rec, r) * xs[b]);

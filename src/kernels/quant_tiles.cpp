@@ -80,8 +80,9 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, const QForma
             for (int b = 0; b < blocks; ++b) {
                 const int n = std::min(kQBlock, cols - b * kQBlock);
                 const float* xb = x + size_t(t) * cols + b * kQBlock;
-                s_data[size_t(t) * blocks + b] = carry * (n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
-                                                                       : quantize_block(xb, n, qt + b * kQBlock, limit));
+                s_data[size_t(t) * blocks + b] =
+                    carry * (n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
+                                          : quantize_block(xb, n, qt + b * kQBlock, limit));
                 std::fill(qt + b * kQBlock + n, qt + (b + 1) * kQBlock, int16_t(0));
             }
             if (layout) layout(qt, blocks);

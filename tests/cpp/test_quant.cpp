@@ -33,6 +33,15 @@ constexpr DType kPacked[] = {DType::Q8, DType::Q16, DType::Q16Full};
 
 }  // namespace
 
+TEST(Quant, EachFormatSaysItsBits) {
+    const std::pair<DType, Precision> want[] = {
+        {DType::F32, {32, 32}}, {DType::Q8, {8, 14}}, {DType::Q16, {14, 14}}, {DType::Q16Full, {16, 16}}};
+    for (const auto& [type, bits] : want) {
+        EXPECT_EQ(dtype_precision(type).weight_bits, bits.weight_bits) << int(type);
+        EXPECT_EQ(dtype_precision(type).activation_bits, bits.activation_bits) << int(type);
+    }
+}
+
 TEST(Quant, PackedSizeIsRecordsRoundedTo64) {
     EXPECT_EQ(q_packed_bytes(DType::Q8, 8, 32), 320u);                // one 288-byte record -> 320
     EXPECT_EQ(q_packed_bytes(DType::Q8, 768, 2304), 96u * 72 * 288);  // GPT-2 c_attn, transposed (out, in)
@@ -119,7 +128,8 @@ TEST(Quant, EveryKernelMatchesItsReference) {
                     c.f32_max_diff, c.activation_mismatches);
         EXPECT_GT(c.cases, 0);
         EXPECT_EQ(c.activation_mismatches, 0);
-        const std::pair<const char*, const FormatCheck&> formats[] = {{"q8", c.q8}, {"q16", c.q16}, {"q16 (16-bit)", c.q16_full}};
+        const std::pair<const char*, const FormatCheck&> formats[] = {
+            {"q8", c.q8}, {"q16", c.q16}, {"q16 (16-bit)", c.q16_full}};
         for (const auto& [name, f] : formats) {
             std::printf("  %s: largest diff %.3g, portable %.3g\n", name, f.max_diff, f.portable_max_diff);
             EXPECT_LT(f.max_diff, 1e-4) << name;  // same int32 sums; only the f32 order of scale products differs
@@ -217,7 +227,8 @@ TEST(Quant, SumsAtTheOverflowBoundAreExact) {
 
 TEST(Quant, QuantizedProductIsCloseToTheExactOne) {
     // GPT-2-like magnitudes: x ~ N(0, 1), w ~ N(0, 1/cols). Per block, q8 weights with 14-bit activations cost well
-    // under 1%; q16 (14-bit weights and activations) some 40 times less, and 16-bit q16 a quarter of that (two bits more).
+    // under 1%; q16 (14-bit weights and activations) some 40 times less, and 16-bit q16 a quarter of that (two bits
+    // more).
     for (DType type : kPacked) {
         const int rows = 96, cols = 768, T = 5;
         auto w = random_vector(size_t(rows) * cols, 3, 1.0f / std::sqrt(float(cols)));

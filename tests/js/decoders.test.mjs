@@ -76,7 +76,8 @@ test('model.config names the architecture and its numbers', async () => {
     architecture: 'qwen3', n_layer: 2, n_head: 4, n_kv_head: 2, d_head: 32, n_embd: 64, d_mlp: 96, n_ctx: 128,
     n_vocab: VOCAB, norm: 'rmsnorm', norm_eps: 1e-6, positions: 'rotary', rotary_dim: 32, rope_theta: 10000,
     rope_scaling: 'none', mlp: 'swiglu', parallel_residual: false, tied_head: true, qk_norm: true,
-    patternHooks: ['attn.hook_rot_q', 'attn.hook_rot_k'], dtype: 'q8', kvCache: 'f32', tokenizer: 'none',
+    patternHooks: ['attn.hook_rot_q', 'attn.hook_rot_k'], dtype: 'q8', weightBits: 8, activationBits: 14,
+    kvCache: 'f32', tokenizer: 'none',
   });
   assert.match(checksum, /^\d+$/);
   model.free();

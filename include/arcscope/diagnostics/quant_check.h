@@ -16,7 +16,7 @@ struct FormatCheck {
 };
 
 struct KernelCheck {
-    int cases = 0;  // shapes tried
+    int cases = 0;                  // shapes tried
     FormatCheck q8, q16, q16_full;  // q16_full: 16-bit q16 (DType::Q16Full)
     double f32_max_diff = 0;        // largest |linear_f32 - linear_f32_reference|
     int activation_mismatches = 0;  // int16 values or scales where the kernels' activation quantizer and the

@@ -27,8 +27,8 @@ namespace arcscope {
 
 constexpr char kModelMagic[8] = {'A', 'R', 'C', 'S', 'C', 'O', 'P', 'E'};
 // The newest version this build reads. Version 2 added the q16 weight type, version 3 the architecture record (every
-// model but GPT-2) and 16-bit q16; a file is written with the oldest version that can hold it (file_version), so GPT-2's f32 and
-// q8 files stay version 1 and older builds still read them.
+// model but GPT-2) and 16-bit q16; a file is written with the oldest version that can hold it (file_version), so
+// GPT-2's f32 and q8 files stay version 1 and older builds still read them.
 constexpr uint32_t kModelVersion = 3;
 constexpr size_t kModelHeaderBytes = 80;
 constexpr size_t kArchRecordBytes = 128;

@@ -48,6 +48,13 @@ namespace arcscope {
 // model_file.h), GPT-2's files of versions 1 and 2 the 14 bits their results were published with.
 enum class DType : uint32_t { F32 = 0, Q8 = 1, Q16 = 2, Q16Full = 3 };
 const char* dtype_name(DType t);  // "f32" | "q8" | "q16"
+// The bits a format keeps of each weight and of each activation entering a matrix product: f32 32 and 32, q8 8 and
+// 14, q16 14 and 14, 16-bit q16 16 and 16 (what `arcscope info` and model.config report beside the name).
+struct Precision {
+    int weight_bits;
+    int activation_bits;
+};
+Precision dtype_precision(DType t);
 // "q8" | "q16" | "f32" -> DType, or Error("--dtype must be q8, q16 or f32, got 'x'") with `what` for "--dtype".
 DType parse_dtype(const std::string& name, const char* what);
 

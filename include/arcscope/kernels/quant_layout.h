@@ -51,7 +51,8 @@ struct QuantizedActs {
     int ld;
     int blocks;
 };
-QuantizedActs quantize_activations(const float* x, int T, int cols, const QFormat& f, ActivationLayout layout = nullptr);
+QuantizedActs quantize_activations(const float* x, int T, int cols, const QFormat& f,
+                                   ActivationLayout layout = nullptr);
 
 // The relaxed-SIMD q8 layout: each block of 32 activations a in [-8191, 8191] becomes 64 bytes, hi[32] then lo[32],
 // with a + 8192 = 128 hi + lo and hi, lo in [0, 127], the range where i32x4.relaxed_dot_i8x16_i7x16_add_s is the

@@ -9,9 +9,10 @@ const FEED_BYTES = 1 << 20;
 
 // Hugging Face checkpoint -> .arcs bytes, with the same streaming C++ converter as `arcscope convert`.
 //   config: config.json as an object or its text; chunks: model.safetensors as an async iterable of Uint8Array
-//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q16' (14-bit weights in int16) | 'q8'
-//   (int8 weights) | 'f32' (float32 weights, exact); without it, the default for the checkpoint's shape: q16, or q8
-//   where q16's file would pass 2 GiB (GPT-2 XL), as `arcscope convert` chooses (src/formats/default_format.cpp);
+//   (or a ReadableStream, or one Uint8Array, or an array of them); dtype: 'q16' (14-bit weights in int16 for GPT-2,
+//   16-bit for the others) | 'q8' (int8 weights) | 'f32' (float32 weights, exact); without it, the default for the
+//   checkpoint's shape: q16, or q8 where q16's file would pass 2 GiB (GPT-2 XL), as `arcscope convert` chooses
+//   (src/formats/default_format.cpp);
 //   totalBytes: the length of model.safetensors (File.size, Content-Length). Needed for a stream or iterable: the
 //   converter checks the header against it before it allocates the output, so a small file that claims gigabytes
 //   is refused at once;

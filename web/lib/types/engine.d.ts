@@ -74,10 +74,14 @@ export interface ModelConfig {
   /** the hooks attentionPattern takes, per layer: ['attn.hook_q', 'attn.hook_k'], or the rotated ones */
   patternHooks: [string, string];
   /**
-   * how the weight matrices are stored: 'q8' int8 and 'q16' 14-bit integers (in int16), each with one float32 scale
-   * per 32 weights, or 'f32' float32
+   * how the weight matrices are stored: 'q8' int8 and 'q16' 14-bit (GPT-2) or 16-bit (every other architecture)
+   * integers in int16, each with one float32 scale per 32 weights, or 'f32' float32
    */
   dtype: 'q8' | 'q16' | 'f32';
+  /** the bits kept of each weight: 8 (q8), 14 or 16 (q16), 32 (f32) */
+  weightBits: number;
+  /** the bits kept of each activation entering a matrix product: 14 (q8, GPT-2's q16), 16 (other q16), 32 (f32) */
+  activationBits: number;
   /** how the KV cache stores keys and values (engine.loadModel's kvCache option) */
   kvCache: 'f32' | 'f16';
   /** the file's checksum (FNV-1a 64, decimal): the same model file, the same checksum */
@@ -743,8 +747,8 @@ export interface ConvertCheckpointOptions {
   shards?: Record<string, ShardSource> | Map<string, ShardSource> |
     ((name: string) => ShardSource | Promise<ShardSource>);
   /**
-   * the weights' format (ModelConfig.dtype): 'q16' 14-bit, attention within about 0.007 of float32 even on sharp
-   * heads; 'q8' int8, half q16's size with a faster decode, but sharp heads' attention up to 0.2-0.4 off; 'f32'
+   * the weights' format (ModelConfig.dtype): 'q16' 14-bit for GPT-2 and 16-bit for every other architecture,
+   * attention within about 0.007 of float32 even on sharp heads (0.009 through 30 blocks of SmolLM2-135M's shape); 'q8' int8, half q16's size with a faster decode, but sharp heads' attention up to 0.2-0.4 off; 'f32'
    * float32, exact and the largest. Default: engine.defaultDtype(config), q16 unless its file would pass 2 GiB
    * (GPT-2 XL), then q8
    */
