@@ -1,8 +1,8 @@
 """What show() needs to know of an .arcs file before anything is drawn (models/README.md in the repository): the
 header (magic ARCSCOPE, u32 format version and weight type, then u32 n_layer, n_head, n_embd, n_ctx, n_vocab,
-little-endian) and, in version 3, the architecture record after it (its family, key/value heads, and where the
-tokenizer the file carries lies), so that show() can refuse a file that is no model, a layer or head it does not have,
-and text for a model that carries no tokenizer. The engine checks the rest of the file when it loads it."""
+little-endian) and, from version 3 on, the architecture record after it (its family, key/value heads, and where the
+tokenizer the file carries lies), so that show() can refuse a file that is no model, a layer or head it does not
+have, and text for a model that carries no tokenizer. The engine checks the rest of the file when it loads it."""
 
 import os
 import struct

@@ -15,14 +15,14 @@ import struct
 import numpy as np
 
 MAGIC = b"ARCSCOPE"
-VERSIONS = (1, 2, 3)  # 2 added q16 (f32 and q8 GPT-2 files are still version 1), 3 the architecture record and
+VERSIONS = (1, 2, 3, 4)  # 2 added q16 (f32 and q8 GPT-2 files are still version 1), 3 the architecture record, 4
 # 16-bit q16
 HEADER_BYTES = 80
 ARCH_RECORD_BYTES = 128  # version 3, right after the header
 ENTRY_BYTES = 96
 NAME_BYTES = 64
 ALIGN = 64
-F32, Q8, Q16, Q16_FULL = 0, 1, 2, 3  # Q16: 14-bit weights in int16; Q16_FULL: all 16 bits (version 3)
+F32, Q8, Q16, Q16_FULL = 0, 1, 2, 3  # Q16: 14-bit weights in int16; Q16_FULL: all 16 bits (version 4)
 BLOCK = 32      # weights per scale, along in_features
 ROW_GROUP = 8   # rows per packed record
 # Per packed type: (the numpy type of a weight, record bytes: 8 f32 scales, then 8 x 32 weights).
@@ -176,10 +176,10 @@ def loads(blob, source="<bytes>"):
     if version not in VERSIONS:
         fail(f"format version {version}, this reader knows {VERSIONS}")
     if weight_type not in (F32, Q8, Q16, Q16_FULL) or (weight_type == Q16 and version < 2) or \
-            (weight_type == Q16_FULL and version < 3):
+            (weight_type == Q16_FULL and version < 4):
         fail(f"unknown weight type {weight_type} for format version {version}")
     shape = dict(n_layer=n_layer, n_head=n_head, n_embd=n_embd, n_ctx=n_ctx, n_vocab=n_vocab)
-    arch = read_architecture(blob, shape, eps, fail) if version == 3 else None
+    arch = read_architecture(blob, shape, eps, fail) if version >= 3 else None
     rotary = arch is not None and arch["positions"] == "rope"
     for key, value in shape.items():
         limit = ROTARY_CTX_LIMIT if key == "n_ctx" and rotary else LIMITS[key]

@@ -133,7 +133,8 @@ void require_finite(const TensorEntry& t) {
 }  // namespace
 
 uint32_t file_version(const ModelConfig& config, DType weight_type) {
-    if (!config.is_plain_gpt2() || weight_type == DType::Q16Full) return 3;
+    if (weight_type == DType::Q16Full) return 4;
+    if (!config.is_plain_gpt2()) return 3;
     return weight_type == DType::Q16 ? 2 : 1;
 }
 
@@ -307,7 +308,8 @@ Header read_header(const uint8_t* bytes, size_t size) {
                 std::to_string(kModelVersion) + "): convert the checkpoint again with this build's `arcscope convert`");
     uint32_t wtype = load_u32(bytes + kOffWeightType);
     require(wtype <= 3,
-            "unknown weight type " + std::to_string(wtype) + " (expected 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16)");
+            "unknown weight type " + std::to_string(wtype) + " (this build reads 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16): convert the checkpoint again with "
+                "this build's `arcscope convert`");
     require(version < 3 || size >= kModelHeaderBytes + kArchRecordBytes,
             "truncated: the file has " + std::to_string(size) + " bytes, less than the header and its " +
                 std::to_string(kArchRecordBytes) + "-byte architecture record");

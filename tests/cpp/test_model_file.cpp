@@ -81,9 +81,9 @@ TEST(ModelFile, RejectsWrongMagic) {
 
 TEST(ModelFile, RejectsOtherVersion) {
     std::vector<uint8_t> b = tiny_model_bytes(DType::F32);
-    put_u32(b, 8, 4);
+    put_u32(b, 8, 5);
     EXPECT_ERROR_HAS(b,
-                     "unsupported model file version 4 (this build reads versions 1 to 3): convert the checkpoint "
+                     "unsupported model file version 5 (this build reads versions 1 to 4): convert the checkpoint "
                      "again with this build's `arcscope convert`");
     put_u32(b, 8, 0);
     EXPECT_ERROR_HAS(b, "unsupported model file version 0");
@@ -94,10 +94,12 @@ TEST(ModelFile, RejectsOtherVersion) {
     put_u32(q16, 8, 1);  // version 1 had no q16
     EXPECT_ERROR_HAS(q16, "weight type q16 needs file version 2, the file says 1");
     put_u32(q16, 8, 2);
-    put_u32(q16, 12, 3);  // 16-bit q16 came with version 3
-    EXPECT_ERROR_HAS(q16, "weight type q16 needs file version 3, the file says 2");
+    put_u32(q16, 12, 3);  // 16-bit q16 came with version 4
+    EXPECT_ERROR_HAS(q16, "weight type q16 needs file version 4, the file says 2");
     put_u32(q16, 12, 4);
-    EXPECT_ERROR_HAS(q16, "unknown weight type 4 (expected 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16)");
+    EXPECT_ERROR_HAS(q16,
+                     "unknown weight type 4 (this build reads 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16): convert the "
+                     "checkpoint again with this build's `arcscope convert`");
 }
 
 TEST(ModelFile, RejectsTruncationAnywhere) {

@@ -13,7 +13,7 @@ test('SIMD128 kernels match the scalar reference on odd shapes, T = 1 and T > 1'
     assert.ok(c.cases > 0);
     assert.ok(c.f32MaxDiff < 1e-4, `f32 kernel differs from the reference by ${c.f32MaxDiff}`);
     assert.equal(c.activationMismatches, 0, 'SIMD128 activation quantizer differs from the scalar one');
-    for (const format of ['q8', 'q16', 'q16Full']) {  // q16Full: 16-bit q16, what version 3 files hold
+    for (const format of ['q8', 'q16', 'q16Full']) {  // q16Full: 16-bit q16, what the decoders' q16 files hold
       const [diff, portable] = [c[`${format}MaxDiff`], c[`${format}PortableMaxDiff`]];
       console.log(`  ${format}: largest diff ${diff.toExponential(2)}, portable ${portable.toExponential(2)}`);
       assert.ok(diff < 1e-4, `${format} kernel differs from the reference by ${diff}`);

@@ -27,9 +27,10 @@ namespace arcscope {
 
 constexpr char kModelMagic[8] = {'A', 'R', 'C', 'S', 'C', 'O', 'P', 'E'};
 // The newest version this build reads. Version 2 added the q16 weight type, version 3 the architecture record (every
-// model but GPT-2) and 16-bit q16; a file is written with the oldest version that can hold it (file_version), so
-// GPT-2's f32 and q8 files stay version 1 and older builds still read them.
-constexpr uint32_t kModelVersion = 3;
+// model but GPT-2), version 4 16-bit q16; a file is written with the oldest version that can hold it (file_version),
+// so GPT-2's f32 and q8 files stay version 1, and a build that cannot read a file says so by its version, with how to
+// convert it again.
+constexpr uint32_t kModelVersion = 4;
 constexpr size_t kModelHeaderBytes = 80;
 constexpr size_t kArchRecordBytes = 128;
 constexpr size_t kTensorEntryBytes = 96;
@@ -82,11 +83,11 @@ void seal_file(uint8_t* out, uint64_t file_size);
 // Stores a checksum computed elsewhere (over a file held in pieces) into the header's kModelHeaderBytes.
 void store_checksum(uint8_t* header, uint64_t checksum);
 
-// 1 for GPT-2's f32 and q8 files, 2 for its q16, 3 for any other architecture (and for 16-bit q16).
+// 1 for GPT-2's f32 and q8 files, 2 for its q16, 3 for any other architecture, 4 for 16-bit q16 (Q16Full).
 uint32_t file_version(const ModelConfig& config, DType weight_type);
 
-// The weight type a file of this config holds when `asked` is asked for: q16 is 16-bit (Q16Full) in version 3 files,
-// where the decoders' many blocks need it; GPT-2's q16 files keep the 14 bits their results were published with.
+// The weight type a file of this config holds when `asked` is asked for: q16 is 16-bit (Q16Full, version 4) for every
+// architecture but GPT-2, where the decoders' many blocks need it; GPT-2's q16 files keep the 14 bits their results were published with.
 DType stored_weight_type(const ModelConfig& config, DType asked);
 
 // FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words, continuing from h, so a file held
