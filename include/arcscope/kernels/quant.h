@@ -2,7 +2,7 @@
 //
 // Both formats are symmetric, in blocks of 32 along in_features with one f32 scale per block:
 //   scale = max|w| / W, q = round(w / scale) in [-W, W] (round to nearest, ties away from zero).
-//   q8:  W = 127 (int8).   q16: W = 8191 (14 bits, held in int16), or W = 32767 (16 bits) in version 3 files.
+//   q8:  W = 127 (int8).   q16: W = 8191 (14 bits, held in int16) for GPT-2, W = 32767 (16 bits) for the others.
 // Activations are quantized the same way at run time (ties to even), per token and per block of 32, into int16:
 //   A = 8191 (14 bits) with q8 and 14-bit q16 weights; A = 32767 (16 bits) with 16-bit q16 weights.
 // A 14-bit block's dot product is then exact in int32 (32 * W * A < 2^31: see kQ8/kQ16 below) and costs one f32
@@ -44,8 +44,8 @@
 namespace arcscope {
 
 // How a matrix is stored. The values are the model file's (models/README.md).
-// Q16 and Q16Full are both "q16" to users: a file of version 3 holds the full 16 bits (stored_weight_type in
-// model_file.h), GPT-2's files of versions 1 and 2 the 14 bits their results were published with.
+// Q16 and Q16Full are both "q16" to users: every architecture but GPT-2 gets the full 16 bits (stored_weight_type in
+// model_file.h; files of version 4), GPT-2 the 14 bits its results were published with.
 enum class DType : uint32_t { F32 = 0, Q8 = 1, Q16 = 2, Q16Full = 3 };
 const char* dtype_name(DType t);  // "f32" | "q8" | "q16"
 // The bits a format keeps of each weight and of each activation entering a matrix product: f32 32 and 32, q8 8 and
