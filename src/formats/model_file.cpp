@@ -308,7 +308,8 @@ Header read_header(const uint8_t* bytes, size_t size) {
                 std::to_string(kModelVersion) + "): convert the checkpoint again with this build's `arcscope convert`");
     uint32_t wtype = load_u32(bytes + kOffWeightType);
     require(wtype <= 3,
-            "unknown weight type " + std::to_string(wtype) + " (this build reads 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16): convert the checkpoint again with "
+            "unknown weight type " + std::to_string(wtype) +
+                " (this build reads 0 = f32, 1 = q8, 2 = q16 or 3 = 16-bit q16): convert the checkpoint again with "
                 "this build's `arcscope convert`");
     require(version < 3 || size >= kModelHeaderBytes + kArchRecordBytes,
             "truncated: the file has " + std::to_string(size) + " bytes, less than the header and its " +

@@ -70,10 +70,10 @@ inline ModelConfig tiny_arch_config(Arch arch) {
     return c;
 }
 
-// An .arcs file of config c with random weights: norms' weights near 1, small biases, projections of about unit gain,
-// queries and keys sized for peaked attention.
-inline std::vector<uint8_t> random_model_bytes(const ModelConfig& c, DType dtype, uint64_t seed) {
-    if (c.is_plain_gpt2()) return tiny_model_bytes(dtype, seed, c);
+// An .arcs file of config c with random weights in exactly this weight type (random_model_bytes below is what the
+// converter writes): norms' weights near 1, small biases, projections of about unit gain, queries and keys sized for
+// peaked attention.
+inline std::vector<uint8_t> random_model_bytes_of_type(const ModelConfig& c, DType dtype, uint64_t seed) {
     const std::vector<TensorSpec> specs = tensor_specs(c, dtype);
     const uint32_t version = file_version(c, dtype);
     const FileLayout layout = plan_layout(specs, version);
@@ -95,6 +95,12 @@ inline std::vector<uint8_t> random_model_bytes(const ModelConfig& c, DType dtype
     }
     seal_file(out.data(), layout.file_size());
     return out;
+}
+
+// The same, in the weight type the converter writes when dtype is asked for (q16: 16 bits but for GPT-2).
+inline std::vector<uint8_t> random_model_bytes(const ModelConfig& c, DType dtype, uint64_t seed) {
+    if (c.is_plain_gpt2()) return tiny_model_bytes(dtype, seed, c);
+    return random_model_bytes_of_type(c, stored_weight_type(c, dtype), seed);
 }
 
 inline Loaded load_arch(Arch arch, DType dtype, uint64_t seed = 1) {

@@ -4,6 +4,8 @@
 // cache holds only its key/value heads. (The values against PyTorch: tests/reference/test_decoder_engine.py.)
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <tuple>
 
 #include "arcscope/core/threads.h"
@@ -198,6 +200,37 @@ TEST(Decoders, TheArchitectureRoundTripsThroughTheFile) {
         EXPECT_EQ(read.qkv_bias, c.qkv_bias);
         EXPECT_EQ(read.qk_norm, c.qk_norm);
     }
+}
+
+// q16 is 16-bit in these architectures' files (version 4). The 14-bit q16 files of version 3, written before, still
+// load and run on the 14-bit kernels; the same weights in 16 bits land closer to float32.
+TEST(Decoders, FourteenBitQ16FilesOfVersion3StillLoad) {
+    const ModelConfig c = tiny_arch_config(Arch::llama);
+    Loaded f32(random_model_bytes(c, DType::F32, 4)), q14(random_model_bytes_of_type(c, DType::Q16, 4)),
+        q16(random_model_bytes(c, DType::Q16, 4));
+    auto version = [](const Loaded& m) {
+        uint32_t v;
+        std::memcpy(&v, m.bytes.data() + 8, 4);  // the header's version (models/README.md)
+        return v;
+    };
+    EXPECT_EQ(version(q14), 3u);
+    EXPECT_EQ(q14.model->weight_type(), DType::Q16);
+    EXPECT_EQ(version(q16), 4u);
+    EXPECT_EQ(q16.model->weight_type(), DType::Q16Full);
+    const int T = 40, V = c.n_vocab;
+    const std::vector<int> ids = some_ids(T, V);
+    auto largest_difference = [&](Loaded& m) {
+        m.model->forward(ids.data(), T, ForwardOptions().with_attention());
+        f32.model->forward(ids.data(), T, ForwardOptions().with_attention());
+        double d = 0;
+        for (size_t i = 0; i < m.model->attention_values(); ++i)
+            d = std::max(d, double(std::fabs(m.model->attention()[i] - f32.model->attention()[i])));
+        return d;
+    };
+    const double fourteen = largest_difference(q14), sixteen = largest_difference(q16);
+    std::printf("  attention against f32: 14-bit q16 %.3g, 16-bit q16 %.3g\n", fourteen, sixteen);
+    EXPECT_LT(fourteen, 0.01);
+    EXPECT_LT(sixteen, fourteen);
 }
 
 }  // namespace

@@ -69,23 +69,28 @@ TEST(Threads, MatrixProductsAreTheSameBitsOnAnyNumberOfThreads) {
 }
 
 TEST(Threads, ForwardPassIsTheSameBitsOnThreeThreads) {
-    // Wide enough and long enough that the products and the attention rows are shared (kParallelWork).
-    for (DType dtype : {DType::Q8, DType::Q16, DType::F32}) {
-        Loaded m(tiny_model_bytes(dtype, 2, gpt2_config(2, 4, 256, 128, 300)));
-        Decoder& g = *m.model;
-        const int T = 100;
-        std::vector<int> ids(T);
-        for (int i = 0; i < T; ++i) ids[i] = (i * 37 + 5) % 300;
-        g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
-        const std::vector<float> logits(g.logits(), g.logits() + size_t(T) * g.config().n_vocab);
-        const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
-        Threads threads(3);
-        g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
-        EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + logits.size()), logits);
-        EXPECT_EQ(std::vector<float>(g.attention(), g.attention() + att.size()), att);
-        g.forward(ids.data(), T - 1);  // and one token through the KV cache
-        g.append(ids[T - 1]);
-        EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + g.config().n_vocab),
-                  std::vector<float>(logits.end() - g.config().n_vocab, logits.end()));
-    }
+    // Wide enough and long enough that the products and the attention rows are shared (kParallelWork). GPT-2, and a
+    // grouped Llama whose q16 is 16-bit.
+    ModelConfig llama = tiny_arch_config(Arch::llama);
+    llama.n_embd = 256, llama.n_head = 4, llama.n_kv_head = 2, llama.d_head = llama.rotary_dim = 64;
+    llama.d_mlp = 512, llama.n_ctx = 128;
+    for (const ModelConfig& c : {gpt2_config(2, 4, 256, 128, 300), llama})
+        for (DType dtype : {DType::Q8, DType::Q16, DType::F32}) {
+            Loaded m(random_model_bytes(c, dtype, 2));
+            Decoder& g = *m.model;
+            const int T = 100;
+            std::vector<int> ids(T);
+            for (int i = 0; i < T; ++i) ids[i] = (i * 37 + 5) % 300;
+            g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
+            const std::vector<float> logits(g.logits(), g.logits() + size_t(T) * g.config().n_vocab);
+            const std::vector<float> att(g.attention(), g.attention() + g.attention_values());
+            Threads threads(3);
+            g.forward(ids.data(), T, ForwardOptions().with_attention().with_all_logits());
+            EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + logits.size()), logits);
+            EXPECT_EQ(std::vector<float>(g.attention(), g.attention() + att.size()), att);
+            g.forward(ids.data(), T - 1);  // and one token through the KV cache
+            g.append(ids[T - 1]);
+            EXPECT_EQ(std::vector<float>(g.logits(), g.logits() + g.config().n_vocab),
+                      std::vector<float>(logits.end() - g.config().n_vocab, logits.end()));
+        }
 }

@@ -87,7 +87,8 @@ void store_checksum(uint8_t* header, uint64_t checksum);
 uint32_t file_version(const ModelConfig& config, DType weight_type);
 
 // The weight type a file of this config holds when `asked` is asked for: q16 is 16-bit (Q16Full, version 4) for every
-// architecture but GPT-2, where the decoders' many blocks need it; GPT-2's q16 files keep the 14 bits their results were published with.
+// architecture but GPT-2, where the decoders' many blocks need it; GPT-2's q16 files keep the 14 bits their results
+// were published with.
 DType stored_weight_type(const ModelConfig& config, DType asked);
 
 // FNV-1a 64 over n bytes (n a multiple of 8) read as little-endian 64-bit words, continuing from h, so a file held
