@@ -5,50 +5,14 @@
 // natively converted file: the same ids, the same weights within 1e-6). Then an <arc-scope model=…> draws a file that
 // carries its tokenizer.
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { CARRIED_TOKENIZER_FIXTURES } from './global-setup.mjs';
 import { addElement, drawnArcs, engineCall, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
-
-const FIXTURES = 'build/test-fixtures';
-// Prose, digits (split in ones by Qwen, in threes by Llama 3), accents, CJK and an emoji (byte fallback in Llama 2).
-const TEXT = 'The café opened in 2024, où 中文 rocks 🦜!';
-
-// `arcscope run` on the natively converted file: {ids, tokens, attention: [L][H][T][T]}.
-const native = (name, text) => JSON.parse(execFileSync('build/native/arcscope',
-  ['run', '--model', `${FIXTURES}/${name}.q16.arcs`, '--text', text, '--no-logits'], { encoding: 'utf8' }));
-
-async function choose(page, id, value) {
-  const before = await renders(page);
-  await page.selectOption(id, String(value));
-  await expect.poll(() => renders(page)).toBeGreaterThan(before);
-}
-
-// The largest difference between the arcs drawn at layer, head and the native attention's (every arc is one of its
-// nonzero weights, and every nonzero weight is drawn: the threshold is 0).
-function worstDifference(arcs, attention, layer, head) {
-  const pattern = attention[layer][head];
-  expect(arcs).toHaveLength(pattern.flat().filter((v) => v > 0).length);
-  let worst = 0;
-  for (const a of arcs) {
-    expect(a.head).toBe(head);
-    worst = Math.max(worst, Math.abs(a.weight - pattern[a.from][a.to]));
-  }
-  return worst;
-}
+import { FIXTURES, TEXT, choose, convertFromUrl, native, worstDifference } from './converted-in-page.mjs';
 
 for (const { name, tokenizer } of CARRIED_TOKENIZER_FIXTURES) {
   test(`${name}: converted in the page from URLs with ${tokenizer}'s tokenizer files, typed text is read with them and drawn as the native engine computes it`, async ({ page, baseURL }) => {
     const errors = watchConsole(page);
-    await openPage(page);
-    await page.locator('#threshold').fill('0');
-    await page.click('#open-loader');
-    await page.selectOption('#src-family', '');
-    await page.fill('#src-weights', new URL(`/fixtures/${name}-hf/model.safetensors`, baseURL).href);
-    await expect(page.locator('#src-config')).toHaveValue(new URL(`/fixtures/${name}-hf/config.json`, baseURL).href);
-    await page.click('#load-url');
-    await expect(page.locator('#loader')).not.toBeVisible();
-    await expect(page.locator('#model-status')).toContainText(`${name}-hf/model.safetensors: 2 layers`);
-    await expect(page.locator('#model-status')).toHaveClass(/ok/);
+    await convertFromUrl(page, baseURL, name);
     const before = await renders(page);
     await page.fill('#text', TEXT);
     await waitForRender(page, before);

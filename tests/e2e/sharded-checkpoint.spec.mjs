@@ -5,25 +5,13 @@
 // shard as it is read, and the head drawn is the native engine's attention on `arcscope convert`'s file of the same
 // folder (`arcscope run`: the same ids, the same weights within 1e-6, as carried-tokenizer.spec checks).
 import { test, expect } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import { SHARDED_FIXTURE } from './global-setup.mjs';
 import { drawnArcs, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
+import { FIXTURES, TEXT, choose, convertFromUrl, native, worstDifference } from './converted-in-page.mjs';
 
-const FIXTURES = 'build/test-fixtures';
 const { name } = SHARDED_FIXTURE;
 const DIR = `${FIXTURES}/${name}-hf`;
 const SHARDS = [1, 2, 3].map((i) => `model-0000${i}-of-00003.safetensors`);  // make_checkpoint.py --shards 3
-const TEXT = 'The café opened in 2024, où 中文 rocks 🦜!';
-
-// `arcscope run` on the natively converted file: {ids, tokens, attention: [L][H][T][T]}.
-const native = (text) => JSON.parse(execFileSync('build/native/arcscope',
-  ['run', '--model', `${FIXTURES}/${name}.q16.arcs`, '--text', text, '--no-logits'], { encoding: 'utf8' }));
-
-async function choose(page, id, value) {
-  const before = await renders(page);
-  await page.selectOption(id, String(value));
-  await expect.poll(() => renders(page)).toBeGreaterThan(before);
-}
 
 // Every text the loader's progress line shows, kept in the page as it changes.
 const recordProgress = (page) => page.evaluate(() => {
@@ -39,37 +27,20 @@ async function drawnAgainstNative(page) {
   const before = await renders(page);
   await page.fill('#text', TEXT);
   await waitForRender(page, before);
-  const want = native(TEXT);
+  const want = native(name, TEXT);
   const [L, H] = [want.attention.length, want.attention[0].length];
   const shown = await tokenTexts(page);
   expect(shown).toHaveLength(want.ids.length);
   expect(shown.join('')).toContain('中文');
   await choose(page, '#layer', L - 1);
   await choose(page, '#head', H - 1);
-  const arcs = await drawnArcs(page);
-  const pattern = want.attention[L - 1][H - 1];
-  expect(arcs).toHaveLength(pattern.flat().filter((v) => v > 0).length);
-  let worst = 0;
-  for (const a of arcs) {
-    expect(a.head).toBe(H - 1);
-    worst = Math.max(worst, Math.abs(a.weight - pattern[a.from][a.to]));
-  }
+  const worst = worstDifference(await drawnArcs(page), want.attention, L - 1, H - 1);
   return { worst, tokens: want.ids.length, layer: L - 1, head: H - 1 };
 }
 
 test('a sharded checkpoint converts in the page from its URL, shard after shard, and draws the native engine\'s head', async ({ page, baseURL }) => {
   const errors = watchConsole(page);
-  await openPage(page);
-  await page.locator('#threshold').fill('0');
-  await page.click('#open-loader');
-  await recordProgress(page);
-  await page.selectOption('#src-family', '');
-  await page.fill('#src-weights', new URL(`/fixtures/${name}-hf/model.safetensors`, baseURL).href);
-  await expect(page.locator('#src-config')).toHaveValue(new URL(`/fixtures/${name}-hf/config.json`, baseURL).href);
-  await page.click('#load-url');
-  await expect(page.locator('#loader')).not.toBeVisible();
-  await expect(page.locator('#model-status')).toContainText(`${name}-hf/model.safetensors: 2 layers`);
-  await expect(page.locator('#model-status')).toHaveClass(/ok/);
+  await convertFromUrl(page, baseURL, name, recordProgress);
   await expect(page.locator('#model-status')).not.toContainText('carries no tokenizer');
 
   const said = await page.evaluate(() => window.progressTexts);

@@ -45,11 +45,10 @@ export async function convertToModel(core, options = {}, tokenizer = null) {
 
 // config.json (an object or its text) -> the dtype convertCheckpoint gives it without one ('q16' or 'q8').
 export function defaultDtype(core, config) {
-  return engineCall('reading config.json', () => core.ModelConverter.defaultDtype(configText(config)));
+  return engineCall('reading config.json', () => core.ModelConverter.defaultDtype(jsonText(config)));
 }
 
-const configText = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
-
+// A JSON file given as its text or as the object it holds (config.json, the index, the tokenizer's files) -> its text.
 const jsonText = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 // The one conversion loop of both layouts: a file at a time (model.safetensors alone, or each shard after
@@ -61,8 +60,8 @@ async function runConverter(core, options = {}, finish) {
   let conv = null;
   try {
     conv = files.sharded
-      ? core.ModelConverter.createSharded(configText(config), dtype, jsonText(options.index))
-      : core.ModelConverter.create(configText(config), dtype, files.first.totalBytes);
+      ? core.ModelConverter.createSharded(jsonText(config), dtype, jsonText(options.index))
+      : core.ModelConverter.create(jsonText(config), dtype, files.first.totalBytes);
     const names = files.sharded ? conv.shards() : ['model.safetensors'];
     files.check?.(names);
     if (tokenizerFiles) {
