@@ -73,14 +73,14 @@ ${body}
 </body></html>
 `;
 
-// -> {repo, insecure, site, assets (URLs ending in /), close()}
-export async function startSites({ text }) {
+// extra: more path -> bytes for the proxy to serve. -> {repo, insecure, site, assets (URLs ending in /), close()}
+export async function startSites({ text, extra = {} }) {
   const servers = [];
   const upstream = await startServer({ port: 0 });
   servers.push(upstream);
   const corrupt = corruptModel();
   const files = { '/page-watch.js': WATCH, '/bad/corrupt.arcs': corrupt, [TINY_CHECKPOINT]: checkpoint(TINY),
-    [TINY_CHECKPOINT.replace('model.safetensors', 'config.json')]: Buffer.from(JSON.stringify(TINY)) };
+    [TINY_CHECKPOINT.replace('model.safetensors', 'config.json')]: Buffer.from(JSON.stringify(TINY)), ...extra };
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/`;
   const proxy = watchingProxy(upstreamUrl, files);
   servers.push(proxy);
