@@ -14,15 +14,7 @@ export async function pageBuilds(prompt) {
   const { probeRelaxedSimd } = await import('/lib/engine/relaxed-simd.js');
   const probe = probeRelaxedSimd();
   const bytes = await readBytes(defaultAssets.model);
-  const hash = (arrays) => {
-    let h = 2166136261, count = 0;
-    for (const a of arrays) {
-      const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
-      for (const x of bits) for (let k = 0; k < 32; k += 8) h = Math.imul(h ^ ((x >>> k) & 0xff), 16777619) >>> 0;
-      count += a.length;
-    }
-    return { count, hash: h.toString(16) };
-  };
+  const { floatHash: hash } = await import('/float-hash.mjs');
   const run = async (options) => {
     const engine = await createEngine({ ...options, threads: 1 });
     const model = await engine.loadModel(bytes.slice());

@@ -44,20 +44,12 @@ export function makeDecoderModels() {
   return { models, close: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-// In the page, or in Node with lib and each model's url as file URLs: every model through each build this engine
+// In the page, or in Node with lib, hashModule (float-hash.mjs) and each model's url as file URLs: every model through each build this engine
 // can run. -> [{arch, dtype, weightBits, builds: {simd128: {count, hash}, relaxed?}}]
-export async function runDecoders({ lib, models, ids, next }) {
+export async function runDecoders({ lib, hashModule, models, ids, next }) {
   const { createEngine, readBytes } = await import(lib);
   const { probeRelaxedSimd } = await import(new URL('./engine/relaxed-simd.js', lib).href);
-  const hash = (arrays) => {
-    let h = 2166136261, count = 0;
-    for (const a of arrays) {
-      const bits = new Uint32Array(a.buffer, a.byteOffset, a.length);
-      for (const x of bits) for (let k = 0; k < 32; k += 8) h = Math.imul(h ^ ((x >>> k) & 0xff), 16777619) >>> 0;
-      count += a.length;
-    }
-    return { count, hash: h.toString(16) };
-  };
+  const { floatHash: hash } = await import(hashModule);
   const engines = { simd128: await createEngine({ simd: 'simd128', threads: 1 }) };
   if (probeRelaxedSimd().runs) engines.relaxed = await createEngine({ simd: 'relaxed', threads: 1 });
   const out = [];
@@ -83,10 +75,12 @@ const LIB = pathToFileURL(join(repoRoot, 'build', 'lib', 'engine.js')).href;
 // -> [{arch, dtype, weightBits, builds, node: {count, hash}}], each page build's hash asserted equal to Node's.
 export async function checkDecoders(browser, { repo }, models) {
   const served = (url) => models.map(({ arch, dtype, path, file }) => ({ arch, dtype, url: url(path, file) }));
-  const node = await runDecoders({ lib: LIB, models: served((_, file) => pathToFileURL(file).href), ids: IDS, next: NEXT });
+  const node = await runDecoders({ lib: LIB, hashModule: new URL('./float-hash.mjs', import.meta.url).href,
+    models: served((_, file) => pathToFileURL(file).href), ids: IDS, next: NEXT });
   await browser.open(`${repo}embed.html`);
   const page = await browser.run(runDecoders,
-    { lib: new URL('/lib/engine.js', repo).href, models: served((path) => new URL(path, repo).href), ids: IDS, next: NEXT });
+    { lib: new URL('/lib/engine.js', repo).href, hashModule: new URL('/float-hash.mjs', repo).href,
+      models: served((path) => new URL(path, repo).href), ids: IDS, next: NEXT });
   assert.deepEqual(Object.keys(page[0].builds), browser.relaxedSimd ? ['simd128', 'relaxed'] : ['simd128'],
     `${browser.name}: the builds run`);
   return page.map((p, i) => {

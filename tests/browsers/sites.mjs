@@ -1,7 +1,7 @@
 // sites.mjs: the servers the browser suite opens its pages on, on free ports of 127.0.0.1.
 // - repo: scripts/serve.mjs's server (the tutorial at /, /embed.html, /lib/, /models/), behind a proxy that puts
-//   page-watch.js first in every HTML page's head and serves the bad models at /bad/ and a tiny checkpoint at
-//   /checkpoints/tiny/; insecure: the same proxy on the machine's network address, where a page is not a secure
+//   page-watch.js first in every HTML page's head and serves float-hash.mjs, the bad models at /bad/ and a tiny
+//   checkpoint at /checkpoints/tiny/; insecure: the same proxy on the machine's network address, where a page is not a secure
 //   context (no Cache Storage), or null on a machine without one.
 // - site and assets, two origins: a post on one (post.html; bad-models.html) that loads <arc-scope> from the
 //   self-host folder scripts/package.mjs writes into dist/, served with CORS on the other.
@@ -15,6 +15,7 @@ import { repoRoot, selfHostFolder, serveFolder } from '../package/consumer.mjs';
 
 export const DEFAULT_MODEL_FILE = 'shakespeare-4l.q8.arcs';
 const WATCH = readFileSync(new URL('./page-watch.js', import.meta.url));
+const FLOAT_HASH = readFileSync(new URL('./float-hash.mjs', import.meta.url));
 const watchTag = '<script src="/page-watch.js"></script>';
 
 // The default model with one byte changed half-way: its checksum no longer matches.
@@ -39,7 +40,7 @@ function watchingProxy(upstream, files) {
   return createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (files[path]) {
-      res.writeHead(200, { 'Content-Type': path.endsWith('.js') ? 'text/javascript'
+      res.writeHead(200, { 'Content-Type': /\.m?js$/.test(path) ? 'text/javascript'
         : path.endsWith('.json') ? 'application/json' : 'application/octet-stream',
         'Content-Length': files[path].length, 'Cache-Control': 'no-cache' }).end(files[path]);
       return;
@@ -79,7 +80,7 @@ export async function startSites({ text, extra = {} }) {
   const upstream = await startServer({ port: 0 });
   servers.push(upstream);
   const corrupt = corruptModel();
-  const files = { '/page-watch.js': WATCH, '/bad/corrupt.arcs': corrupt, [TINY_CHECKPOINT]: checkpoint(TINY),
+  const files = { '/page-watch.js': WATCH, '/float-hash.mjs': FLOAT_HASH, '/bad/corrupt.arcs': corrupt, [TINY_CHECKPOINT]: checkpoint(TINY),
     [TINY_CHECKPOINT.replace('model.safetensors', 'config.json')]: Buffer.from(JSON.stringify(TINY)), ...extra };
   const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/`;
   const proxy = watchingProxy(upstreamUrl, files);

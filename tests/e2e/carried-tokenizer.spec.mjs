@@ -7,32 +7,19 @@
 import { test, expect } from '@playwright/test';
 import { CARRIED_TOKENIZER_FIXTURES } from './global-setup.mjs';
 import { addElement, drawnArcs, engineCall, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
-import { FIXTURES, TEXT, choose, convertFromUrl, native, worstDifference } from './converted-in-page.mjs';
+import { FIXTURES, TEXT, convertFromUrl, native, typedAndDrawn, worstDifference } from './converted-in-page.mjs';
 
 for (const { name, tokenizer } of CARRIED_TOKENIZER_FIXTURES) {
   test(`${name}: converted in the page from URLs with ${tokenizer}'s tokenizer files, typed text is read with them and drawn as the native engine computes it`, async ({ page, baseURL }) => {
     const errors = watchConsole(page);
     await convertFromUrl(page, baseURL, name);
-    const before = await renders(page);
-    await page.fill('#text', TEXT);
-    await waitForRender(page, before);
-
-    const want = native(name, TEXT);
-    const [L, H] = [want.attention.length, want.attention[0].length];
-    // The tokens shown are the model's own tokenizer's, grouped into whole characters (a byte-fallback emoji's four
-    // byte tokens are one label with three continuations).
-    const shown = await tokenTexts(page);
-    expect(shown).toHaveLength(want.ids.length);
-    expect(shown.join('')).toContain('中文');
+    const { want, shown, worst, layer, head } = await typedAndDrawn(page, name);
     // The worker's tokenize op splits text by the model's tokenizer when given the model.
     const { key } = (await engineCall(page, 'models')).find((m) => m.name.startsWith(`${name}-hf/`));
     expect((await engineCall(page, 'tokenize', { model: key, text: TEXT, labels: false })).ids).toEqual(want.ids);
     expect(shown.join('')).toContain('🦜');
-    await choose(page, '#layer', L - 1);
-    await choose(page, '#head', H - 1);
-    const worst = worstDifference(await drawnArcs(page), want.attention, L - 1, H - 1);
     console.log(`${name} (${tokenizer}'s tokenizer): ${want.ids.length} tokens, ids ${want.ids.join(',')}; layer ` +
-      `${L - 1}, head ${H - 1}: largest difference from the native engine ${worst.toExponential(2)}`);
+      `${layer}, head ${head}: largest difference from the native engine ${worst.toExponential(2)}`);
     expect(worst).toBeLessThanOrEqual(1e-6);
     expect(errors).toEqual([]);
   });

@@ -3,7 +3,7 @@
 // native attention.
 import { expect } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { openPage, renders } from './helpers.mjs';
+import { drawnArcs, openPage, renders, tokenTexts, waitForRender } from './helpers.mjs';
 
 export const FIXTURES = 'build/test-fixtures';
 // Prose, digits (split in ones by Qwen, in threes by Llama 3), accents, CJK and an emoji (byte fallback in Llama 2).
@@ -34,6 +34,24 @@ export async function convertFromUrl(page, baseURL, name, beforeLoad = async () 
   await expect(page.locator('#loader')).not.toBeVisible();
   await expect(page.locator('#model-status')).toContainText(`${name}-hf/model.safetensors: 2 layers`);
   await expect(page.locator('#model-status')).toHaveClass(/ok/);
+}
+
+// TEXT typed into the explorer of the converted model name and drawn at its last layer's last head, against the
+// native engine's answer: {want (native's), shown (the token labels), worst (worstDifference), layer, head}.
+export async function typedAndDrawn(page, name) {
+  const before = await renders(page);
+  await page.fill('#text', TEXT);
+  await waitForRender(page, before);
+  const want = native(name, TEXT);
+  const [layer, head] = [want.attention.length - 1, want.attention[0].length - 1];
+  // The tokens shown are the model's own tokenizer's, grouped into whole characters (a byte-fallback emoji's four
+  // byte tokens are one label with three continuations).
+  const shown = await tokenTexts(page);
+  expect(shown).toHaveLength(want.ids.length);
+  expect(shown.join('')).toContain('中文');
+  await choose(page, '#layer', layer);
+  await choose(page, '#head', head);
+  return { want, shown, worst: worstDifference(await drawnArcs(page), want.attention, layer, head), layer, head };
 }
 
 // The largest difference between the arcs drawn at layer, head and the native attention's (every arc is one of its

@@ -6,8 +6,8 @@
 // folder (`arcscope run`: the same ids, the same weights within 1e-6, as carried-tokenizer.spec checks).
 import { test, expect } from '@playwright/test';
 import { SHARDED_FIXTURE } from './global-setup.mjs';
-import { drawnArcs, openPage, renders, tokenTexts, waitForRender, watchConsole } from './helpers.mjs';
-import { FIXTURES, TEXT, choose, convertFromUrl, native, worstDifference } from './converted-in-page.mjs';
+import { openPage, watchConsole } from './helpers.mjs';
+import { FIXTURES, convertFromUrl, typedAndDrawn } from './converted-in-page.mjs';
 
 const { name } = SHARDED_FIXTURE;
 const DIR = `${FIXTURES}/${name}-hf`;
@@ -21,23 +21,6 @@ const recordProgress = (page) => page.evaluate(() => {
     .observe(line, { childList: true, characterData: true, subtree: true });
 });
 
-// The text typed, drawn at the last layer's last head: the largest difference from the native engine's attention
-// (every arc is one of its nonzero weights, and every nonzero weight is drawn: the threshold is 0).
-async function drawnAgainstNative(page) {
-  const before = await renders(page);
-  await page.fill('#text', TEXT);
-  await waitForRender(page, before);
-  const want = native(name, TEXT);
-  const [L, H] = [want.attention.length, want.attention[0].length];
-  const shown = await tokenTexts(page);
-  expect(shown).toHaveLength(want.ids.length);
-  expect(shown.join('')).toContain('中文');
-  await choose(page, '#layer', L - 1);
-  await choose(page, '#head', H - 1);
-  const worst = worstDifference(await drawnArcs(page), want.attention, L - 1, H - 1);
-  return { worst, tokens: want.ids.length, layer: L - 1, head: H - 1 };
-}
-
 test('a sharded checkpoint converts in the page from its URL, shard after shard, and draws the native engine\'s head', async ({ page, baseURL }) => {
   const errors = watchConsole(page);
   await convertFromUrl(page, baseURL, name, recordProgress);
@@ -49,8 +32,8 @@ test('a sharded checkpoint converts in the page from its URL, shard after shard,
     const line = `shard ${i + 1} of ${SHARDS.length}, downloading ${shard} and converting to q16: `;
     expect(said.some((t) => t.startsWith(line)), `"${line}" among ${JSON.stringify(said)}`).toBe(true);
   });
-  const { worst, tokens, layer, head } = await drawnAgainstNative(page);
-  console.log(`${name} from its URL (${SHARDS.length} shards): ${tokens} tokens; layer ${layer}, head ${head}: largest ` +
+  const { want, worst, layer, head } = await typedAndDrawn(page, name);
+  console.log(`${name} from its URL (${SHARDS.length} shards): ${want.ids.length} tokens; layer ${layer}, head ${head}: largest ` +
     `difference from the native engine ${worst.toExponential(2)}\nthe progress line said: ${[...new Set(said.map(
       (t) => t.replace(/:.*/, '')))].join('; ')}`);
   expect(worst).toBeLessThanOrEqual(1e-6);
@@ -70,7 +53,7 @@ test('a sharded checkpoint\'s picked files (the index, its shards, config.json a
   await expect(page.locator('#model-status')).toHaveClass(/ok/);
   const said = await page.evaluate(() => window.progressTexts);
   expect(said.some((t) => t.startsWith(`shard 2 of 3, reading ${SHARDS[1]} and converting to q16: `))).toBe(true);
-  const { worst } = await drawnAgainstNative(page);
+  const { worst } = await typedAndDrawn(page, name);
   expect(worst).toBeLessThanOrEqual(1e-6);
   expect(errors).toEqual([]);
 });
