@@ -25,11 +25,15 @@ export function diagnostics() {
   return diagnosticsPromise;
 }
 
+// The bits GPT-2's files keep of each weight and activation, per dtype (models/README.md: its q16 is 14-bit).
+const GPT2_BITS = { q8: [8, 14], q16: [14, 14], f32: [32, 32] };
+
 // model.config of a GPT-2 of these sizes (n_vocab 50257 unless given), its checksum left out.
 export const gpt2Config = ({ n_layer, n_head, n_embd, n_ctx, n_vocab = 50257, dtype, kvCache = 'f32' }) => ({
   architecture: 'gpt2', n_layer, n_head, n_kv_head: n_head, d_head: n_embd / n_head, n_embd, d_mlp: 4 * n_embd, n_ctx,
   n_vocab, norm: 'layernorm', norm_eps: 1e-5, positions: 'learned', mlp: 'gelu_tanh', parallel_residual: false,
-  tied_head: true, qk_norm: false, patternHooks: ['attn.hook_q', 'attn.hook_k'], dtype, kvCache, tokenizer: 'gpt2',
+  tied_head: true, qk_norm: false, patternHooks: ['attn.hook_q', 'attn.hook_k'], dtype,
+  weightBits: GPT2_BITS[dtype][0], activationBits: GPT2_BITS[dtype][1], kvCache, tokenizer: 'gpt2',
 });
 
 // Largest |a[i] - b[i]|; the arrays must be the same length.
