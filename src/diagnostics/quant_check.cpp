@@ -77,9 +77,8 @@ KernelCheck check_kernels(uint64_t seed) {
             for (int t = 0; t < s.T; ++t)
                 for (int blk = 0; blk < acts.blocks; ++blk) {
                     const int n = std::min(kQBlock, s.cols - blk * kQBlock);
-                    const float scale =
-                        float(1 << f.pair_shift) *
-                        detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQBlock, n, q, limit);
+                    const float scale = detail::kernel_scale(
+                        f, detail::quantize_block(x.data() + size_t(t) * s.cols + blk * kQBlock, n, q, limit));
                     check.activation_mismatches += scale != acts.scale[size_t(t) * acts.blocks + blk];
                     for (int k = 0; k < n; ++k)
                         check.activation_mismatches += q[k] != acts.q[size_t(t) * acts.ld + blk * kQBlock + k];

@@ -15,8 +15,8 @@ void linear_q_reference(float* out, const float* x, int T, const QView& w, const
         const float* xt = x + size_t(t) * w.cols;
         for (int b = 0; b < w.blocks(); ++b) {
             const int n = std::min(kQBlock, w.cols - b * kQBlock);
-            xs[b] = float(1 << f.pair_shift) *
-                    detail::quantize_block(xt + b * kQBlock, n, &xq[size_t(b) * kQBlock], f.activation_max);
+            xs[b] = detail::kernel_scale(
+                f, detail::quantize_block(xt + b * kQBlock, n, &xq[size_t(b) * kQBlock], f.activation_max));
         }
         for (int row = 0; row < w.rows; ++row) {
             float acc = 0.0f;

@@ -73,7 +73,6 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, const QForma
     int16_t* const q_data = q.data();
     float* const s_data = scale.data();
     const int limit = f.activation_max;
-    const float carry = float(1 << f.pair_shift);  // exact: a power of two
     parallel_for(T, 4.0 * T * cols, [&](int t0, int t1) {
         for (int t = t0; t < t1; ++t) {
             int16_t* qt = q_data + size_t(t) * ld;
@@ -81,8 +80,8 @@ QuantizedActs quantize_activations(const float* x, int T, int cols, const QForma
                 const int n = std::min(kQBlock, cols - b * kQBlock);
                 const float* xb = x + size_t(t) * cols + b * kQBlock;
                 s_data[size_t(t) * blocks + b] =
-                    carry * (n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
-                                          : quantize_block(xb, n, qt + b * kQBlock, limit));
+                    kernel_scale(f, n == kQBlock ? quantize_full_block(xb, qt + b * kQBlock, limit)
+                                                 : quantize_block(xb, n, qt + b * kQBlock, limit));
                 std::fill(qt + b * kQBlock + n, qt + (b + 1) * kQBlock, int16_t(0));
             }
             if (layout) layout(qt, blocks);

@@ -38,12 +38,18 @@ inline int record_q(const QFormat& f, const uint8_t* rec, int r, int k) {
 // (weights round ties away from zero at pack time; the difference only matters at exact halves).
 inline float quantize_block(const float* x, int n, int16_t* q, int limit);
 
+// The scale a kernel multiplies a block's int32 sum by, from its activations' quantizer scale: times 2^f.pair_shift,
+// what 16-bit q16's shifted pair sums leave out (exact: a power of two; 1 for the other formats).
+inline float kernel_scale(const QFormat& f, float quantizer_scale) {
+    return float(1 << f.pair_shift) * quantizer_scale;
+}
+
 // A kernel's own layout of one token's quantized activations, rewritten in place (blocks * 32 int16).
 using ActivationLayout = void (*)(int16_t* q, int blocks);
 
 // x (T, cols) quantized per token and block into thread-local scratch that only grows:
 //   q (T, ld) int16 in [-f.activation_max, f.activation_max], zero-padded to ld = blocks * 32; scale (T, blocks),
-//   times 2^f.pair_shift (what the kernels' shifted pair sums leave out).
+//   each kernel_scale's.
 // With a layout, each token's row of q is then handed to it (e.g. split_7bit below).
 struct QuantizedActs {
     const int16_t* q;
