@@ -153,7 +153,7 @@ function checkpointFiles({ chunks, totalBytes, index, shards }) {
   }
   const sourceOf = (name) => fileSource(sourceShape(given.get(name)), name, `shards['${name}'].totalBytes`);
   const opened = new Set();
-  let lengths = [];
+  let sources = new Map();  // each listed shard's {chunks, totalBytes}, once the index's list is checked
   return {
     sharded: true,
     check(names) {  // before any byte is fed, so that nothing is read of a checkpoint that cannot convert
@@ -162,10 +162,10 @@ function checkpointFiles({ chunks, totalBytes, index, shards }) {
       if (extra !== undefined) throw new Error(`shards has ${extra}, which the index does not list${listed}`);
       const missing = names.find((name) => given.get(name) == null);
       if (missing !== undefined) throw new Error(`shards lacks ${missing}, which the index lists${listed}`);
-      lengths = names.map((name) => sourceOf(name).totalBytes);
+      sources = new Map(names.map((name) => [name, sourceOf(name)]));
     },
-    open: async (name) => (opened.add(name), sourceOf(name)),
-    knownBytes: () => lengths.reduce((a, b) => a + b, 0),
+    open: async (name) => (opened.add(name), sources.get(name)),
+    knownBytes: () => [...sources.values()].reduce((sum, s) => sum + s.totalBytes, 0),
     closeUnread() {
       for (const [name, value] of given) if (!opened.has(name)) closeChunks(sourceShape(value)?.chunks);
     },

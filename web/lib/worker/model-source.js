@@ -189,8 +189,8 @@ function checkSource(source) {
     throw new Error('a checkpoint\'s files must be the File objects of its model.safetensors (or its index and ' +
       'shards) and config.json');
   }
-  const missing = [isUrl(source?.indexUrl) ? 'configUrl' : 'safetensorsUrl', 'configUrl']
-    .filter((k, i, keys) => keys.indexOf(k) === i && !isUrl(source?.[k]));
+  const needed = isUrl(source?.indexUrl) ? ['configUrl'] : ['safetensorsUrl', 'configUrl'];
+  const missing = needed.filter((k) => !isUrl(source?.[k]));
   if (missing.length === 0) return;
   throw new Error(`a checkpoint source is {safetensorsUrl, configUrl} (the URLs of its model.safetensors and ` +
     `config.json), {indexUrl, configUrl} (a sharded one's model.safetensors.index.json) or {files} (the files ` +
